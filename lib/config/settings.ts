@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { DEFAULT_DATABASE_URL } from "@/lib/db/url";
+
+/**
+ * Demo defaults. They are public (documented in the README) so that a fresh clone runs with one
+ * command; any deployment sets its own values through the environment.
+ */
+export const DEMO_DEFAULTS = {
+  PORT: "3000",
+  DATABASE_URL: DEFAULT_DATABASE_URL,
+  API_TOKEN: "demo-api-token",
+  LAB_WEBHOOK_SECRET: "lab_demo_secret_2026",
+  WEBHOOK_TOLERANCE_SECONDS: "300",
+} as const;
+
+const commaList = z
+  .string()
+  .transform((value) => value.split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+  .pipe(z.array(z.string().min(8, "each secret needs at least 8 characters")).min(1, "at least one secret"));
+
+const settingsSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine((url) => /^(file:|postgres(ql)?:\/\/)/i.test(url), "must start with file: or postgresql://"),
+  API_TOKEN: z.string().trim().min(8, "needs at least 8 characters"),
+  LAB_WEBHOOK_SECRET: commaList,
+  WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+});
+
+/** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */
+export type Settings = z.infer<typeof settingsSchema>;
+
+/** Raised when an environment variable is invalid; the message names the variable and never its value. */
+export class SettingsError extends Error {
+  constructor(public readonly issues: string[]) {
+    super(`invalid settings: ${issues.join("; ")}`);
+    this.name = "SettingsError";
+  }
+}
+
+/**
+ * Reads and validates settings from `env` (default `process.env`), filling demo defaults for unset ones.
+ * Returns the parsed {@link Settings}. Throws {@link SettingsError} naming each wrong variable.
+ */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const input: Record<string, string | undefined> = { ...DEMO_DEFAULTS };
+  for (const key of Object.keys(settingsSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") input[key] = value;
+  }
+  const parsed = settingsSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new SettingsError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+  }
+  return parsed.data;
+}
+
+let cached: Settings | undefined;
+
+/** The process's settings (validated on first use, then cached). Throws {@link SettingsError}. */
+export function settings(): Settings {
+  cached ??= readSettings();
+  return cached;
+}
+
+/** Names of the settings still on their public demo value, for the start banner and the health page. */
+export function settingsOnDemoDefaults(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (Object.keys(DEMO_DEFAULTS) as (keyof typeof DEMO_DEFAULTS)[]).filter((key) => !env[key]);
+}

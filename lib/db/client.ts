@@ -1,0 +1,48 @@
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { settings } from "@/lib/config/settings";
+import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+
+export type Db = PrismaClient;
+/** The client handed to `$transaction` callbacks. */
+export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+/**
+ * Opens a Prisma client on the embedded SQLite file with the durability the receiver promises:
+ * WAL journal, `synchronous=FULL` (a 2xx must survive a power cut, not only a process crash) and a
+ * busy timeout (ms). `synchronous` is per connection, so it is set on every client opened here.
+ */
+export async function openSqlite(url: string, busyTimeoutMs: number): Promise<Db> {
+  const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: sqliteFilePath(url), timeout: busyTimeoutMs }) });
+  await client.$executeRawUnsafe("PRAGMA journal_mode = WAL");
+  await client.$executeRawUnsafe("PRAGMA synchronous = FULL");
+  await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  return client;
+}
+
+/**
+ * Opens a client for `url` (default: the DATABASE_URL setting). PostgreSQL URLs are refused until the
+ * PostgreSQL client exists; anything else is SQLite.
+ */
+export async function openDb(url: string = settings().DATABASE_URL): Promise<Db> {
+  if (isPostgresUrl(url)) throw new Error("DATABASE_URL: PostgreSQL is not supported by this build");
+  return openSqlite(url, settings().DATABASE_BUSY_TIMEOUT_MS);
+}
+
+const globalForDb = globalThis as unknown as { acreditaDb?: Promise<Db> };
+
+/** The process's one database client, created on first use (kept on globalThis across dev reloads). */
+export function db(): Promise<Db> {
+  globalForDb.acreditaDb ??= openDb().catch((error: unknown) => {
+    globalForDb.acreditaDb = undefined;
+    throw error;
+  });
+  return globalForDb.acreditaDb;
+}
+
+/** Closes the process's client (CLI commands and tests call this before exiting). */
+export async function closeDb(): Promise<void> {
+  const pending = globalForDb.acreditaDb;
+  globalForDb.acreditaDb = undefined;
+  if (pending) await (await pending).$disconnect();
+}

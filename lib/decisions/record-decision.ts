@@ -1,0 +1,59 @@
+import type { Db, Tx } from "@/lib/db/client";
+import { logger } from "@/lib/log/logger";
+
+/** Outcomes a decision can have. Response bodies use the first four and `ignored`/`accepted`. */
+export type DecisionOutcome = "applied" | "duplicate" | "ignored" | "accepted" | "rejected" | "dead_lettered" | "retry_scheduled";
+
+/** One decision, as stored: never a secret, a signature header or a raw body. */
+export interface DecisionInput {
+  provider: string;
+  endpoint: string;
+  eventId?: string | null;
+  verified: boolean;
+  eventType?: string | null;
+  orderId?: string | null;
+  outcome: DecisionOutcome;
+  httpStatus?: number | null;
+  reason: string;
+  secretLabel?: string | null;
+  diagnosis?: string | null;
+  source?: "receiver" | "worker" | "retry" | "cli";
+}
+
+/** Bounds free text so a hostile body cannot blow up a decision row. */
+function clip(text: string | null | undefined, max: number): string | null {
+  if (text === null || text === undefined) return null;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * Writes one decision row with `client` (a transaction when the decision is part of an effect) and logs
+ * it. Throws whatever the database throws; use {@link recordDecisionSafely} outside a transaction.
+ */
+export async function recordDecision(client: Db | Tx, input: DecisionInput): Promise<void> {
+  const row = {
+    provider: input.provider,
+    endpoint: input.endpoint,
+    eventId: clip(input.eventId, 255),
+    verified: input.verified,
+    eventType: clip(input.eventType, 100),
+    orderId: clip(input.orderId, 255),
+    outcome: input.outcome,
+    httpStatus: input.httpStatus ?? null,
+    reason: clip(input.reason, 500) ?? "",
+    secretLabel: input.secretLabel ?? null,
+    diagnosis: clip(input.diagnosis, 500),
+    source: input.source ?? "receiver",
+  };
+  await client.decision.create({ data: row });
+  logger.info({ decision: row }, "decision");
+}
+
+/** Like {@link recordDecision}, but a database failure is logged instead of thrown (the answer is already decided). */
+export async function recordDecisionSafely(client: Db, input: DecisionInput): Promise<void> {
+  try {
+    await recordDecision(client, input);
+  } catch (error) {
+    logger.error({ err: error instanceof Error ? error.message : String(error), decision: { ...input } }, "decision not stored");
+  }
+}

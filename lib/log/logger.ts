@@ -1,0 +1,32 @@
+import pino from "pino";
+
+/**
+ * The process logger (pino, JSON lines on stdout). Redaction is a second line of defence: code never
+ * passes secrets, signatures or raw bodies, and these paths are censored if one slips through.
+ */
+export const logger = pino({
+  level: process.env.LOG_LEVEL ?? "info",
+  base: { service: "acredita" },
+  redact: {
+    paths: [
+      "secret",
+      "secrets",
+      "*.secret",
+      "*.secrets",
+      "signature",
+      "*.signature",
+      "headers",
+      "*.headers",
+      "body",
+      "*.body",
+      "rawBody",
+      "authorization",
+      "*.authorization",
+      "password",
+      "*.password",
+      "token",
+      "*.token",
+    ],
+    censor: "[redacted]",
+  },
+});

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { uniqueViolationFields } from "@/lib/db/errors";
+import { currencySchema, idSchema } from "@/lib/webhooks/money";
+import { MAX_AMOUNT_MINOR } from "@/lib/webhooks/money";
+
+/** Body of `POST /api/orders`: the store's order, amount in minor units of an ISO 4217 currency. */
+export const newOrderSchema = z.object({
+  id: idSchema.regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits and _ . : - only"),
+  amount: z.number().int().min(1).max(MAX_AMOUNT_MINOR),
+  currency: currencySchema,
+  checkoutSessionId: idSchema.optional(),
+  livemode: z.boolean().optional(),
+});
+
+export type NewOrder = z.infer<typeof newOrderSchema>;
+
+/** Result of {@link createOrder}: created (201), already there with the same fields (200) or conflicting (409). */
+export type CreateOrderResult = { kind: "created" | "exists"; order: OrderView } | { kind: "conflict"; reason: string };
+
+/** An order as the JSON API returns it; `credited` is the sum of its ledger entries (minor units). */
+export interface OrderView {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  credited: number;
+  refunded: number;
+  livemode: boolean;
+  checkoutSessionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  ledger: { businessKey: string; kind: string; amount: number; currency: string; provider: string; eventId: string; createdAt: string }[];
+  events: { provider: string; eventId: string; type: string; status: string; receivedAt: string }[];
+}
+
+/**
+ * Creates an order idempotently: inserting first and comparing on a UNIQUE violation (never
+ * check-then-insert). Same id and fields again → `exists`; same id with other fields → `conflict`.
+ */
+export async function createOrder(db: Db, input: NewOrder): Promise<CreateOrderResult> {
+  try {
+    await db.order.create({
+      data: { id: input.id, amount: input.amount, currency: input.currency, checkoutSessionId: input.checkoutSessionId ?? null, livemode: input.livemode ?? true },
+    });
+    return { kind: "created", order: (await getOrder(db, input.id))! };
+  } catch (error) {
+    const fields = uniqueViolationFields(error);
+    if (!fields) throw error;
+    const existing = await db.order.findUnique({ where: { id: input.id } });
+    if (!existing) return { kind: "conflict", reason: `checkout session ${input.checkoutSessionId} belongs to another order` };
+    const same =
+      existing.amount === input.amount &&
+      existing.currency === input.currency &&
+      existing.livemode === (input.livemode ?? true) &&
+      (input.checkoutSessionId === undefined || existing.checkoutSessionId === input.checkoutSessionId);
+    if (!same) return { kind: "conflict", reason: `order ${input.id} already exists with different fields` };
+    return { kind: "exists", order: (await getOrder(db, input.id))! };
+  }
+}
+
+/** Returns one order with its ledger and stored events, or null. */
+export async function getOrder(db: Db, id: string): Promise<OrderView | null> {
+  const order = await db.order.findUnique({ where: { id }, include: { ledgerEntries: { orderBy: { createdAt: "asc" } } } });
+  if (!order) return null;
+  const events = await db.webhookEvent.findMany({
+    where: { orderId: id },
+    orderBy: { receivedAt: "asc" },
+    select: { provider: true, eventId: true, type: true, status: true, receivedAt: true },
+  });
+  const credited = order.ledgerEntries.reduce((sum, entry) => sum + entry.amount, 0);
+  return {
+    id: order.id,
+    status: order.status,
+    amount: order.amount,
+    currency: order.currency,
+    credited,
+    refunded: order.refundedAmount,
+    livemode: order.livemode,
+    checkoutSessionId: order.checkoutSessionId,
+    createdAt: order.createdAt.toISOString(),
+    updatedAt: order.updatedAt.toISOString(),
+    ledger: order.ledgerEntries.map((entry) => ({
+      businessKey: entry.businessKey,
+      kind: entry.kind,
+      amount: entry.amount,
+      currency: entry.currency,
+      provider: entry.provider,
+      eventId: entry.eventId,
+      createdAt: entry.createdAt.toISOString(),
+    })),
+    events: events.map((event) => ({ ...event, receivedAt: event.receivedAt.toISOString() })),
+  };
+}
+
+/** Lists orders (newest first) with the same shape as {@link getOrder}, `limit` at most 500. */
+export async function listOrders(db: Db, { limit = 100, offset = 0 } = {}): Promise<{ data: OrderView[]; count: number }> {
+  const take = Math.min(Math.max(limit, 1), 500);
+  const [rows, count] = await Promise.all([
+    db.order.findMany({ orderBy: [{ createdAt: "desc" }, { id: "asc" }], take, skip: Math.max(offset, 0), select: { id: true } }),
+    db.order.count(),
+  ]);
+  const data = await Promise.all(rows.map((row) => getOrder(db, row.id)));
+  return { data: data.filter((order): order is OrderView => order !== null), count };
+}

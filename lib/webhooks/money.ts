@@ -1,0 +1,16 @@
+import { z } from "zod";
+
+/** Largest amount stored, in minor units: the ledger's 32-bit integer column. */
+export const MAX_AMOUNT_MINOR = 2_147_483_647;
+
+/** An amount in minor units: a non-negative safe integer that fits the ledger. */
+export const minorAmountSchema = z.number().int().min(0).max(MAX_AMOUNT_MINOR);
+
+/** An ISO 4217 currency code, any case in input, upper case out (providers differ: Stripe sends "usd"). */
+export const currencySchema = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, "must be a 3-letter ISO 4217 code")
+  .transform((code) => code.toUpperCase());
+
+/** Identifiers from providers: non-empty, at most 255 characters. */
+export const idSchema = z.string().min(1).max(255);

@@ -1,0 +1,69 @@
+import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import type { SigningSecret, VerifyResult } from "@/lib/webhooks/types";
+
+/** A parsed `t=<unix seconds>,v1=<hex>[,v1=<hex>]` header. */
+export interface TimestampedSignatureHeader {
+  timestamp: string;
+  v1: string[];
+}
+
+/**
+ * Parses a Stripe-style signature header (`t=...,v1=...`, also the lab's `Lab-Signature`).
+ * Unknown schemes (v0, v2, ...) are ignored, as Stripe documents. Returns undefined when no `t` or no
+ * `v1` element exists.
+ */
+export function parseTimestampedHeader(header: string): TimestampedSignatureHeader | undefined {
+  let timestamp: string | undefined;
+  const v1: string[] = [];
+  for (const element of header.split(",")) {
+    const separator = element.indexOf("=");
+    if (separator < 0) continue;
+    const key = element.slice(0, separator).trim();
+    const value = element.slice(separator + 1).trim();
+    if (key === "t" && timestamp === undefined) timestamp = value;
+    else if (key === "v1") v1.push(value);
+  }
+  if (timestamp === undefined || v1.length === 0) return undefined;
+  return { timestamp, v1 };
+}
+
+/** Signs `<t>.<body>` as the header value `t=<t>,v1=<hex>`: used by the lab provider and tests. */
+export function signTimestamped(secret: string, timestamp: number, body: string | Buffer): string {
+  return `t=${timestamp},v1=${hmacSha256(secret, `${timestamp}.`, body).toString("hex")}`;
+}
+
+/**
+ * Verifies a `t=...,v1=...` header over `<t>.<raw body>`: HMAC-SHA256, hex, accepted when ANY v1 matches
+ * ANY secret (rotation), compared in constant time; then the timestamp must lie within
+ * `toleranceSeconds` on either side of `now`. Rules: Stripe's Stripe-Signature (tolerance 300 s),
+ * shared by the lab's Lab-Signature. Returns a {@link VerifyResult} whose reason never contains a secret
+ * or a signature.
+ */
+export function verifyTimestampedHeader(
+  headerName: string,
+  header: string | null,
+  body: Buffer,
+  secrets: SigningSecret[],
+  now: Date,
+  toleranceSeconds: number,
+): VerifyResult {
+  if (header === null || header.trim() === "") return { ok: false, status: 401, reason: `missing ${headerName} header` };
+  const parsed = parseTimestampedHeader(header);
+  if (!parsed) return { ok: false, status: 401, reason: `malformed ${headerName} header: expected t=<unix seconds>,v1=<hex>` };
+  if (!/^\d{1,12}$/.test(parsed.timestamp)) return { ok: false, status: 401, reason: `malformed ${headerName} header: timestamp is not a number` };
+  const candidates = parsed.v1.map(decodeHex).filter((value): value is Buffer => value !== undefined && value.length === 32);
+  let matched: SigningSecret | undefined;
+  for (const secret of secrets) {
+    const expected = hmacSha256(secret.value, `${parsed.timestamp}.`, body);
+    // Compare against every candidate without stopping early on a match, so timing tells nothing.
+    let any = false;
+    for (const candidate of candidates) any = constantTimeEqual(expected, candidate) || any;
+    if (any && !matched) matched = secret;
+  }
+  if (!matched) return { ok: false, status: 401, reason: "signature does not match any configured signing secret" };
+  const ageSeconds = Math.floor(now.getTime() / 1000) - Number(parsed.timestamp);
+  if (Math.abs(ageSeconds) > toleranceSeconds) {
+    return { ok: false, status: 401, reason: `timestamp outside tolerance: ${Math.abs(ageSeconds)} s (max ${toleranceSeconds})` };
+  }
+  return { ok: true, secretLabel: matched.label };
+}
