@@ -6,7 +6,7 @@ import { TEST_API_TOKEN, TEST_LAB_SECRET } from "./test-env";
 
 /** Calls the webhook route handler with a real Request, as Next.js would. */
 export async function deliver(endpoint: string, body: string | Buffer, headers: Record<string, string>): Promise<{ status: number; json: { outcome: string; reason: string } }> {
-  const request = new Request(`http://127.0.0.1/api/webhooks/${endpoint}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  const request = new Request(`http://127.0.0.1/api/webhooks/${endpoint}`, { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body), headers: { "content-type": "application/json", ...headers } });
   const response = await postWebhook(request, { params: Promise.resolve({ endpoint }) });
   return { status: response.status, json: await response.json() };
 }

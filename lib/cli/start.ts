@@ -1,0 +1,60 @@
+// npm start: validate settings, apply migrations, seed demo data, build if needed, serve.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { readSettings, SettingsError, settingsOnDemoDefaults } from "@/lib/config/settings";
+import { closeDb, db } from "@/lib/db/client";
+import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { seedDemoData } from "@/lib/demo/seed";
+
+const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "DATABASE_URL"]);
+
+function banner(values: Record<string, unknown>): void {
+  const onDefaults = new Set(settingsOnDemoDefaults());
+  console.log("Acredita settings:");
+  for (const [name, value] of Object.entries(values)) {
+    const shown = SECRET_SETTINGS.has(name) ? (onDefaults.has(name) ? "(public demo value, see README)" : "(set)") : String(value);
+    console.log(`  ${name.padEnd(28)} ${shown}${onDefaults.has(name) ? "  [demo default]" : ""}`);
+  }
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = readSettings();
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      console.error(`Acredita cannot start: ${error.issues.join("; ")}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL });
+
+  if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
+  const migrate = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "migrate", "deploy"], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
+  if (migrate.status !== 0) {
+    console.error(String(migrate.stdout));
+    console.error("Acredita cannot start: migrations failed");
+    process.exit(1);
+  }
+  console.log("Migrations applied.");
+
+  const seeded = await seedDemoData(await db());
+  console.log(seeded > 0 ? `Demo data: ${seeded} orders created.` : "Demo data: database already has orders, nothing seeded.");
+  await closeDb();
+
+  if (!existsSync(".next/BUILD_ID") || process.argv.includes("--build")) {
+    console.log("Building the app (first start) ...");
+    const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (build.status !== 0) process.exit(build.status ?? 1);
+  }
+
+  const host = process.env.HOST ?? "127.0.0.1";
+  console.log(`Acredita listening on http://${host}:${config.PORT}`);
+  const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
+  server.on("exit", (code) => process.exit(code ?? 0));
+}
+
+void main();
