@@ -13,7 +13,7 @@ export type CrashPoint = "before-commit" | "after-commit-before-done" | "outbox-
  * ACREDITA_TEST_CRASH_POINT names `point`. A production server (next start sets NODE_ENV=production)
  * can never be crashed through these variables.
  */
-export function crashPointArmed(point: CrashPoint, env: NodeJS.ProcessEnv = process.env): boolean {
+export function crashPointArmed(point: CrashPoint, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
   return env.NODE_ENV !== "production" && env.ACREDITA_TEST_HOOKS === "1" && env.ACREDITA_TEST_CRASH_POINT === point;
 }
 
