@@ -4,8 +4,12 @@ import { GET as getOrderById } from "@/app/api/orders/[id]/route";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { TEST_API_TOKEN, TEST_LAB_SECRET } from "./test-env";
 
+/** Every signature value (hex/base64 after `v1=` or `v1,`) sent by these helpers, for the secrets grep. */
+export const sentSignatures = new Set<string>();
+
 /** Calls the webhook route handler with a real Request, as Next.js would. */
 export async function deliver(endpoint: string, body: string | Buffer, headers: Record<string, string>): Promise<{ status: number; json: { outcome: string; reason: string } }> {
+  for (const value of Object.values(headers)) for (const match of value.matchAll(/v1[=,]([A-Za-z0-9+/=]{16,})/g)) sentSignatures.add(match[1]);
   const request = new Request(`http://127.0.0.1/api/webhooks/${endpoint}`, { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body), headers: { "content-type": "application/json", ...headers } });
   const response = await postWebhook(request, { params: Promise.resolve({ endpoint }) });
   return { status: response.status, json: await response.json() };
