@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeZodError, parseJsonBody } from "@/lib/webhooks/json";
+import { parseJsonBody } from "@/lib/webhooks/json";
 import { parseJsonPath, readJsonPath, type JsonPathStep } from "@/lib/webhooks/json-path";
 import { currencySchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
 import { decodeStandardWebhooksSecret, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
@@ -68,7 +68,7 @@ function read<T>(document: unknown, mapped: Mapped | undefined, schema: z.ZodTyp
   if (!mapped) return undefined;
   const raw = readJsonPath(document, mapped.steps);
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new MappingError(`${name} at ${mapped.path}: ${raw === undefined ? "missing" : describeZodError(parsed.error)}`);
+  if (!parsed.success) throw new MappingError(`${name} at ${mapped.path}: ${raw === undefined ? "missing" : parsed.error.issues[0].message}`);
   return parsed.data;
 }
 
