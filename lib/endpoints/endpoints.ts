@@ -200,14 +200,12 @@ function loadEndpoint(definition: EndpointDefinition, env: NodeJS.ProcessEnv, is
 }
 
 /**
- * Loads and validates every endpoint: definitions, provider options (zod, e.g. Standard Webhooks JSON
- * paths) and secrets (present, at least 8 characters, in the provider's format). Returns them all.
- * Throws {@link EndpointConfigError} listing every problem; the start command calls this so a wrong
- * endpoint stops the start with a message naming it.
+ * Validates `definitions` and loads them: fields, provider options (zod, e.g. Standard Webhooks JSON
+ * paths), unique names, and secrets (present, at least 8 characters, in the provider's format).
+ * Returns the endpoints. Throws {@link EndpointConfigError} listing every problem.
  */
-export function loadEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoint[] {
+export function validateEndpoints(definitions: EndpointDefinition[], env: NodeJS.ProcessEnv = process.env): Endpoint[] {
   const issues: string[] = [];
-  const definitions = endpointDefinitions(env);
   const names = new Set<string>();
   for (const definition of definitions) {
     if (names.has(definition.name)) issues.push(`endpoint ${definition.name}: defined twice`);
@@ -216,6 +214,15 @@ export function loadEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoint[] 
   const endpoints = definitions.map((definition) => loadEndpoint(definition, env, issues));
   if (issues.length > 0) throw new EndpointConfigError(issues);
   return endpoints as Endpoint[];
+}
+
+/**
+ * Loads and validates every configured endpoint ({@link validateEndpoints} over
+ * {@link endpointDefinitions}). The start command calls this so a wrong endpoint stops the start with
+ * a message naming it. Throws {@link EndpointConfigError}.
+ */
+export function loadEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoint[] {
+  return validateEndpoints(endpointDefinitions(env), env);
 }
 
 /**
@@ -230,4 +237,15 @@ export function resolveEndpoint(name: string, env: NodeJS.ProcessEnv = process.e
   const endpoint = loadEndpoint(definition, env, issues);
   if (!endpoint || issues.length > 0) throw new EndpointConfigError(issues);
   return endpoint;
+}
+
+/**
+ * One line per endpoint for the start banner: URL, provider, live/test, mode, account and where its
+ * secrets come from (variable name and whether the public demo value is in use; never a value).
+ */
+export function describeEndpoints(endpoints: Endpoint[], env: NodeJS.ProcessEnv = process.env): string[] {
+  return endpoints.map((endpoint) => {
+    const source = env[endpoint.secretsEnv]?.trim() ? `${endpoint.secretsEnv} (set, ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"})` : `${endpoint.secretsEnv} (public demo value, see README)`;
+    return `POST /api/webhooks/${endpoint.name.padEnd(18)} ${endpoint.provider.padEnd(17)} ${endpoint.livemode ? "live" : "test"} ${endpoint.mode.padEnd(6)} account ${endpoint.account}  ${source}`;
+  });
 }
