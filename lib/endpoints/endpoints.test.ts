@@ -4,7 +4,7 @@ import { DEMO_ENDPOINT_SECRETS, EndpointConfigError, endpointDefinitions, loadEn
 
 const standard = endpointDefinitions({}).find((definition) => definition.name === "standard-webhooks")!;
 
-function problems(definitions: EndpointDefinition[], env: NodeJS.ProcessEnv = {}): string[] {
+function problems(definitions: EndpointDefinition[], env: Record<string, string | undefined> = {}): string[] {
   try {
     validateEndpoints(definitions, env);
     return [];

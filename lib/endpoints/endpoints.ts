@@ -58,7 +58,7 @@ export const DEMO_ACCOUNTS = {
  * (README, "Providers and endpoints"); secrets live only in the environment. Every endpoint here is
  * `inline`; switching one to `inbox` needs only its `mode`.
  */
-export function endpointDefinitions(env: NodeJS.ProcessEnv = process.env): EndpointDefinition[] {
+export function endpointDefinitions(env: Record<string, string | undefined> = process.env): EndpointDefinition[] {
   const yolfiOrg = env.YOLFI_ORG_ID?.trim() || DEMO_ACCOUNTS.yolfi;
   return [
     {
@@ -170,7 +170,7 @@ export function loadSecrets(envName: string, raw: string | string[]): SigningSec
 }
 
 /** Validates one definition (fields, provider options) and loads its secrets; collects problems into `issues`. */
-function loadEndpoint(definition: EndpointDefinition, env: NodeJS.ProcessEnv, issues: string[]): Endpoint | undefined {
+function loadEndpoint(definition: EndpointDefinition, env: Record<string, string | undefined>, issues: string[]): Endpoint | undefined {
   const checked = definitionSchema.safeParse(definition);
   if (!checked.success) {
     for (const issue of checked.error.issues) issues.push(`endpoint ${definition.name}: ${issue.path.join(".")}: ${issue.message}`);
@@ -204,7 +204,7 @@ function loadEndpoint(definition: EndpointDefinition, env: NodeJS.ProcessEnv, is
  * paths), unique names, and secrets (present, at least 8 characters, in the provider's format).
  * Returns the endpoints. Throws {@link EndpointConfigError} listing every problem.
  */
-export function validateEndpoints(definitions: EndpointDefinition[], env: NodeJS.ProcessEnv = process.env): Endpoint[] {
+export function validateEndpoints(definitions: EndpointDefinition[], env: Record<string, string | undefined> = process.env): Endpoint[] {
   const issues: string[] = [];
   const names = new Set<string>();
   for (const definition of definitions) {
@@ -221,7 +221,7 @@ export function validateEndpoints(definitions: EndpointDefinition[], env: NodeJS
  * {@link endpointDefinitions}). The start command calls this so a wrong endpoint stops the start with
  * a message naming it. Throws {@link EndpointConfigError}.
  */
-export function loadEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoint[] {
+export function loadEndpoints(env: Record<string, string | undefined> = process.env): Endpoint[] {
   return validateEndpoints(endpointDefinitions(env), env);
 }
 
@@ -230,7 +230,7 @@ export function loadEndpoints(env: NodeJS.ProcessEnv = process.env): Endpoint[] 
  * both cost microseconds). Returns undefined for an unknown name.
  * Throws {@link EndpointConfigError} when that endpoint's configuration is invalid.
  */
-export function resolveEndpoint(name: string, env: NodeJS.ProcessEnv = process.env): Endpoint | undefined {
+export function resolveEndpoint(name: string, env: Record<string, string | undefined> = process.env): Endpoint | undefined {
   const definition = endpointDefinitions(env).find((candidate) => candidate.name === name);
   if (!definition) return undefined;
   const issues: string[] = [];
@@ -243,7 +243,7 @@ export function resolveEndpoint(name: string, env: NodeJS.ProcessEnv = process.e
  * One line per endpoint for the start banner: URL, provider, live/test, mode, account and where its
  * secrets come from (variable name and whether the public demo value is in use; never a value).
  */
-export function describeEndpoints(endpoints: Endpoint[], env: NodeJS.ProcessEnv = process.env): string[] {
+export function describeEndpoints(endpoints: Endpoint[], env: Record<string, string | undefined> = process.env): string[] {
   return endpoints.map((endpoint) => {
     const source = env[endpoint.secretsEnv]?.trim() ? `${endpoint.secretsEnv} (set, ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"})` : `${endpoint.secretsEnv} (public demo value, see README)`;
     return `POST /api/webhooks/${endpoint.name.padEnd(18)} ${endpoint.provider.padEnd(17)} ${endpoint.livemode ? "live" : "test"} ${endpoint.mode.padEnd(6)} account ${endpoint.account}  ${source}`;
