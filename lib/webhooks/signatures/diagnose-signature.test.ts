@@ -44,10 +44,13 @@ describe("signature diagnosis", () => {
     }
   });
 
-  test("bodies over the size cap skip the re-serialisation checks", () => {
+  test("bodies over the size cap get the retired-secret check only", () => {
     const big = Buffer.from(JSON.stringify({ pad: "x".repeat(MAX_DIAGNOSED_BODY_BYTES) }, null, 2));
     const compact = Buffer.from(JSON.stringify(JSON.parse(big.toString())));
     assert.equal(diagnose(hexScheme.mac(ACTIVE, compact).toString("hex"), big), undefined);
+    assert.equal(diagnose(hexScheme.mac(`${ACTIVE}\n`, big).toString("hex"), big), undefined);
+    assert.equal(diagnose(hexScheme.mac(ACTIVE, big).toString("base64"), big), undefined);
+    assert.match(diagnose(hexScheme.mac(RETIRED, big).toString("hex"), big)!, /^signed with a retired secret \(OLD\[0\]\)/);
   });
 
   test("clock skew names the direction and the exact seconds", () => {
