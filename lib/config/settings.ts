@@ -37,6 +37,10 @@ const settingsSchema = z.object({
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+  /** Processing mode of the Stripe, Yolfi and Standard Webhooks endpoints (issue 4: inbox by default). */
+  WEBHOOK_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inbox"),
+  /** Processing mode of the lab endpoint (inline by default, as in the seed article). */
+  LAB_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inline"),
   /** Run the inbox worker and outbox dispatcher inside the server process (instrumentation.ts). */
   INBOX_WORKER_IN_PROCESS: booleanSetting.default(true),
   /** How often an idle worker looks for due inbox events and outbox messages (ms). */

@@ -1,6 +1,6 @@
 import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
-import { resolveEndpoint } from "@/lib/endpoints/endpoints";
+import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import type { VerifiedDelivery } from "@/lib/events/delivery";
 import { processInline } from "@/lib/events/process-inline";
 import { storeInInbox } from "@/lib/inbox/store-inbox-event";
@@ -77,7 +77,12 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   }
 
   // Not stored: an inline-mode failure rolled the event back (or it was refused before storing).
-  const endpoint = resolveEndpoint(letter.endpoint);
+  let endpoint: Endpoint | undefined;
+  try {
+    endpoint = resolveEndpoint(letter.endpoint);
+  } catch {
+    return { id, outcome: "not_retryable", reason: `endpoint ${letter.endpoint} is misconfigured; fix its configuration, then retry` };
+  }
   if (!endpoint || endpoint.provider !== letter.provider || endpoint.account !== letter.account) {
     return { id, outcome: "not_retryable", reason: `endpoint ${letter.endpoint} is no longer configured for ${letter.provider}/${letter.account}` };
   }

@@ -1,3 +1,4 @@
+import { notifyWork } from "@/lib/background/signals";
 import { settings } from "@/lib/config/settings";
 import type { Tx } from "@/lib/db/client";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
@@ -89,4 +90,10 @@ export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Da
   });
   crashAt("before-commit");
   return { httpStatus: 200, outcome: effect.outcome, reason, orderId: effect.orderId, wokenEvents, outboxMessageId };
+}
+
+/** Wakes this process's workers for what an applied event left behind (parked events now due, a message to send). */
+export function signalAfterApply(applied: Pick<AppliedEvent, "wokenEvents" | "outboxMessageId">): void {
+  if (applied.wokenEvents > 0) notifyWork("inbox");
+  if (applied.outboxMessageId) notifyWork("outbox");
 }

@@ -1,21 +1,14 @@
-import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { applyStoredEvent, type AppliedEvent } from "@/lib/events/apply-stored-event";
+import { applyStoredEvent, signalAfterApply } from "@/lib/events/apply-stored-event";
 import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/lib/events/delivery-answers";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
 import { ApplyFailure, ConcurrentChange } from "@/lib/events/failures";
 import { logger } from "@/lib/log/logger";
 
 export { eventKeyOf, type ProcessResult, type VerifiedDelivery };
-
-/** Wakes this process's workers for what an applied event left behind (parked events due, a message to send). */
-export function signalAfterApply(applied: Pick<AppliedEvent, "wokenEvents" | "outboxMessageId">): void {
-  if (applied.wokenEvents > 0) notifyWork("inbox");
-  if (applied.outboxMessageId) notifyWork("outbox");
-}
 
 /**
  * Stores the event under its UNIQUE key and applies its effect in ONE transaction (seed article,

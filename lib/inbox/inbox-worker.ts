@@ -3,7 +3,7 @@ import { onWork } from "@/lib/background/signals";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
-import { signalAfterApply } from "@/lib/events/process-inline";
+import { signalAfterApply } from "@/lib/events/apply-stored-event";
 import { applyClaimedEvent, type ClaimedEventResult } from "@/lib/inbox/apply-claimed-event";
 import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { inboxRetryPolicy, type RetryPolicy } from "@/lib/inbox/retry-policy";
