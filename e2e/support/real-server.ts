@@ -148,7 +148,7 @@ export function startWorker(env: Env): Child {
 }
 
 /** Posts a signed lab delivery to a running server. */
-export async function postLab(url: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<{ status: number; json: { outcome: string; reason: string; eventStatus?: string } }> {
+export async function postLab(url: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<{ status: number; json: { outcome: string; reason: string } }> {
   const response = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(E2E_LAB_SECRET, timestamp, body) } });
   return { status: response.status, json: await response.json() };
 }

@@ -16,7 +16,7 @@ import type { NormalizedEvent } from "@/lib/webhooks/types";
 /** What one worker step did with a claimed event. */
 export type ClaimedEventResult =
   | { kind: "applied"; applied: AppliedEvent }
-  | { kind: "retry_scheduled"; nextAttemptAt: Date; reason: string }
+  | { kind: "retry_scheduled"; nextAttemptAt: Date; delayMs: number; reason: string }
   | { kind: "dead_lettered"; category: FailureCategory; reason: string }
   | { kind: "lease_lost" }
   | { kind: "not_recorded"; reason: string };
@@ -194,6 +194,6 @@ async function recordFailure(
     logger.error({ err: error instanceof Error ? error.message : String(error), eventId: claimed.eventId }, "inbox failure not recorded");
     return { kind: "not_recorded", reason: failure.reason };
   }
-  if (decision.action === "retry") return { kind: "retry_scheduled", nextAttemptAt: decision.nextAttemptAt, reason: failure.reason };
+  if (decision.action === "retry") return { kind: "retry_scheduled", nextAttemptAt: decision.nextAttemptAt, delayMs: decision.delayMs, reason: failure.reason };
   return { kind: "dead_lettered", category: deadFailure!.category, reason: deadFailure!.reason };
 }

@@ -27,6 +27,8 @@ export interface DispatchResult {
   messageId: string;
   status: "sent" | "pending" | "failed" | "uncertain";
   detail: string;
+  /** For `pending`: the delay (ms) before the next send. */
+  retryInMs?: number;
 }
 
 /** Answers a sender should try again: timeouts, in-progress idempotent twin (409), rate limits, server errors. */
@@ -124,8 +126,9 @@ export class OutboxDispatcher {
       status = "uncertain";
       detail = `sent, no answer (${outcome.error}): the target may have acted; reconcile before resending`;
     }
-    if (status === "failed" && message.attempts >= this.config.maxAttempts && outcome.kind !== "answered") detail = `${detail}; gave up after ${message.attempts} attempts`;
-    const nextAttemptAt = status === "pending" ? new Date(now.getTime() + retryDelayMs(message.attempts, this.config, this.config.random)) : now;
+    if (status === "failed" && (outcome.kind === "not_sent" || (outcome.kind === "answered" && retryableStatus(outcome.statusCode)))) detail = `${detail}; gave up after ${message.attempts} attempts`;
+    const retryInMs = status === "pending" ? retryDelayMs(message.attempts, this.config, this.config.random) : undefined;
+    const nextAttemptAt = new Date(now.getTime() + (retryInMs ?? 0));
     const { count } = await db.outboxMessage.updateMany({
       where: { id: message.id, status: "sending", leaseOwner: this.owner },
       data: { status, lastStatusCode, lastError: status === "sent" ? null : detail.slice(0, 500), nextAttemptAt, leaseOwner: null, leaseExpiresAt: null },
@@ -135,6 +138,6 @@ export class OutboxDispatcher {
       logger.warn({ messageId: message.id }, "outbox lease lost before the answer was recorded");
       return { messageId: message.id, status: "uncertain", detail: "lease expired before the answer was recorded" };
     }
-    return { messageId: message.id, status, detail };
+    return retryInMs === undefined ? { messageId: message.id, status, detail } : { messageId: message.id, status, detail, retryInMs };
   }
 }

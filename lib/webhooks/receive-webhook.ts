@@ -19,7 +19,7 @@ export interface IncomingDelivery {
 /** The JSON answer to a provider. */
 export interface WebhookAnswer {
   status: number;
-  body: { outcome: string; reason: string; eventStatus?: string };
+  body: { outcome: string; reason: string };
 }
 
 /** Inbox mode's store step: stores a verified delivery and answers `accepted` (default {@link storeInInbox}). */
@@ -93,8 +93,7 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
 
   const verifiedDelivery: VerifiedDelivery = { endpoint, event: parsed.event, bodyHash: bodyHash(delivery.body), secretLabel: verified.secretLabel };
   const result = endpoint.mode === "inbox" ? await (options.inbox ?? storeInInbox)(database, verifiedDelivery) : await processInline(database, verifiedDelivery);
-  const body = result.eventStatus ? { outcome: result.outcome, reason: result.reason, eventStatus: result.eventStatus } : { outcome: result.outcome, reason: result.reason };
-  return { status: result.httpStatus, body };
+  return { status: result.httpStatus, body: { outcome: result.outcome, reason: result.reason } };
 }
 
 export type { Endpoint };
