@@ -1,11 +1,13 @@
 import "../support/test-env";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
 import { OutboxDispatcher } from "@/lib/outbox/outbox-dispatcher";
 import { settleOutboxMessage } from "@/lib/outbox/outbox-messages";
 import { postWithIdempotencyKey } from "@/lib/outbox/post-with-idempotency-key";
+import { verifyTimestampedHeader } from "@/lib/webhooks/signatures/timestamped-header";
 import { TestClock } from "../support/clock";
 import { createOrder, deliverLab, labEvent, readOrder } from "../support/http";
 import { closedPort, FakeMerchant } from "../support/merchant";
@@ -59,6 +61,7 @@ describe("outbox: the fulfilment webhook", () => {
     assert.equal(merchant.requests.length, 1);
     assert.equal(merchant.requests[0].idempotencyKey, "fulfilment:ord_o1");
     assert.equal(JSON.parse(merchant.requests[0].body).order_id, "ord_o1");
+    assert.equal(merchant.requests[0].signature, undefined, "unsigned without FULFILMENT_WEBHOOK_SECRET");
     const row = await message("ord_o1");
     assert.equal(row.status, "sent");
     assert.equal(row.lastStatusCode, 200);
@@ -136,6 +139,40 @@ describe("outbox: the fulfilment webhook", () => {
     assert.deepEqual((await dispatcher(clock).drain()).map((result) => result.status), ["sent"]);
     assert.equal(merchant.requests.length, 1);
     assert.equal(await settleOutboxMessage(await db(), row.id, "resend", "ops", ""), false, "a sent message is not resent");
+  });
+
+  test("the outbox CLI lists messages and resends or resolves an uncertain one (exit 0, 1, 2)", async () => {
+    const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "lib/cli/outbox.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
+    const uncertain = cli("list", "--status", "uncertain");
+    assert.equal(uncertain.status, 0, uncertain.stderr);
+    const lines = uncertain.stdout.trim().split("\n");
+    assert.equal(lines.at(-1), "1 outbox message");
+    assert.match(lines[0], /^\S+  uncertain  fulfilment:ord_o5  attempts=1  last=-  sent, no answer \(ETIMEDOUT/);
+    const id = lines[0].split("  ")[0];
+    assert.equal(cli("resolve", id).status, 2, "resolve needs a note");
+    const resolved = cli("resolve", id, "merchant", "confirms", "it", "shipped");
+    assert.equal(resolved.status, 0, resolved.stderr);
+    assert.equal(resolved.stdout, `${id}  resolved\n`);
+    assert.equal((await message("ord_o5")).status, "resolved");
+    assert.match((await message("ord_o5")).note ?? "", /^resolved by cli:\S+ at \S+: merchant confirms it shipped$/);
+    assert.equal(cli("resend", id).status, 1, "a resolved message is not resent");
+    assert.equal(JSON.parse(cli("list", "--json").stdout).count, 5);
+  });
+
+  test("with a signing secret the merchant can verify the POST (Acredita-Signature over t.body)", async () => {
+    merchant.requests.length = 0;
+    merchant.behaviour = { kind: "status", status: 200 };
+    await pay("ord_o8", 8000);
+    const secret = "fulfilment_secret_0001";
+    const signed = new OutboxDispatcher(db, { signingSecret: secret });
+    assert.deepEqual((await signed.drain()).map((result) => result.status), ["sent"]);
+    const [request] = merchant.requests;
+    const verified = verifyTimestampedHeader("Acredita-Signature", request.signature ?? null, Buffer.from(request.body), { secrets: [{ label: "merchant", value: secret }], retiredSecrets: [], toleranceSeconds: 300 }, new Date());
+    assert.deepEqual(verified, { ok: true, secretLabel: "merchant" });
+    const forged = verifyTimestampedHeader("Acredita-Signature", request.signature ?? null, Buffer.from(request.body), { secrets: [{ label: "merchant", value: "another_secret_00" }], retiredSecrets: [], toleranceSeconds: 300 }, new Date());
+    assert.equal(forged.ok, false);
+    const row = await message("ord_o8");
+    assert.equal(row.body.includes("v1="), false);
   });
 
   test("an unreachable target is retried up to the maximum attempts, then failed", async () => {

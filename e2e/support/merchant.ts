@@ -7,6 +7,7 @@ export type MerchantBehaviour = { kind: "status"; status: number } | { kind: "ha
 /** One request the merchant received in full. */
 export interface MerchantRequest {
   idempotencyKey: string | undefined;
+  signature: string | undefined;
   body: string;
 }
 
@@ -21,7 +22,11 @@ export class FakeMerchant {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      this.requests.push({ idempotencyKey: request.headers["idempotency-key"] as string | undefined, body: Buffer.concat(chunks).toString("utf8") });
+      this.requests.push({
+        idempotencyKey: request.headers["idempotency-key"] as string | undefined,
+        signature: request.headers["acredita-signature"] as string | undefined,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
       const behaviour = this.behaviour;
       if (behaviour.kind === "status") response.writeHead(behaviour.status, { "content-type": "application/json" }).end('{"ok":true}');
       else if (behaviour.kind === "reset") request.socket.destroy();

@@ -3,12 +3,13 @@
 // with real signals. Every test file gets its own SQLite file and free ports.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { applySqliteMigrations } from "@/lib/db/apply-migrations";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { freePort } from "./server";
+
+export { freePort };
 
 export const E2E_API_TOKEN = "e2e-api-token-0001";
 export const E2E_LAB_SECRET = "e2e_lab_secret_0001";
@@ -53,15 +54,6 @@ export function ensureBuilt(): void {
   } finally {
     rmSync(BUILD_LOCK, { recursive: true, force: true });
   }
-}
-
-/** A port the OS says is free (listen on 0, read it, close). */
-export async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A new migrated SQLite database in its own temporary folder. */

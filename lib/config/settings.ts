@@ -60,6 +60,8 @@ const settingsSchema = z.object({
     .trim()
     .refine((url) => /^https?:\/\/[^\s]+$/i.test(url), "must be an http:// or https:// URL")
     .optional(),
+  /** Signs each fulfilment POST (`Acredita-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`) when set. */
+  FULFILMENT_WEBHOOK_SECRET: z.string().trim().min(16, "needs at least 16 characters").optional(),
   /** How long the dispatcher waits for the fulfilment target's answer (ms); no answer makes the message uncertain. */
   OUTBOX_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Sends (the first included) before a retryable outbox failure is marked failed. */

@@ -8,6 +8,10 @@ import { logger } from "@/lib/log/logger";
 import { claimNextOutboxMessage, markAbandonedSendsUncertain, type ClaimedOutboxMessage } from "@/lib/outbox/claim-outbox-message";
 import { postWithIdempotencyKey, type SendOutcome } from "@/lib/outbox/post-with-idempotency-key";
 import { crashAt } from "@/lib/test-hooks/crash-point";
+import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+
+/** Header carrying the fulfilment POST's signature when FULFILMENT_WEBHOOK_SECRET is set. */
+export const FULFILMENT_SIGNATURE_HEADER = "Acredita-Signature";
 
 /** Dispatcher settings; defaults from the settings (OUTBOX_*, INBOX_RETRY_*). */
 export interface OutboxDispatcherOptions {
@@ -18,6 +22,8 @@ export interface OutboxDispatcherOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   pollIntervalMs?: number;
+  /** Signing secret (default FULFILMENT_WEBHOOK_SECRET); unsigned when absent. */
+  signingSecret?: string;
   now?: () => Date;
   random?: () => number;
 }
@@ -38,7 +44,7 @@ function retryableStatus(statusCode: number): boolean {
 
 /**
  * Sends outbox messages (the merchant's fulfilment webhook): claims one due message, POSTs it with its
- * Idempotency-Key, and records the answer. 2xx: sent. Not sent at all, 408/409/425/429 or 5xx: retried
+ * Idempotency-Key (signed with FULFILMENT_WEBHOOK_SECRET when set), and records the answer. 2xx: sent. Not sent at all, 408/409/425/429 or 5xx: retried
  * with exponential backoff and jitter, then failed after OUTBOX_MAX_ATTEMPTS. Another 4xx: failed.
  * Sent but no answer (timeout, reset), or the dispatcher died before recording: uncertain, never
  * re-sent blindly (issue 4: no HTTP webhook offers exactly-once across services).
@@ -46,7 +52,7 @@ function retryableStatus(statusCode: number): boolean {
 export class OutboxDispatcher {
   readonly owner: string;
   private readonly loop: PollLoop;
-  private readonly config: Required<Omit<OutboxDispatcherOptions, "owner" | "pollIntervalMs" | "random">> & { random?: () => number };
+  private readonly config: Required<Omit<OutboxDispatcherOptions, "owner" | "pollIntervalMs" | "random" | "signingSecret">> & { random?: () => number; signingSecret?: string };
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -63,6 +69,7 @@ export class OutboxDispatcher {
       maxDelayMs: options.maxDelayMs ?? config.INBOX_RETRY_MAX_DELAY_MS,
       now: options.now ?? (() => new Date()),
       random: options.random,
+      signingSecret: options.signingSecret ?? config.FULFILMENT_WEBHOOK_SECRET,
     };
     this.loop = new PollLoop("outbox-dispatcher", async () => (await this.runOnce()) !== null, options.pollIntervalMs ?? config.INBOX_POLL_INTERVAL_MS);
   }
@@ -74,7 +81,9 @@ export class OutboxDispatcher {
     if (abandoned > 0) logger.warn({ count: abandoned }, "outbox messages marked uncertain: their dispatcher stopped while sending");
     const message = await claimNextOutboxMessage(db, this.owner, this.config.now(), this.config.leaseMs);
     if (!message) return null;
-    const outcome = await postWithIdempotencyKey(message.target, message.body, message.idempotencyKey, this.config.timeoutMs);
+    // Signed at send time (fresh timestamp per attempt), so no signature is ever stored.
+    const signature: Record<string, string> = this.config.signingSecret ? { [FULFILMENT_SIGNATURE_HEADER]: signTimestamped(this.config.signingSecret, Math.floor(Date.now() / 1000), message.body) } : {};
+    const outcome = await postWithIdempotencyKey(message.target, message.body, message.idempotencyKey, this.config.timeoutMs, signature);
     crashAt("outbox-after-send-before-record");
     return this.record(db, message, outcome);
   }

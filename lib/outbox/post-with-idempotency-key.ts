@@ -20,12 +20,12 @@ function describe(error: unknown): string {
 }
 
 /**
- * POSTs `body` (JSON) to `target` with `Idempotency-Key: <idempotencyKey>`, waiting at most `timeoutMs`
+ * POSTs `body` (JSON) to `target` with `Idempotency-Key: <idempotencyKey>` (and `extraHeaders`), waiting at most `timeoutMs`
  * for the status line. Uses node:http directly to know whether the request had been fully written when
  * a failure happened ('finish' event), which decides not_sent versus uncertain. Never throws; the
  * outcome's error text never contains the URL (it may carry credentials).
  */
-export function postWithIdempotencyKey(target: string, body: string, idempotencyKey: string, timeoutMs: number): Promise<SendOutcome> {
+export function postWithIdempotencyKey(target: string, body: string, idempotencyKey: string, timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<SendOutcome> {
   return new Promise((resolve) => {
     let url: URL;
     try {
@@ -49,6 +49,7 @@ export function postWithIdempotencyKey(target: string, body: string, idempotency
         "content-length": Buffer.byteLength(body),
         "idempotency-key": idempotencyKey,
         "user-agent": "Acredita-Outbox/1",
+        ...extraHeaders,
       },
     });
     const timer = setTimeout(() => request.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: "ETIMEDOUT" })), timeoutMs);
