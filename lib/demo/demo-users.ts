@@ -1,0 +1,31 @@
+import type { Role } from "@/lib/auth/roles";
+import { createUserWithPassword } from "@/lib/auth/users";
+import type { Db } from "@/lib/db/client";
+
+/**
+ * The demo users, one per role. Their passwords are PUBLIC (README, "Demo users"): they exist so a
+ * fresh clone can be tried, and are never created in production without DEMO_USERS_IN_PRODUCTION=true.
+ */
+export const DEMO_USERS: ReadonlyArray<{ email: string; name: string; role: Role; password: string }> = [
+  { email: "merchant@acredita.test", name: "Mercedes Merchant", role: "merchant", password: "merchant-demo-2026" },
+  { email: "support@acredita.test", name: "Santiago Support", role: "support", password: "support-demo-2026" },
+  { email: "admin@acredita.test", name: "Ana Admin", role: "admin", password: "admin-demo-2026" },
+];
+
+/** Result of {@link seedDemoUsers}: how many were created, or why none were. */
+export type DemoUsersResult = { created: number } | { created: 0; skipped: "users_exist" | "production" };
+
+/**
+ * Creates the demo users only when the database has no users at all, and never when
+ * NODE_ENV=production unless `allowInProduction` (the DEMO_USERS_IN_PRODUCTION setting) is true.
+ */
+export async function seedDemoUsers(db: Db, { nodeEnv = process.env.NODE_ENV, allowInProduction = false } = {}): Promise<DemoUsersResult> {
+  if (nodeEnv === "production" && !allowInProduction) return { created: 0, skipped: "production" };
+  if ((await db.user.count()) > 0) return { created: 0, skipped: "users_exist" };
+  let created = 0;
+  for (const user of DEMO_USERS) {
+    const result = await createUserWithPassword(db, user);
+    if (result.kind === "created") created++;
+  }
+  return { created };
+}
