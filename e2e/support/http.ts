@@ -1,11 +1,16 @@
 import { POST as postWebhook } from "@/app/api/webhooks/[endpoint]/route";
 import { GET as getOrders, POST as postOrders } from "@/app/api/orders/route";
 import { GET as getOrderById } from "@/app/api/orders/[id]/route";
+import type { OrderView } from "@/lib/orders/orders";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { TEST_API_TOKEN, TEST_LAB_SECRET } from "./test-env";
 
+/** Every signature value (hex/base64 after `v1=` or `v1,`) sent by these helpers, for the secrets grep. */
+export const sentSignatures = new Set<string>();
+
 /** Calls the webhook route handler with a real Request, as Next.js would. */
 export async function deliver(endpoint: string, body: string | Buffer, headers: Record<string, string>): Promise<{ status: number; json: { outcome: string; reason: string } }> {
+  for (const value of Object.values(headers)) for (const match of value.matchAll(/v1[=,]([A-Za-z0-9+/=]{16,})/g)) sentSignatures.add(match[1]);
   const request = new Request(`http://127.0.0.1/api/webhooks/${endpoint}`, { method: "POST", body: typeof body === "string" ? body : new Uint8Array(body), headers: { "content-type": "application/json", ...headers } });
   const response = await postWebhook(request, { params: Promise.resolve({ endpoint }) });
   return { status: response.status, json: await response.json() };
@@ -29,16 +34,7 @@ export async function createOrder(id: string, amount: number, currency = "ARS", 
   return { status: response.status, json: await response.json() };
 }
 
-export interface OrderJson {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  credited: number;
-  refunded: number;
-  ledger: { businessKey: string; amount: number; kind: string }[];
-  events: { eventId: string; status: string }[];
-}
+export type OrderJson = OrderView;
 
 /** Reads an order through GET /api/orders/{id}. */
 export async function readOrder(id: string): Promise<OrderJson> {

@@ -16,4 +16,6 @@ applySqliteMigrations(TEST_DB_FILE);
 process.env.DATABASE_URL = `file:${TEST_DB_FILE}`;
 process.env.LAB_WEBHOOK_SECRET ??= `${TEST_LAB_SECRET},${TEST_LAB_SECRET_NEXT}`;
 process.env.API_TOKEN = TEST_API_TOKEN;
-process.env.LOG_LEVEL ??= "silent";
+// Every log line goes to a file the tests can read (and grep for secrets).
+process.env.LOG_FILE = path.join(folder, "acredita.log");
+process.env.LOG_LEVEL = "info";

@@ -62,7 +62,7 @@ export class SettingsError extends Error {
  * Reads and validates settings from `env` (default `process.env`), filling demo defaults for unset ones.
  * Returns the parsed {@link Settings}. Throws {@link SettingsError} naming each wrong variable.
  */
-export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
   const input: Record<string, string | undefined> = { ...DEMO_DEFAULTS };
   for (const key of Object.keys(settingsSchema.shape)) {
     const value = env[key];
@@ -84,6 +84,6 @@ export function settings(): Settings {
 }
 
 /** Names of the settings still on their public demo value, for the start banner and the health page. */
-export function settingsOnDemoDefaults(env: NodeJS.ProcessEnv = process.env): string[] {
+export function settingsOnDemoDefaults(env: Record<string, string | undefined> = process.env): string[] {
   return (Object.keys(DEMO_DEFAULTS) as (keyof typeof DEMO_DEFAULTS)[]).filter((key) => !env[key]);
 }

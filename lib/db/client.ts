@@ -1,6 +1,7 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { settings } from "@/lib/config/settings";
+import { serializedSqliteFactory } from "@/lib/db/serialized-sqlite-adapter";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 
 export type Db = PrismaClient;
@@ -13,7 +14,11 @@ export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
  * busy timeout (ms). `synchronous` is per connection, so it is set on every client opened here.
  */
 export async function openSqlite(url: string, busyTimeoutMs: number): Promise<Db> {
-  const client = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: sqliteFilePath(url), timeout: busyTimeoutMs }) });
+  const client = new PrismaClient({
+    adapter: serializedSqliteFactory(new PrismaBetterSQLite3({ url: sqliteFilePath(url), timeout: busyTimeoutMs })),
+    // Transactions queue behind each other on SQLite's one connection: wait for a turn, do not fail fast.
+    transactionOptions: { maxWait: 30_000, timeout: 15_000 },
+  });
   await client.$executeRawUnsafe("PRAGMA journal_mode = WAL");
   await client.$executeRawUnsafe("PRAGMA synchronous = FULL");
   await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");

@@ -32,7 +32,7 @@ export interface Endpoint extends EndpointDefinition {
  * The configured endpoints. This list is the one documented place where endpoints are defined
  * (README, "Endpoints"); secrets live only in the environment.
  */
-export function endpointDefinitions(env: NodeJS.ProcessEnv = process.env): EndpointDefinition[] {
+export function endpointDefinitions(env: Record<string, string | undefined> = process.env): EndpointDefinition[] {
   return [
     {
       name: "lab",
@@ -55,7 +55,7 @@ export function loadSecrets(envName: string, raw: string | string[]): SigningSec
 }
 
 /** Finds an endpoint by its URL name and loads its secrets; undefined for an unknown name. */
-export function resolveEndpoint(name: string, env: NodeJS.ProcessEnv = process.env): Endpoint | undefined {
+export function resolveEndpoint(name: string, env: Record<string, string | undefined> = process.env): Endpoint | undefined {
   const definition = endpointDefinitions(env).find((candidate) => candidate.name === name);
   if (!definition) return undefined;
   const config = settings();

@@ -1,5 +1,4 @@
-import { db as defaultDb, type Db } from "@/lib/db/client";
-import { logger } from "@/lib/log/logger";
+import type { Db } from "@/lib/db/client";
 
 /** Inbox statuses that still wait for the worker (issue 4): counted as pending. */
 export const PENDING_EVENT_STATUSES = ["received", "processing", "failed"] as const;
@@ -30,16 +29,4 @@ export async function healthSummary(db: Db, now = new Date()): Promise<HealthSum
     openDeadLetters,
     uncertainOutbox,
   };
-}
-
-/** True when the database answers a trivial query (for GET /api/health); logs, never throws. */
-export async function checkDatabase(): Promise<boolean> {
-  try {
-    const client = await defaultDb();
-    await client.order.findFirst({ select: { id: true } });
-    return true;
-  } catch (error) {
-    logger.error({ err: error instanceof Error ? error.message : String(error) }, "health check: database unreachable");
-    return false;
-  }
 }

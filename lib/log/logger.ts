@@ -4,7 +4,8 @@ import pino from "pino";
  * The process logger (pino, JSON lines on stdout). Redaction is a second line of defence: code never
  * passes secrets, signatures or raw bodies, and these paths are censored if one slips through.
  */
-export const logger = pino({
+export const logger = pino(
+  {
   level: process.env.LOG_LEVEL ?? "info",
   base: { service: "acredita" },
   redact: {
@@ -29,4 +30,7 @@ export const logger = pino({
     ],
     censor: "[redacted]",
   },
-});
+  },
+  // LOG_FILE sends the lines to a file instead of stdout (used by the secrets test to read every line).
+  process.env.LOG_FILE ? pino.destination({ dest: process.env.LOG_FILE, sync: true }) : undefined,
+);

@@ -1,9 +1,9 @@
-// GET /api/health: liveness and database reachability for load balancers. No sign-in, no counts.
-import { checkDatabase } from "@/lib/health/health-summary";
+// GET /api/health: liveness and database reachability, no authentication, no details that help an attacker.
+import { checkHealth } from "@/lib/monitoring/health";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(): Promise<Response> {
-  const ok = await checkDatabase();
-  return Response.json({ status: ok ? "ok" : "unavailable", database: ok ? "ok" : "unreachable" }, { status: ok ? 200 : 503, headers: { "cache-control": "no-store" } });
+  const health = await checkHealth();
+  return Response.json(health, { status: health.ok ? 200 : 503 });
 }

@@ -1,0 +1,48 @@
+import { TEST_API_TOKEN } from "../support/test-env";
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import { closeDb } from "@/lib/db/client";
+import { createOrder, deliverLab, labEvent, listOrdersWith, readOrder } from "../support/http";
+
+after(closeDb);
+
+describe("orders API", () => {
+  test("POST /api/orders creates (201), the same body again is 200, a conflicting one 409", async () => {
+    const created = await createOrder("ord_api_1", 2500000, "ars");
+    assert.equal(created.status, 201);
+    assert.deepEqual([created.json.id, created.json.status, created.json.amount, created.json.currency, created.json.credited], ["ord_api_1", "created", 2500000, "ARS", 0]);
+    assert.equal((await createOrder("ord_api_1", 2500000, "ARS")).status, 200);
+    const conflict = await createOrder("ord_api_1", 2600000, "ARS");
+    assert.deepEqual([conflict.status, conflict.json.code, conflict.json.error], [409, "conflict", "order ord_api_1 already exists with different fields"]);
+  });
+
+  test("invalid orders are 400 naming the field", async () => {
+    const negative = await createOrder("ord_api_bad", -1, "ARS");
+    assert.deepEqual([negative.status, negative.json.error], [400, "amount: Too small: expected number to be >=1"]);
+    const fraction = await createOrder("ord_api_bad", 10.5, "ARS");
+    assert.deepEqual([fraction.status, fraction.json.error], [400, "amount: Invalid input: expected int, received number"]);
+    const currency = await createOrder("ord_api_bad", 10, "PESOS");
+    assert.deepEqual([currency.status, currency.json.error], [400, "currency: must be a 3-letter ISO 4217 code"]);
+  });
+
+  test("GET needs the bearer token: none or a wrong one is 401", async () => {
+    assert.equal((await listOrdersWith({})).status, 401);
+    assert.equal((await listOrdersWith({ authorization: "Bearer wrong-token-000" })).status, 401);
+    assert.equal((await listOrdersWith({ authorization: `Basic ${TEST_API_TOKEN}` })).status, 401);
+    const ok = await listOrdersWith({ authorization: `Bearer ${TEST_API_TOKEN}` });
+    assert.equal(ok.status, 200);
+    const body = (await ok.json()) as { data: { id: string }[]; count: number };
+    assert.equal(body.count, 1);
+    assert.deepEqual(body.data.map((order) => order.id), ["ord_api_1"]);
+  });
+
+  test("an order's credited is the sum of its ledger entries and its events are listed", async () => {
+    await createOrder("ord_api_2", 1500000, "ARS");
+    await deliverLab(labEvent("evt_api_a", "payment.approved", "ord_api_2", "pay_api_2", 1500000));
+    await deliverLab(labEvent("evt_api_r", "payment.refunded", "ord_api_2", "pay_api_2", 1500000));
+    const order = await readOrder("ord_api_2");
+    assert.deepEqual([order.status, order.credited], ["refunded", 0]);
+    assert.deepEqual(order.ledger.map((entry) => [entry.kind, entry.amount]), [["credit", 1500000], ["refund", -1500000]]);
+    assert.deepEqual(order.events.map((event) => [event.eventId, event.status]), [["evt_api_a", "processed"], ["evt_api_r", "processed"]]);
+  });
+});

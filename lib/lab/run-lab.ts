@@ -1,0 +1,137 @@
+import { LAB_ORDERS } from "@/lib/demo/lab-orders";
+import { LAB_SETTLEMENT, LAB_STEPS, PROVIDER_RETRY_DELAYS_SECONDS, formatSimTime, labBody, type LabStep } from "@/lib/lab/scenario";
+import type { ReconciliationReport } from "@/lib/reconciliation/reconcile";
+import { formatSettlementCsv } from "@/lib/reconciliation/settlement-csv";
+import { LAB_SIGNATURE_HEADER } from "@/lib/webhooks/providers/lab";
+import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+
+/** Where and how the lab talks to a running Acredita. */
+export interface LabOptions {
+  url: string;
+  apiToken: string;
+  /** The provider's signing secret (the first of LAB_WEBHOOK_SECRET). */
+  secret: string;
+  /** Real milliseconds per simulated minute (compressed time). */
+  msPerSimulatedMinute?: number;
+  print?: (line: string) => void;
+}
+
+/** One delivery as the lab saw it. */
+export interface LabDeliveryResult {
+  atSeconds: number;
+  scenario: number;
+  eventId: string;
+  what: string;
+  attempt: number;
+  status: number;
+  outcome: string;
+  reason: string;
+}
+
+/** What `runLab` returns: every delivery, the settlement CSV it wrote, and the server's reconciliation. */
+export interface LabRun {
+  deliveries: LabDeliveryResult[];
+  settlementCsv: string;
+  report: Pick<ReconciliationReport, "mismatches" | "overcredited" | "rowCount" | "orderCount"> & { runId: string };
+}
+
+const ATTACKER_KEY = "attacker_guessed_key_0000";
+
+async function postJson(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = { outcome: "?", reason: text.slice(0, 200) };
+  }
+  return { status: response.status, json };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Formats one delivery line: time, event, what it was, status, outcome and reason. */
+export function formatDelivery(result: LabDeliveryResult): string {
+  const attempt = result.attempt > 1 ? ` (retry ${result.attempt - 1})` : "";
+  return `${formatSimTime(result.atSeconds).padEnd(7)} ${result.eventId.padEnd(9)} ${`${result.what}${attempt}`.padEnd(52)} ${String(result.status).padEnd(4)} ${result.outcome.padEnd(13)} ${result.reason}`;
+}
+
+/**
+ * Plays the lab provider against a running Acredita over HTTP: makes sure the five lab orders exist
+ * (POST /api/orders, idempotent), sends the five scenarios' deliveries in simulated time, retries any
+ * non-2xx from the provider after 60/120/240 simulated seconds (attackers never retry), waits for the
+ * inbox to drain when the server has one, uploads the settlement CSV to POST /api/reconciliations and
+ * returns everything. Throws when the server cannot be reached or refuses the API token.
+ */
+export async function runLab(options: LabOptions): Promise<LabRun> {
+  const print = options.print ?? (() => {});
+  const auth = { authorization: `Bearer ${options.apiToken}` };
+  const msPerMinute = options.msPerSimulatedMinute ?? 200;
+
+  for (const order of LAB_ORDERS) {
+    const { status, json } = await postJson(`${options.url}/api/orders`, JSON.stringify(order), auth);
+    if (status !== 200 && status !== 201) throw new Error(`creating ${order.id}: HTTP ${status} ${String(json.error ?? "")}`);
+  }
+
+  const queue: { step: LabStep; atSeconds: number; attempt: number }[] = LAB_STEPS.map((step) => ({ step, atSeconds: step.atSeconds, attempt: 1 }));
+  const deliveries: LabDeliveryResult[] = [];
+  let clock = 0;
+
+  while (queue.length > 0) {
+    queue.sort((a, b) => a.atSeconds - b.atSeconds);
+    const next = queue.shift()!;
+    await sleep(Math.min(2_000, Math.max(0, ((next.atSeconds - clock) / 60) * msPerMinute)));
+    clock = next.atSeconds;
+    const { step } = next;
+    const body = labBody(step);
+    const signedAt = Math.floor(Date.now() / 1000) + (step.signedOffsetSeconds ?? 0);
+    const headers = { [LAB_SIGNATURE_HEADER]: signTimestamped(step.forged ? ATTACKER_KEY : options.secret, signedAt, body) };
+    const copies = step.concurrent ?? 1;
+    const answers = await Promise.all(Array.from({ length: copies }, () => postJson(`${options.url}/api/webhooks/lab`, body, headers)));
+    for (const answer of answers) {
+      const result: LabDeliveryResult = {
+        atSeconds: next.atSeconds,
+        scenario: step.scenario,
+        eventId: step.event.id,
+        what: step.what,
+        attempt: next.attempt,
+        status: answer.status,
+        outcome: String(answer.json.outcome ?? "?"),
+        reason: String(answer.json.reason ?? ""),
+      };
+      deliveries.push(result);
+      print(formatDelivery(result));
+    }
+    const failed = answers.some((answer) => answer.status < 200 || answer.status >= 300);
+    if (failed && step.sender === "provider" && next.attempt <= PROVIDER_RETRY_DELAYS_SECONDS.length) {
+      queue.push({ step, atSeconds: next.atSeconds + PROVIDER_RETRY_DELAYS_SECONDS[next.attempt - 1], attempt: next.attempt + 1 });
+    }
+  }
+
+  await waitForInboxDrain(options.url, auth);
+
+  const settlementCsv = formatSettlementCsv(LAB_SETTLEMENT);
+  const response = await fetch(`${options.url}/api/reconciliations?source=lab`, { method: "POST", body: settlementCsv, headers: { ...auth, "content-type": "text/csv" } });
+  if (response.status !== 200) throw new Error(`reconciliation: HTTP ${response.status} ${await response.text()}`);
+  const report = (await response.json()) as LabRun["report"];
+  return { deliveries, settlementCsv, report };
+}
+
+/**
+ * In inbox mode a 2xx only means "stored": wait (at most 60 s) until the server reports no pending
+ * inbox events. Servers without the metrics endpoint (inline mode only) answer 404 and are not waited for.
+ */
+async function waitForInboxDrain(url: string, auth: Record<string, string>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${url}/api/metrics`, { headers: auth }).catch(() => undefined);
+    if (!response || response.status !== 200) return;
+    const metrics = (await response.json()) as { eventsPending?: number };
+    if (!metrics.eventsPending) return;
+    await sleep(250);
+  }
+  throw new Error("inbox did not drain within 60 s");
+}
