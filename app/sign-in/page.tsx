@@ -4,7 +4,7 @@ import { LocaleSwitch } from "@/app/_components/locale-switch";
 import { currentActor } from "@/lib/auth/session";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { db } from "@/lib/db/client";
-import { DEMO_USERS } from "@/lib/demo/demo-users";
+import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 import { SignInForm } from "./sign-in-form";
 
 export const dynamic = "force-dynamic";

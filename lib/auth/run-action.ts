@@ -12,6 +12,8 @@ export interface ActionResult {
   code?: "forbidden" | "invalid" | "error";
   /** Milliseconds since the epoch: lets the page tell a fresh answer from the previous one. */
   at: number;
+  /** Where the action sends the browser on success (the action redirects after runAction returns). */
+  redirectTo?: string;
 }
 
 /** A successful or informative answer. */
