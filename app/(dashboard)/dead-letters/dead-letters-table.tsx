@@ -107,7 +107,7 @@ const EMPTY_SELECTION: RowSelectionState = {};
  * and resolve-with-note, and selected rows can be retried together; without it there are no controls
  * at all (the actions re-check the role on the server anyway).
  */
-export function DeadLettersTable({ rows, tab, canManage, now }: { rows: DeadLetterRow[]; tab: "open" | "resolved"; canManage: boolean; now: string }) {
+export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { rows: DeadLetterRow[]; tab: "open" | "resolved"; canManage: boolean; now: string; emptyText: string }) {
   const t = useTranslations("deadLetters");
   const [selection, setSelection] = useState<RowSelectionState>(EMPTY_SELECTION);
   const [retryState, retryAction, retrying] = useActionState(retryDeadLettersAction, null);
@@ -142,7 +142,8 @@ export function DeadLettersTable({ rows, tab, canManage, now }: { rows: DeadLett
           </div>
         ) : null}
       </div>
-      {canManage && tab === "open" ? (
+      {rows.length === 0 ? <p className="empty">{emptyText}</p> : null}
+      {canManage && tab === "open" && rows.length > 0 ? (
         <form action={retryAction} className="bulk">
           {selectedIds.map((id) => (
             <input key={id} type="hidden" name="id" value={id} />
@@ -152,7 +153,7 @@ export function DeadLettersTable({ rows, tab, canManage, now }: { rows: DeadLett
           </button>
         </form>
       ) : null}
-      <div className="table-wrap">
+      <div className="table-wrap" hidden={rows.length === 0}>
         <table data-testid="dead-letters-table">
           <thead>
             {table.getHeaderGroups().map((group) => (

@@ -41,11 +41,11 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
 
 async function DeadLetterResults({ query }: { query: DeadLetterQuery }) {
   const [page, canManage, t] = await Promise.all([listDeadLettersPage(await db(), query), actorCan("dead_letters.manage"), getTranslations("deadLetters")]);
-  if (page.count === 0) return <p className="empty">{query.status === "open" ? t("emptyOpen") : t("emptyResolved")}</p>;
+  // The table stays mounted when the last row leaves, so the answer to that retry is still shown.
   return (
     <>
-      <DeadLettersTable rows={page.data} tab={query.status} canManage={canManage} now={new Date().toISOString()} />
-      <Pager path="/dead-letters" params={{ tab: query.status === "resolved" ? "resolved" : undefined }} page={page.page} totalPages={page.totalPages} count={page.count} />
+      <DeadLettersTable rows={page.data} tab={query.status} canManage={canManage} now={new Date().toISOString()} emptyText={query.status === "open" ? t("emptyOpen") : t("emptyResolved")} />
+      {page.count > 0 ? <Pager path="/dead-letters" params={{ tab: query.status === "resolved" ? "resolved" : undefined }} page={page.page} totalPages={page.totalPages} count={page.count} /> : null}
     </>
   );
 }
