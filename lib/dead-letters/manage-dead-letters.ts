@@ -26,6 +26,10 @@ export async function retryDeadLetterAs(db: Db, actor: Actor, id: string): Promi
   assertCan(actor, "dead_letters.manage");
   const result = await retryDeadLetter(db, id);
   const attempts = result.kind === "failed_again" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
+  if (result.kind === "applied" || result.kind === "already_applied") {
+    // The core resolves it as "system" inside the apply transaction; name the person who asked for it.
+    await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: actor.email } });
+  }
   if (result.kind !== "not_found") {
     await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: `${result.kind}: ${result.reason}` });
   }
