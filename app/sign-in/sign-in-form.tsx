@@ -49,7 +49,7 @@ export function SignInForm({ next }: { next: string }) {
         <label htmlFor="password">{t("password")}</label>
         <input id="password" name="password" type="password" autoComplete="current-password" required />
       </div>
-      <div role="alert" aria-live="assertive">
+      <div role="alert" aria-live="assertive" data-testid="sign-in-error">
         {error ? <p className="notice bad">{error}</p> : null}
       </div>
       <button type="submit" disabled={busy}>
