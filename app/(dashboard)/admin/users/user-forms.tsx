@@ -52,7 +52,8 @@ export function RoleForm({ userId, role, email }: { userId: string; role: string
       <label className="sr-only" htmlFor={`role-${userId}`}>
         {t("changeRole")}: {email}
       </label>
-      <select id={`role-${userId}`} name="role" defaultValue={role}>
+      {/* keyed by role: React resets a form after its action; the new role must be the reset value */}
+      <select key={role} id={`role-${userId}`} name="role" defaultValue={role}>
         {ROLES.map((value) => (
           <option key={value} value={value}>
             {roles(value)}
