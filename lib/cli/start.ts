@@ -7,6 +7,7 @@ import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
+import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
 import { seedDemoData } from "@/lib/demo/seed";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "DATABASE_URL", "AUTH_SECRET"]);
@@ -32,6 +33,15 @@ async function main(): Promise<void> {
     throw error;
   }
   banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL });
+  try {
+    console.log(`Webhook endpoints:\n${describeEndpoints(loadEndpoints()).map((line) => `  ${line}`).join("\n")}`);
+  } catch (error) {
+    if (error instanceof EndpointConfigError) {
+      console.error(`Acredita cannot start: ${error.issues.join("; ")}`);
+      process.exit(1);
+    }
+    throw error;
+  }
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
   const migrate = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "migrate", "deploy"], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
