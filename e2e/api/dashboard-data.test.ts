@@ -132,19 +132,32 @@ describe("dead letters", () => {
     const client = await db();
     const letter = await deadLetterOf("evt_early");
     const again = await retryDeadLetterAs(client, support, letter.id);
-    assert.deepEqual([again.outcome, again.httpStatus, again.attempts], ["failed_again", 409, 2]);
+    assert.deepEqual([again.outcome, again.attempts], ["dead_lettered", 2]);
     assert.equal((await deadLetterOf("evt_early")).status, "open");
 
     assert.equal((await deliverLab(labEvent("evt_pay_d_06", "payment.approved", "d_06", "pay_d_06", 6000))).json.outcome, "applied");
     const applied = await retryDeadLetterAs(client, support, letter.id);
-    assert.deepEqual([applied.outcome, applied.httpStatus], ["applied", 200]);
+    assert.equal(applied.outcome, "applied");
     const resolved = await deadLetterOf("evt_early");
     assert.deepEqual([resolved.status, resolved.resolvedBy], ["resolved", "support@shop.test"]);
     assert.equal((await client.ledgerEntry.aggregate({ where: { orderId: "d_06" }, _sum: { amount: true } }))._sum.amount, 0);
     // A second retry of a resolved dead letter does nothing.
-    assert.equal((await retryDeadLetterAs(client, support, letter.id)).outcome, "not_open");
+    assert.equal((await retryDeadLetterAs(client, support, letter.id)).outcome, "already_resolved");
     assert.equal(await client.ledgerEntry.count({ where: { orderId: "d_06" } }), 2);
-    assert.deepEqual((await client.auditEntry.findMany({ where: { targetId: letter.id }, orderBy: { at: "asc" } })).map((row) => row.note?.split(":")[0]), ["failed_again", "applied", "not_open"]);
+    assert.deepEqual((await client.auditEntry.findMany({ where: { targetId: letter.id }, orderBy: { at: "asc" } })).map((row) => row.note?.split(":")[0]), ["dead_lettered", "applied", "already_resolved"]);
+  });
+
+  test("a conflict (a stored event id re-sent with another body) is not retried: a person compares the bodies", async () => {
+    const client = await db();
+    const conflict = await deliverLab(labEvent("evt_pay_d_02", "payment.approved", "d_02", "pay_d_02", 2001));
+    assert.equal(conflict.status, 409);
+    const letter = await deadLetterOf("evt_pay_d_02");
+    const result = await retryDeadLetterAs(client, support, letter.id);
+    assert.equal(result.outcome, "not_retryable");
+    const after = await deadLetterOf("evt_pay_d_02");
+    assert.deepEqual([after.status, after.attempts], ["open", 1]);
+    assert.equal(await client.ledgerEntry.count({ where: { orderId: "d_02" } }), 1);
+    assert.equal(await resolveDeadLetterAs(client, support, letter.id, "provider confirmed the first body is the real one"), true);
   });
 
   test("assign to me, then resolve with a note, each with an audit row", async () => {

@@ -9,10 +9,9 @@ export const MAX_BULK_RETRY = 100;
 /** Result of retrying one dead letter from the dashboard. */
 export interface DeadLetterRetryResult {
   id: string;
-  outcome: RetryOutcome["kind"];
-  /** HTTP status the core answered (200 applied/duplicate, 409/422 failed again), when it ran. */
-  httpStatus?: number;
+  outcome: RetryOutcome;
   reason: string;
+  /** The dead letter's attempts after a retry that failed again. */
   attempts?: number;
 }
 
@@ -24,16 +23,16 @@ export interface DeadLetterRetryResult {
  */
 export async function retryDeadLetterAs(db: Db, actor: Actor, id: string): Promise<DeadLetterRetryResult> {
   assertCan(actor, "dead_letters.manage");
-  const result = await retryDeadLetter(db, id);
-  const attempts = result.kind === "failed_again" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
-  if (result.kind === "applied" || result.kind === "already_applied") {
+  const result = await retryDeadLetter(db, id, actor.email);
+  const attempts = result.outcome === "dead_lettered" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
+  if (result.outcome === "applied" || result.outcome === "ignored") {
     // The core resolves it as "system" inside the apply transaction; name the person who asked for it.
     await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: actor.email } });
   }
-  if (result.kind !== "not_found") {
-    await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: `${result.kind}: ${result.reason}` });
+  if (result.outcome !== "not_found") {
+    await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: `${result.outcome}: ${result.reason}` });
   }
-  return { id, outcome: result.kind, httpStatus: "httpStatus" in result ? result.httpStatus : undefined, reason: result.reason, attempts };
+  return { id, outcome: result.outcome, reason: result.reason, attempts };
 }
 
 /** Retries several dead letters one after the other (at most {@link MAX_BULK_RETRY}); one result each. */

@@ -26,8 +26,8 @@ export async function retryDeadLettersAction(_previous: ActionResult | null, for
     const results = await retryDeadLettersAs(await db(), actor, ids);
     refresh();
     const messages = results.map((result) => t(result.outcome, { id: result.id, reason: result.reason, attempts: result.attempts ?? 0 }));
-    const allApplied = results.every((result) => result.outcome === "applied" || result.outcome === "already_applied");
-    return answer(allApplied ? "ok" : "info", messages);
+    const settled = results.every((result) => result.outcome === "applied" || result.outcome === "already_applied" || result.outcome === "requeued" || result.outcome === "ignored");
+    return answer(settled ? "ok" : "info", messages);
   });
 }
 

@@ -56,6 +56,11 @@ function Age({ from, now }: { from: string; now: string }) {
   return <>{formatAge((new Date(now).getTime() - new Date(from).getTime()) / 1000, locale)}</>;
 }
 
+function Retryable({ retryable }: { retryable: boolean }) {
+  const t = useTranslations("deadLetters");
+  return <span className={`badge ${retryable ? "info" : "warn"}`}>{retryable ? t("retryable") : t("notRetryable")}</span>;
+}
+
 function Owner({ owner }: { owner: string | null }) {
   const t = useTranslations("deadLetters");
   return owner ? <>{owner}</> : <span className="muted">{t("unassigned")}</span>;
@@ -84,7 +89,14 @@ const openColumns = helper.columns([
   reasonColumn,
   attemptsColumn,
   helper.accessor("firstFailedAt", { header: () => <Label id="age" /> }),
-  helper.accessor("nextAction", { header: () => <Label id="nextAction" />, cell: (info) => <span className="wrap">{info.getValue()}</span> }),
+  helper.accessor("nextAction", {
+    header: () => <Label id="nextAction" />,
+    cell: (info) => (
+      <span className="wrap">
+        <Retryable retryable={info.row.original.retryable} /> {info.getValue()}
+      </span>
+    ),
+  }),
   helper.accessor("owner", { header: () => <Label id="owner" />, cell: (info) => <Owner owner={info.getValue()} /> }),
   helper.display({ id: "actions", header: () => <Label id="actions" /> }),
 ]);
