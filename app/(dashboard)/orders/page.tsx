@@ -3,7 +3,7 @@ import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { param, type SearchParams } from "@/lib/lists/paging";
+import { param, toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { listOrdersPage, ORDER_STATUSES, orderCurrencies, orderQueryFromParams, type OrderQuery } from "@/lib/orders/list-orders";
 import { OrdersTable } from "./orders-table";
 
@@ -72,8 +72,31 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
   );
 }
 
+/** The query as URL params (dates back to days), for links that keep the filters. */
+function queryParams(query: OrderQuery): Record<string, string | undefined> {
+  const day = (date: Date | undefined, shift = 0) => (date ? new Date(date.getTime() - shift).toISOString().slice(0, 10) : undefined);
+  return {
+    q: query.q,
+    status: query.status,
+    currency: query.currency,
+    from: day(query.from),
+    to: day(query.to, 86_400_000),
+    sort: query.sort,
+    dir: query.dir,
+    pageSize: String(query.pageSize),
+  };
+}
+
 async function OrdersResults({ query, filtered }: { query: OrderQuery; filtered: boolean }) {
   const [page, t, common] = await Promise.all([listOrdersPage(await db(), query), getTranslations("orders"), getTranslations("common")]);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
+  if (page.data.length === 0) {
+    // A shared link to a page that no longer exists (fewer orders now): say so, offer the first page.
+    return (
+      <p className="empty">
+        {common("page", { page: page.page, totalPages: page.totalPages })} · <Link href={`/orders${toQueryString({ ...queryParams(query), page: undefined })}`}>{common("first")}</Link>
+      </p>
+    );
+  }
   return <OrdersTable page={page} sort={query.sort} dir={query.dir} />;
 }
