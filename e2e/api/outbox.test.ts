@@ -108,6 +108,19 @@ describe("outbox: the fulfilment webhook", () => {
     assert.equal(merchant.requests.length, 1);
   });
 
+  test("each send opens its own connection: a keep-alive socket the target dropped cannot make a message uncertain", async () => {
+    merchant.requests.length = 0;
+    merchant.behaviour = { kind: "status", status: 200 };
+    merchant.dropReusedConnections = true;
+    try {
+      const first = await postWithIdempotencyKey(fulfilmentUrl, "{}", "ka1", 2_000);
+      const second = await postWithIdempotencyKey(fulfilmentUrl, "{}", "ka2", 2_000);
+      assert.deepEqual([first, second], [{ kind: "answered", statusCode: 200 }, { kind: "answered", statusCode: 200 }]);
+    } finally {
+      merchant.dropReusedConnections = false;
+    }
+  });
+
   test("a connection reset after the request was sent is uncertain; a refused connection is retried", async () => {
     merchant.requests.length = 0;
     merchant.behaviour = { kind: "reset" };

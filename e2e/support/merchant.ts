@@ -18,7 +18,16 @@ export interface MerchantRequest {
 export class FakeMerchant {
   readonly requests: MerchantRequest[] = [];
   behaviour: MerchantBehaviour = { kind: "status", status: 200 };
+  /** Drop, unanswered, a connection used for a second request: what a client sees when it reuses a keep-alive socket the server has just closed. */
+  dropReusedConnections = false;
+  private readonly requestsPerSocket = new WeakMap<object, number>();
   private server = http.createServer((request, response) => {
+    const served = (this.requestsPerSocket.get(request.socket) ?? 0) + 1;
+    this.requestsPerSocket.set(request.socket, served);
+    if (this.dropReusedConnections && served > 1) {
+      request.socket.destroy();
+      return;
+    }
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {

@@ -44,6 +44,9 @@ export function postWithIdempotencyKey(target: string, body: string, idempotency
     };
     const request = (url.protocol === "https:" ? https : http).request(url, {
       method: "POST",
+      // A fresh connection per send: a pooled keep-alive socket the target has just closed fails with
+      // ECONNRESET after the write, which would look like "sent, no answer" and make the message uncertain.
+      agent: false,
       headers: {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(body),
