@@ -1,7 +1,5 @@
 import type { Db } from "@/lib/db/client";
-
-/** Inbox statuses that still wait for the worker (issue 4): counted as pending. */
-export const PENDING_EVENT_STATUSES = ["received", "processing", "failed"] as const;
+import { PENDING_INBOX_STATUSES } from "@/lib/monitoring/operational-metrics";
 
 /** The health strip's figures. Ages in seconds, relative to `now`. */
 export interface HealthSummary {
@@ -13,10 +11,11 @@ export interface HealthSummary {
 
 /**
  * Counts what an operator watches on every page: events stored but not yet processed and the age of
- * the oldest, open dead letters, uncertain outbox rows. Each is one indexed count/min query.
+ * the oldest, open dead letters, uncertain outbox rows. Each is one indexed count/min query: the light
+ * subset of `collectOperationalMetrics` (lib/monitoring), with the same definition of "pending".
  */
 export async function healthSummary(db: Db, now = new Date()): Promise<HealthSummary> {
-  const pendingWhere = { status: { in: [...PENDING_EVENT_STATUSES] } };
+  const pendingWhere = { status: { in: [...PENDING_INBOX_STATUSES] } };
   const [pendingEvents, oldest, openDeadLetters, uncertainOutbox] = await Promise.all([
     db.webhookEvent.count({ where: pendingWhere }),
     db.webhookEvent.findFirst({ where: pendingWhere, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
