@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { PENDING_INBOX_STATUSES } from "@/lib/monitoring/operational-metrics";
+import { FAILED_ATTEMPT_OUTCOMES, PENDING_INBOX_STATUSES } from "@/lib/monitoring/operational-metrics";
 
 /** The health strip's figures. Ages in seconds, relative to `now`. */
 export interface HealthSummary {
@@ -7,6 +7,8 @@ export interface HealthSummary {
   oldestPendingAgeSeconds: number | null;
   openDeadLetters: number;
   uncertainOutbox: number;
+  /** Attempts to apply an event that failed in the last hour (same definition as the monitoring endpoint). */
+  failedAttemptsLastHour: number;
 }
 
 /**
@@ -16,16 +18,18 @@ export interface HealthSummary {
  */
 export async function healthSummary(db: Db, now = new Date()): Promise<HealthSummary> {
   const pendingWhere = { status: { in: [...PENDING_INBOX_STATUSES] } };
-  const [pendingEvents, oldest, openDeadLetters, uncertainOutbox] = await Promise.all([
+  const [pendingEvents, oldest, openDeadLetters, uncertainOutbox, failedAttemptsLastHour] = await Promise.all([
     db.webhookEvent.count({ where: pendingWhere }),
     db.webhookEvent.findFirst({ where: pendingWhere, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
     db.deadLetter.count({ where: { status: "open" } }),
     db.outboxMessage.count({ where: { status: "uncertain" } }),
+    db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: new Date(now.getTime() - 3_600_000) } } }),
   ]);
   return {
     pendingEvents,
     oldestPendingAgeSeconds: oldest ? Math.max(0, Math.floor((now.getTime() - oldest.receivedAt.getTime()) / 1000)) : null,
     openDeadLetters,
     uncertainOutbox,
+    failedAttemptsLastHour,
   };
 }

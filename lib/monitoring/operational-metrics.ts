@@ -2,6 +2,8 @@ import type { Db } from "@/lib/db/client";
 
 /** Inbox statuses that still wait to be applied: stored, held by a worker, or parked for a retry. */
 export const PENDING_INBOX_STATUSES = ["received", "processing", "failed"] as const;
+/** Decision outcomes that count as a failed attempt to apply an event (both modes). */
+export const FAILED_ATTEMPT_OUTCOMES = ["retry_scheduled", "dead_lettered"] as const;
 /** Outbox statuses that are not a final answer from the target. */
 const UNFINISHED_OUTBOX_STATUSES = ["pending", "sending", "uncertain", "failed"];
 
@@ -34,7 +36,7 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
   const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders] = await Promise.all([
     db.webhookEvent.groupBy({ by: ["status"], where: { status: { in: [...PENDING_INBOX_STATUSES] } }, _count: { _all: true } }),
     db.webhookEvent.findFirst({ where: { status: { in: [...PENDING_INBOX_STATUSES] } }, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
-    db.decision.count({ where: { outcome: { in: ["retry_scheduled", "dead_lettered"] }, at: { gte: hourAgo } } }),
+    db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: hourAgo } } }),
     db.decision.count({ where: { outcome: "rejected", httpStatus: 503, at: { gte: hourAgo } } }),
     db.deadLetter.count({ where: { status: "open" } }),
     db.outboxMessage.groupBy({ by: ["status"], _count: { _all: true } }),
