@@ -5,6 +5,7 @@ import path from "node:path";
 import { readSettings, SettingsError, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
 import { seedDemoData } from "@/lib/demo/seed";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "DATABASE_URL"]);
@@ -30,6 +31,15 @@ async function main(): Promise<void> {
     throw error;
   }
   banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL });
+  try {
+    console.log(`Webhook endpoints:\n${describeEndpoints(loadEndpoints()).map((line) => `  ${line}`).join("\n")}`);
+  } catch (error) {
+    if (error instanceof EndpointConfigError) {
+      console.error(`Acredita cannot start: ${error.issues.join("; ")}`);
+      process.exit(1);
+    }
+    throw error;
+  }
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
   const migrate = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "migrate", "deploy"], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
