@@ -1,7 +1,7 @@
 import { settings } from "@/lib/config/settings";
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { resolveEndpoint } from "@/lib/endpoints/endpoints";
+import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import { logger } from "@/lib/log/logger";
 import { receiveWebhook, type InboxStore, type WebhookAnswer } from "@/lib/webhooks/receive-webhook";
 import { readBodyWithCap } from "@/lib/webhooks/request-body";
@@ -55,7 +55,14 @@ export function contentTypeProblem(header: string | null): string | undefined {
  * {@link receiveWebhook} (verify, parse, store, apply), which writes its own one row.
  */
 export async function receiveWebhookRequest(request: Request, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
-  const endpoint = resolveEndpoint(endpointName);
+  let endpoint: Endpoint | undefined;
+  try {
+    endpoint = resolveEndpoint(endpointName);
+  } catch (error) {
+    if (!(error instanceof EndpointConfigError)) throw error;
+    // Our configuration is wrong, not the request: receiveWebhook answers it (500, logged, one decision row).
+    return { ...(await receiveWebhook({ endpointName, headers: request.headers, body: Buffer.alloc(0), now: options.now }, options)), headers: {} };
+  }
   const reject = async (status: number, reason: string, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
     await recordRejection(options.db, { provider: endpoint?.provider ?? "unknown", endpoint: endpoint?.name ?? endpointName.slice(0, 100), status, reason });
     return { status, body: { outcome: "rejected", reason }, headers };
