@@ -15,7 +15,11 @@ import * as route from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
 import { labEventSchema } from "@/lib/webhooks/providers/lab";
 import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import { signStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
+import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { createOrder } from "../support/http";
+import { standardWebhooksHeaders, stripeHeader, yolfiSignature } from "../support/providers";
 
 const RUNS = Number(process.env.FC_RUNS ?? 60);
 const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
@@ -160,9 +164,9 @@ function schemaValid(body: Uint8Array): boolean {
   }
 }
 
-async function send(item: Delivery): Promise<{ status: number; json: { outcome: string; reason: string } }> {
-  const request = new Request("http://127.0.0.1/api/webhooks/lab", { method: "POST", body: item.body as Uint8Array<ArrayBuffer>, headers: item.headers });
-  const response = await route.POST(request, { params: Promise.resolve({ endpoint: "lab" }) });
+async function send(item: Delivery, endpoint = "lab"): Promise<{ status: number; json: { outcome: string; reason: string } }> {
+  const request = new Request(`http://127.0.0.1/api/webhooks/${endpoint}`, { method: "POST", body: item.body as Uint8Array<ArrayBuffer>, headers: item.headers });
+  const response = await route.POST(request, { params: Promise.resolve({ endpoint }) });
   return { status: response.status, json: await response.json() };
 }
 
@@ -294,6 +298,46 @@ describe("the receiver under generated hostile input", () => {
     );
     assert.ok(duplicates > 0, "no generated retry was answered duplicate");
   });
+});
+
+describe("the other providers under validly signed garbage", () => {
+  /**
+   * Headers each provider's sender would put on `body`, signed with the endpoint's (demo) secret: by the
+   * provider's own package for text (it signs strings as UTF-8), by Acredita's signers (checked against
+   * those packages in their own tests) for arbitrary bytes.
+   */
+  const signers: Record<string, (body: Buffer, id: string, text: boolean) => Headers> = {
+    stripe: (body, _id, text) => {
+      const secret = DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET;
+      const header = text ? stripeHeader(body.toString("utf8"), secret) : signTimestamped(secret, Math.floor(Date.now() / 1000), body);
+      return new Headers({ "content-type": "application/json; charset=utf-8", "Stripe-Signature": header });
+    },
+    yolfi: (body, id) => new Headers({ "content-type": "application/json", "X-Yolfi-Signature": yolfiSignature(body, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET), "X-Yolfi-Event-ID": id }),
+    "standard-webhooks": (body, id, text) => {
+      const secret = DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET;
+      if (text) return new Headers({ "content-type": "application/json", ...standardWebhooksHeaders(id, body.toString("utf8"), secret) });
+      const t = Math.floor(Date.now() / 1000);
+      return new Headers({ "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(t), "webhook-signature": signStandardWebhooks(secret, id, t, body) });
+    },
+  };
+
+  for (const [endpoint, sign] of Object.entries(signers)) {
+    test(`${endpoint}: signed random JSON or bytes never moves money, never a 500, one decision row each`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(fc.json({ maxDepth: 4 }).map((json) => ({ body: Buffer.from(json, "utf8"), text: true })), fc.uint8Array({ maxLength: 1_024 }).map((bytes) => ({ body: Buffer.from(bytes), text: false }))), fc.stringMatching(/^[a-z0-9_]{1,20}$/), async ({ body, text }, id) => {
+          const before = await state();
+          const answer = await send({ body: new Uint8Array(body), headers: sign(body, `evt_${id}`, text), signedBySender: true }, endpoint);
+          const after = await state();
+          assert.ok(CONTRACT_STATUSES.has(answer.status), `status ${answer.status}: ${answer.json.reason}`);
+          assert.notEqual(answer.status, 401, answer.json.reason);
+          assert.equal(after.decisions, before.decisions + 1);
+          // An unhandled event type may be stored (200 ignored); money and orders never move.
+          assert.deepEqual([after.ledger, after.extraCharges, after.deliveries, after.orders], [before.ledger, before.extraCharges, before.deliveries, before.orders]);
+        }),
+        params(RUNS / 2),
+      );
+    });
+  }
 });
 
 describe("escapes and line endings, signed as sent", () => {
