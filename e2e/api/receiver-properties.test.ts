@@ -225,6 +225,8 @@ const params = (runs: number) => ({ numRuns: Math.max(1, Math.round(runs)), seed
 
 before(async () => {
   for (const order of ORDERS) assert.equal((await createOrder(order.id, order.amount, order.currency)).status, 201);
+  // The examples below get their own orders: the generated deliveries may have paid or refunded any of ORDERS.
+  for (const [id, amount] of [["ord_x0", 1000], ["ord_x1", 2000], ["ord_x2", 3000]] as const) assert.equal((await createOrder(id, amount)).status, 201);
 });
 after(closeDb);
 
@@ -343,7 +345,7 @@ describe("the other providers under validly signed garbage", () => {
 describe("escapes and line endings, signed as sent", () => {
   test("an event id with U+2028, U+2029 and ESC is stored and logged as received, and a body ending in CRLF verifies", async () => {
     const id = "evt_\u2028\u2029\u001b[0m";
-    const raw = `{"id":${JSON.stringify(id)},"type":"payment.approved","created":1760181330,"data":{"payment_id":"pay_escape","order_id":"ord_p0","amount":1000,"currency":"ARS"}}\r\n`;
+    const raw = `{"id":${JSON.stringify(id)},"type":"payment.approved","created":1760181330,"data":{"payment_id":"pay_escape","order_id":"ord_x0","amount":1000,"currency":"ARS"}}\r\n`;
     const body = new Uint8Array(Buffer.from(raw, "utf8"));
     const answer = await deliverAndCheck(delivery(body, "valid", "", 0));
     assert.deepEqual([answer.status, answer.json.outcome], [200, "applied"]);
@@ -354,13 +356,13 @@ describe("escapes and line endings, signed as sent", () => {
   });
 
   test("the same event with \\u escapes instead of raw characters is other bytes: a conflict, not a duplicate", async () => {
-    const escaped = `{"id":"evt_\\u2028\\u2029\\u001b[0m","type":"payment.approved","created":1760181330,"data":{"payment_id":"pay_escape","order_id":"ord_p0","amount":1000,"currency":"ARS"}}\r\n`;
+    const escaped = `{"id":"evt_\\u2028\\u2029\\u001b[0m","type":"payment.approved","created":1760181330,"data":{"payment_id":"pay_escape","order_id":"ord_x0","amount":1000,"currency":"ARS"}}\r\n`;
     const answer = await deliverAndCheck(delivery(new Uint8Array(Buffer.from(escaped)), "valid", "", 0));
     assert.deepEqual([answer.status, answer.json.outcome], [409, "dead_lettered"]);
   });
 
   test("a body signed without its trailing CRLF but sent with it is 401", async () => {
-    const raw = `{"id":"evt_crlf","type":"payment.approved","created":1760181330,"data":{"payment_id":"pay_crlf","order_id":"ord_p1","amount":2000,"currency":"ARS"}}`;
+    const raw = `{"id":"evt_crlf","type":"payment.approved","created":1760181330,"data":{"payment_id":"pay_crlf","order_id":"ord_x1","amount":2000,"currency":"ARS"}}`;
     const answer = await deliverAndCheck(delivery(new Uint8Array(Buffer.from(raw)), "signed-other-bytes", "", 0));
     assert.deepEqual(answer, { status: 401, json: { outcome: "rejected", reason: "signature does not match any configured signing secret" } });
   });
@@ -368,7 +370,7 @@ describe("escapes and line endings, signed as sent", () => {
   test("deep nesting and a 1e400 amount, validly signed, are refused without a 500", async () => {
     const deep = new Uint8Array(Buffer.from("[".repeat(200_000) + "]".repeat(200_000)));
     assert.deepEqual((await deliverAndCheck(delivery(deep, "valid", "", 0))).status, 422);
-    const huge = new Uint8Array(Buffer.from(`{"id":"evt_huge","type":"payment.approved","data":{"payment_id":"pay_huge","order_id":"ord_p2","amount":1e400,"currency":"ARS"}}`));
+    const huge = new Uint8Array(Buffer.from(`{"id":"evt_huge","type":"payment.approved","data":{"payment_id":"pay_huge","order_id":"ord_x2","amount":1e400,"currency":"ARS"}}`));
     const answer = await deliverAndCheck(delivery(huge, "valid", "", 0));
     assert.deepEqual([answer.status, answer.json.reason], [422, "invalid lab event: data.amount: Invalid input: expected number, received Infinity"]);
   });
