@@ -51,8 +51,8 @@ async function writeSettlement(file: string, orders: number): Promise<number> {
 
 /**
  * Reconciliation at scale (issue 7): `orders` orders with their ledger, a settlement CSV with one row
- * per order, then `npm run reconcile -- <csv> --json` as a child process (what an operator runs), timed,
- * with its peak RSS read from the process itself on exit. Target: < 60 s and < 400 MB for 1,000,000.
+ * per order, then `npm run reconcile -- <csv> --json`'s command as a child process (what an operator
+ * runs, heap limit included), timed, with its peak RSS read from the process itself on exit. Target: < 60 s and < 400 MB for 1,000,000.
  */
 export async function measureReconciliation(orders: number): Promise<ReconcileMeasurement> {
   const folder = benchFolder("reconcile");
@@ -62,8 +62,11 @@ export async function measureReconciliation(orders: number): Promise<ReconcileMe
   const expectedMismatches = await writeSettlement(csv, orders);
   const rssFile = path.join(folder, "rss.json");
 
+  // Exactly the command `npm run reconcile` runs (package.json), with the RSS reporter preloaded.
+  const script = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.reconcile.split(/\s+/);
+  if (script[0] !== "node") throw new Error(`package.json scripts.reconcile must start with node: ${script.join(" ")}`);
   const started = performance.now();
-  const run = spawnSync(process.execPath, ["--import", "tsx", "--import", "./lib/bench/report-peak-rss.ts", "lib/cli/reconcile.ts", csv, "--json"], {
+  const run = spawnSync(process.execPath, ["--import", "./lib/bench/report-peak-rss.ts", ...script.slice(1), csv, "--json"], {
     env: { ...process.env, DATABASE_URL: `file:${file}`, BENCH_RSS_FILE: rssFile, LOG_LEVEL: "warn" },
     encoding: "utf8",
     maxBuffer: 512 * 1024 * 1024,
