@@ -14,8 +14,10 @@ export interface DashboardMeasurement {
   queries: Awaited<ReturnType<typeof timeCalls>>[];
 }
 
-/** The order the decision-log timing filters by: one in the middle of the generated range. */
-export const SAMPLE_ORDER_ID = "ord_050000";
+/** The order the timings read: one in the middle of the generated range (ord_050000 of 100,000). */
+function sampleOrderId(orders: number): string {
+  return `ord_${String(Math.floor(orders / 2)).padStart(6, "0")}`;
+}
 
 /**
  * Dashboard at scale (issue 7): generates `orders` orders and `orders * decisionsPerOrder` decision
@@ -29,14 +31,17 @@ export async function measureDashboardAtScale(options: { orders: number; decisio
   const file = createBenchDatabase(folder);
   const data = generateScaleData(file, { orders: options.orders, decisionsPerOrder: options.decisionsPerOrder });
   const pageSize = 50;
-  const page500Offset = 499 * pageSize;
+  // Page 500 at 100,000 orders; a smaller (--quick) data set reads its middle page instead.
+  const pageOffset = Math.min(499 * pageSize, Math.floor(options.orders / 4 / pageSize) * pageSize);
+  const sampleOrder = sampleOrderId(options.orders);
+  const page = pageOffset / pageSize + 1;
 
   const server = await startAcredita(file);
   const http: TimedPath[] = [];
   try {
     const auth = { authorization: `Bearer ${BENCH_API_TOKEN}` };
-    http.push(await timeRequests(server.url, "GET /api/orders page 500 (50 per page)", `/api/orders?limit=${pageSize}&offset=${page500Offset}`, auth, options.repeats));
-    http.push(await timeRequests(server.url, "GET /api/orders/{id}", `/api/orders/${SAMPLE_ORDER_ID}`, auth, options.repeats));
+    http.push(await timeRequests(server.url, `GET /api/orders page ${page} (50 per page)`, `/api/orders?limit=${pageSize}&offset=${pageOffset}`, auth, options.repeats));
+    http.push(await timeRequests(server.url, "GET /api/orders/{id}", `/api/orders/${sampleOrder}`, auth, options.repeats));
   } finally {
     await server.stop();
   }
@@ -44,13 +49,13 @@ export async function measureDashboardAtScale(options: { orders: number; decisio
   const db = await openSqlite(`file:${file}`, 5_000);
   const queries: DashboardMeasurement["queries"] = [];
   try {
-    queries.push(await timeCalls("listOrders page 500 (lib/orders)", () => listOrders(db, { limit: pageSize, offset: page500Offset }), options.repeats));
+    queries.push(await timeCalls(`listOrders page ${page} (lib/orders)`, () => listOrders(db, { limit: pageSize, offset: pageOffset }), options.repeats));
     queries.push(
       await timeCalls(
-        "orders: paid + ARS, by last update, page 500, with count",
+        `orders: paid + ARS, by last update, page ${page}, with count`,
         () =>
           Promise.all([
-            db.order.findMany({ where: { status: "paid", currency: "ARS" }, orderBy: [{ updatedAt: "desc" }, { id: "asc" }], skip: page500Offset, take: pageSize }),
+            db.order.findMany({ where: { status: "paid", currency: "ARS" }, orderBy: [{ updatedAt: "desc" }, { id: "asc" }], skip: pageOffset, take: pageSize }),
             db.order.count({ where: { status: "paid", currency: "ARS" } }),
           ]),
         options.repeats,
@@ -59,7 +64,7 @@ export async function measureDashboardAtScale(options: { orders: number; decisio
     queries.push(
       await timeCalls(
         "decision log of one order, newest first, with count",
-        () => Promise.all([db.decision.findMany({ where: { orderId: SAMPLE_ORDER_ID }, orderBy: { at: "desc" }, take: pageSize }), db.decision.count({ where: { orderId: SAMPLE_ORDER_ID } })]),
+        () => Promise.all([db.decision.findMany({ where: { orderId: sampleOrder }, orderBy: { at: "desc" }, take: pageSize }), db.decision.count({ where: { orderId: sampleOrder } })]),
         options.repeats,
       ),
     );

@@ -66,13 +66,15 @@ export async function measureReconciliation(orders: number): Promise<ReconcileMe
   const script = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.reconcile.split(/\s+/);
   if (script[0] !== "node") throw new Error(`package.json scripts.reconcile must start with node: ${script.join(" ")}`);
   const started = performance.now();
-  const run = spawnSync(process.execPath, ["--import", "./lib/bench/report-peak-rss.ts", ...script.slice(1), csv, "--json"], {
+  // The reporter is TypeScript: it goes after the script's own `--import tsx`, just before the entry file.
+  const args = [...script.slice(1, -1), "--import", "./lib/bench/report-peak-rss.ts", script[script.length - 1], csv, "--json"];
+  const run = spawnSync(process.execPath, args, {
     env: { ...process.env, DATABASE_URL: `file:${file}`, BENCH_RSS_FILE: rssFile, LOG_LEVEL: "warn" },
     encoding: "utf8",
     maxBuffer: 512 * 1024 * 1024,
   });
   const seconds = (performance.now() - started) / 1_000;
-  if (run.status !== 0 && run.status !== 1) throw new Error(`reconcile exited ${run.status}: ${run.stderr.slice(-2_000)}`);
+  if ((run.status !== 0 && run.status !== 1) || !run.stdout.trim().startsWith("{")) throw new Error(`reconcile exited ${run.status}: ${run.stderr.slice(-2_000)}`);
   const report = JSON.parse(run.stdout) as { rowCount: number; orderCount: number; mismatches: unknown[] };
   const usage = JSON.parse(readFileSync(rssFile, "utf8")) as { peakRssMb: number; cpuSeconds: number };
   return {
