@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL });
+  banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL, INBOX_WORKER_IN_PROCESS: config.INBOX_WORKER_IN_PROCESS, FULFILMENT_WEBHOOK_URL: config.FULFILMENT_WEBHOOK_URL ? "(set)" : "(not set: no fulfilment webhook)" });
   try {
     console.log(`Webhook endpoints:\n${describeEndpoints(loadEndpoints()).map((line) => `  ${line}`).join("\n")}`);
   } catch (error) {
