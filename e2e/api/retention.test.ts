@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
+import { startBackgroundWorkers } from "@/lib/background/background-workers";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
+import { runRetentionIfDue } from "@/lib/retention/retention-schedule";
 import { createOrder, deliverLab, labEvent } from "../support/http";
 
 const DAY_MS = 86_400_000;
@@ -112,5 +114,37 @@ describe("payload retention", () => {
     const bad = cli("--days", "0");
     assert.deepEqual([bad.code, bad.stderr], [2, "retention: --days must be a whole number from 1 to 3650"]);
     await assert.rejects(purgeExpiredPayloads(await db(), { retentionDays: 0 }), /retentionDays must be a whole number of days >= 1/);
+  });
+});
+
+describe("the daily run in the worker", () => {
+  const runs = async () => (await db()).auditEntry.findMany({ where: { action: "retention.purge" }, orderBy: { at: "asc" }, select: { at: true, actorEmail: true, note: true } });
+
+  test("runs when no run is recorded, then not again within 24 hours, then again after them", async () => {
+    const database = await db();
+    const first = await runRetentionIfDue(database, { now, retentionDays: 30 });
+    assert.deepEqual([first?.eventsPurged, first?.deadLettersPurged], [0, 0]);
+    assert.equal(await runRetentionIfDue(database, { now: new Date(now.getTime() + 23 * 3_600_000), retentionDays: 30 }), null);
+    // A day later evt_r6 (received "now") is still young; at 31 days it goes.
+    const later = new Date(now.getTime() + 31 * DAY_MS);
+    const second = await runRetentionIfDue(database, { now: later, retentionDays: 30 });
+    assert.deepEqual([second?.eventsPurged, second?.cutoff], [1, new Date(later.getTime() - 30 * DAY_MS).toISOString()]);
+    assert.deepEqual((await runs()).map((run) => [run.at.getTime(), run.actorEmail]), [[now.getTime(), "system"], [later.getTime(), "system"]]);
+    assert.match((await runs())[1].note ?? "", /^Payload retention \(30 days, cutoff .*\): purged 1 event payload\(s\)/);
+  });
+
+  test("the background workers schedule it: started, they run it once it is due, and stop cleanly", async () => {
+    const database = await db();
+    await database.auditEntry.deleteMany({ where: { action: "retention.purge" } });
+    const workers = startBackgroundWorkers({ database: db, where: "retention test" });
+    try {
+      for (let waited = 0; (await runs()).length === 0; waited += 50) {
+        assert.ok(waited < 30_000, "no retention run recorded after 30 s");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await workers.stop();
+    }
+    assert.equal((await runs()).length, 1);
   });
 });
