@@ -74,6 +74,8 @@ export async function startAcredita(databaseFile: string, env: Record<string, st
   const child = spawn(process.execPath, [...flags, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
     env: {
       ...process.env,
+      PORT: String(port),
+      AUTH_BASE_URL: `http://127.0.0.1:${port}`,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       DATABASE_URL: `file:${databaseFile}`,

@@ -12,8 +12,9 @@ import { measureDuplicateStorm, type StormMeasurement } from "@/lib/bench/duplic
 import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/lib/bench/ingest-bench";
 import { machineInfo, median, type MachineInfo } from "@/lib/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/lib/bench/reconcile-bench";
+import { measureWorkerDrain, type DrainMeasurement } from "@/lib/bench/worker-drain";
 
-const SECTIONS = ["ingest", "storm", "dashboard", "reconcile", "profile"] as const;
+const SECTIONS = ["ingest", "storm", "drain", "dashboard", "reconcile", "profile"] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -24,6 +25,7 @@ interface BenchOptions {
   stormEvents: number;
   stormCopies: number;
   stormConnections: number;
+  drainEvents: number;
   dashboardOrders: number;
   decisionsPerOrder: number;
   reconcileOrders: number;
@@ -51,11 +53,12 @@ function parseOptions(argv: string[]): BenchOptions {
     stormEvents: number("--storm-events", quick ? 50 : 1_000),
     stormCopies: number("--storm-copies", 10),
     stormConnections: number("--storm-connections", 64),
+    drainEvents: number("--drain-events", quick ? 300 : 20_000),
     dashboardOrders: number("--dashboard-orders", quick ? 5_000 : 100_000),
     decisionsPerOrder: number("--decisions-per-order", 10),
     reconcileOrders: number("--reconcile-orders", quick ? 20_000 : 1_000_000),
     sections: (only as Section[] | undefined) ?? [...SECTIONS],
-    targets: ["limit", "naive", "inline"],
+    targets: ["limit", "naive", "inline", "inbox", "inbox+worker"],
   };
 }
 
@@ -81,6 +84,7 @@ interface BenchReport {
   options: BenchOptions;
   ingest?: { runs: IngestMeasurement[][]; summary: IngestSummary[] };
   storm?: StormMeasurement[];
+  drain?: DrainMeasurement;
   dashboard?: DashboardMeasurement;
   reconcile?: ReconcileMeasurement;
   profile?: { deliveries: number; summary: ProfileSummary };
@@ -91,7 +95,8 @@ const LABELS: Record<IngestTarget, string> = {
   limit: "limit: node:http + HMAC + 1 UNIQUE insert",
   naive: "naive: verify + apply, no dedupe",
   inline: "Acredita inline (next start)",
-  inbox: "Acredita inbox (next start)",
+  inbox: "Acredita inbox, receiving only (worker off)",
+  "inbox+worker": "Acredita inbox + in-process worker",
 };
 
 function summarizeIngest(runs: IngestMeasurement[][], targets: IngestTarget[]): IngestSummary[] {
@@ -164,6 +169,14 @@ async function main(): Promise<number> {
         `  ${storm.target.padEnd(7)} ${storm.perSecond.toFixed(1)} deliveries/s, p50 ${storm.p50Ms} ms, p99 ${storm.p99Ms} ms, errors ${storm.errors + storm.non2xx}; applied ${storm.applied} of ${storm.events} events${storm.paidOrders === null ? "" : `, ${storm.paidOrders} orders paid`}, over-credited ${storm.overcredited} ARS minor units${storm.target === "naive" ? " (no dedupe: expected)" : storm.ok ? " - ok" : " - FAILED"}`,
       );
     }
+  }
+
+  if (options.sections.includes("drain")) {
+    const drain = await measureWorkerDrain(options.drainEvents, options.connections);
+    report.drain = drain;
+    failed ||= !drain.check.ok;
+    console.log(`\nWorker drain: ${drain.events} pending inbox events (filled at ${drain.fill.perSecond.toFixed(1)} deliveries/s, worker off), 1 worker process, SQLite`);
+    console.log(`  ${drain.perSecond.toFixed(1)} events/s applied (first to last processedAt); ${drain.wallSeconds} s from worker start to empty inbox; ${drain.check.detail}${drain.check.ok ? " - ok" : " - FAILED"}`);
   }
 
   if (options.sections.includes("dashboard")) {
