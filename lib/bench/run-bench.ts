@@ -1,4 +1,4 @@
-// npm run bench [-- --runs 3 --deliveries 5000 --connections 32 --only ingest,storm,dashboard,reconcile,profile --quick]
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,dashboard,reconcile,profile --quick]
 // Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
 // it exits non-zero only when a correctness check fails (a delivery lost, a duplicate applied).
@@ -47,7 +47,7 @@ function parseOptions(argv: string[]): BenchOptions {
   for (const name of only ?? []) if (!SECTIONS.includes(name as Section)) throw new Error(`--only: unknown section ${name} (sections: ${SECTIONS.join(", ")})`);
   return {
     runs: number("--runs", quick ? 1 : 3),
-    deliveries: number("--deliveries", quick ? 300 : 5_000),
+    deliveries: number("--deliveries", quick ? 300 : 2_000),
     connections: number("--connections", 32),
     warmup: number("--warmup", quick ? 50 : 500),
     stormEvents: number("--storm-events", quick ? 50 : 1_000),
