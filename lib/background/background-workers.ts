@@ -2,18 +2,21 @@ import { db as defaultDb, type Db } from "@/lib/db/client";
 import { InboxWorker, type InboxWorkerOptions } from "@/lib/inbox/inbox-worker";
 import { logger } from "@/lib/log/logger";
 import { OutboxDispatcher, type OutboxDispatcherOptions } from "@/lib/outbox/outbox-dispatcher";
+import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 
-/** The background work of one process: an inbox worker and an outbox dispatcher. */
+/** The background work of one process: an inbox worker, an outbox dispatcher and the daily payload retention. */
 export interface BackgroundWorkers {
   inbox: InboxWorker;
   outbox: OutboxDispatcher;
-  /** Stops both: what each holds is finished and recorded; resolves when done. */
+  retention: RetentionScheduler;
+  /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts one inbox worker and one outbox dispatcher on `database` (default: the process's client). Used
- * by the server process (instrumentation.ts) and by `npm run worker`; run as many processes as needed.
+ * Starts one inbox worker, one outbox dispatcher and the daily payload retention (lib/retention) on
+ * `database` (default: the process's client). Used by the server process (instrumentation.ts) and by
+ * `npm run worker`; run as many processes as needed (retention runs once a day across all of them).
  */
 export function startBackgroundWorkers(
   options: { database?: () => Promise<Db>; inbox?: InboxWorkerOptions; outbox?: OutboxDispatcherOptions; where?: string } = {},
@@ -21,15 +24,18 @@ export function startBackgroundWorkers(
   const database = options.database ?? defaultDb;
   const inbox = new InboxWorker(database, options.inbox);
   const outbox = new OutboxDispatcher(database, options.outbox);
+  const retention = new RetentionScheduler(database);
   inbox.start();
   outbox.start();
+  retention.start();
   logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
     inbox,
     outbox,
+    retention,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), retention.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

@@ -38,6 +38,10 @@ const settingsSchema = z.object({
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+  /** Largest webhook body accepted (bytes); larger ones are 413 before or while reading (issue 3 needs 900 KB signed payloads). */
+  WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(67_108_864).default(1_048_576),
+  /** Days a stored payload (WebhookEvent.payload, DeadLetter.payload) is kept; decisions, ledger and orders stay. */
+  PAYLOAD_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
   /** Processing mode of the Stripe, Yolfi and Standard Webhooks endpoints (issue 4: inbox by default). */
   WEBHOOK_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inbox"),
   /** Processing mode of the lab endpoint (inline by default, as in the seed article). */

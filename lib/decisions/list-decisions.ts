@@ -74,8 +74,18 @@ export async function listDecisionsPage(db: Db, input: DecisionQuery): Promise<P
   return pageOf(data, count, query.page, query.pageSize);
 }
 
-/** Providers present in the log (the filter's options): GROUP BY on the (provider, at) index. */
+/**
+ * Providers present in the log (the filter's options), at most 50, sorted. One `provider > last LIMIT 1`
+ * seek per provider on the (provider, at) index: a GROUP BY read every index entry (1,000,000 decision
+ * rows: 108 ms, lib/bench), these seeks read one entry each.
+ */
 export async function decisionProviders(db: Db): Promise<string[]> {
-  const rows = await db.decision.groupBy({ by: ["provider"], orderBy: { provider: "asc" }, take: 50 });
-  return rows.map((row) => row.provider);
+  const providers: string[] = [];
+  for (let last = ""; providers.length < 50; ) {
+    const next = await db.decision.findFirst({ where: { provider: { gt: last } }, orderBy: { provider: "asc" }, select: { provider: true } });
+    if (!next) break;
+    providers.push(next.provider);
+    last = next.provider;
+  }
+  return providers;
 }

@@ -41,3 +41,15 @@ test("ages use the largest one or two units; counts use the locale's grouping", 
   assert.equal(formatCount(100_000, "es-AR"), "100.000");
   assert.equal(formatCount(100_000, "en"), "100,000");
 });
+
+test("cached formatters keep locales and currencies apart when calls alternate", () => {
+  const first = [formatMoney(2500000, "ARS", "es-AR"), formatMoney(2500000, "ARS", "en"), formatMoney(150, "JPY", "en"), formatDateTime("2026-11-29T14:03:05Z", "es-AR"), formatDateTime("2026-11-29T14:03:05Z", "en")];
+  for (let round = 0; round < 3; round++) {
+    assert.deepEqual(
+      [formatMoney(2500000, "ARS", "es-AR"), formatMoney(2500000, "ARS", "en"), formatMoney(150, "JPY", "en"), formatDateTime("2026-11-29T14:03:05Z", "es-AR"), formatDateTime("2026-11-29T14:03:05Z", "en")],
+      first,
+    );
+  }
+  assert.equal(first[0].replace(/\s/g, " "), "$ 25.000,00");
+  assert.equal(first[2], "¥150");
+});

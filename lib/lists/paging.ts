@@ -1,20 +1,8 @@
 import { z } from "zod";
 
-/** One page of a list, the shape every dashboard list returns. `page` is 1-based. */
-export interface Page<T> {
-  data: T[];
-  count: number;
-  page: number;
-  pageSize: number;
-  totalPages: number;
-}
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, PAGE_SIZES, type Page } from "@/lib/lists/page-sizes";
 
-/** Page sizes offered in the UI; the strict schemas cap pageSize at {@link MAX_PAGE_SIZE}. */
-export const PAGE_SIZES = [10, 25, 50, 100] as const;
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
-/** Deepest page reachable by offset (keeps OFFSET scans bounded; filters narrow beyond it). */
-export const MAX_PAGE = 10_000;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, PAGE_SIZES, type Page } from "@/lib/lists/page-sizes";
 
 /** Strict paging for queries: integers, 1 <= page <= MAX_PAGE, 1 <= pageSize <= MAX_PAGE_SIZE. */
 export const pagingSchema = z.object({

@@ -6,7 +6,7 @@ import { useMemo } from "react";
 import { StatusBadge } from "@/app/_components/badges";
 import { DateTime, Money } from "@/app/_components/money";
 import { useUrlState } from "@/app/_components/use-url-state";
-import { PAGE_SIZES, type Page } from "@/lib/lists/paging";
+import { PAGE_SIZES, type Page } from "@/lib/lists/page-sizes";
 import type { OrderRow, OrderSort } from "@/lib/orders/list-orders";
 
 // TanStack Table v9 with the server owning sorting and pagination (manualSorting/manualPagination):

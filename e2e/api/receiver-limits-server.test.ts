@@ -1,0 +1,96 @@
+// Issue 7, hardening, against the production build over real sockets: a body above the cap is refused
+// with 413 while the client is still sending (chunked, no length) and before the body is sent at all
+// (Content-Length above the cap); the server keeps serving and each refusal is one decision row.
+import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import { after, before, test } from "node:test";
+import Database from "better-sqlite3";
+import { sqliteFilePath } from "@/lib/db/url";
+import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
+
+const SECRET = "limits_server_secret_01";
+const TOKEN = "limits-server-token-01";
+const databaseUrl = freshDatabaseUrl();
+let server: RunningServer;
+
+before(async () => {
+  server = await startServer({ DATABASE_URL: databaseUrl, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN });
+});
+after(() => server.stop());
+
+interface Answer {
+  status: number;
+  json: { outcome: string; reason: string };
+  bytesWritten: number;
+}
+
+/**
+ * Posts to the lab endpoint, writing `chunk` up to `chunks` times (stopping as soon as the answer
+ * arrives), and resolves with the answer and how many body bytes were written before it came.
+ */
+function postStreaming(headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let bytesWritten = 0;
+    let answered = false;
+    const req = httpRequest(`${server.url}/api/webhooks/lab`, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+      answered = true;
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (part) => (text += part));
+      res.on("end", () => {
+        req.destroy();
+        resolve({ status: res.statusCode!, json: JSON.parse(text), bytesWritten });
+      });
+    });
+    // The server closes the connection after a 413 while we may still be writing: that is expected.
+    req.on("error", (error) => (answered ? undefined : reject(error)));
+    let sent = 0;
+    const writeMore = () => {
+      while (!answered && sent < chunks) {
+        sent++;
+        bytesWritten += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", writeMore);
+      }
+      if (!answered && sent >= chunks && headers["content-length"] === undefined) req.end();
+    };
+    writeMore();
+  });
+}
+
+function decisionsWithStatus(status: number): { reason: string; verified: number; eventId: string | null }[] {
+  const database = new Database(sqliteFilePath(databaseUrl), { readonly: true });
+  try {
+    return database.prepare("SELECT reason, verified, eventId FROM Decision WHERE httpStatus = ? ORDER BY at, id").all(status) as never;
+  } finally {
+    database.close();
+  }
+}
+
+test("a chunked body without a length is cut off with 413 once it passes 1 MiB, long before the client has sent its 32 MiB", async () => {
+  const answer = await postStreaming({ "Lab-Signature": signTimestamped(SECRET, Math.floor(Date.now() / 1000), "x") }, Buffer.alloc(65_536, 0x20), 512);
+  assert.deepEqual([answer.status, answer.json], [413, { outcome: "rejected", reason: "body too large: more than 1048576 bytes received, limit 1048576 bytes" }]);
+  assert.ok(answer.bytesWritten < 512 * 65_536, `the answer came after all ${answer.bytesWritten} bytes were written`);
+});
+
+test("a Content-Length above the cap is answered 413 after 10 bytes of an announced 5,000,000", async () => {
+  const answer = await postStreaming({ "content-length": "5000000" }, Buffer.from('{"id":"x",'), 1);
+  assert.deepEqual([answer.status, answer.json], [413, { outcome: "rejected", reason: "body too large: Content-Length 5000000, limit 1048576 bytes" }]);
+  assert.equal(answer.bytesWritten, 10);
+});
+
+test("after both refusals the server still serves, and each left one unverified decision row and nothing else", async () => {
+  const health = await fetch(`${server.url}/api/health`);
+  assert.deepEqual([health.status, await health.json()], [200, { ok: true, database: "up" }]);
+  const wrongMethod = await fetch(`${server.url}/api/webhooks/lab`);
+  assert.deepEqual([wrongMethod.status, wrongMethod.headers.get("allow")], [405, "POST"]);
+  assert.deepEqual(decisionsWithStatus(413), [
+    { reason: "body too large: more than 1048576 bytes received, limit 1048576 bytes", verified: 0, eventId: null },
+    { reason: "body too large: Content-Length 5000000, limit 1048576 bytes", verified: 0, eventId: null },
+  ]);
+  assert.equal(decisionsWithStatus(405).length, 1);
+  const database = new Database(sqliteFilePath(databaseUrl), { readonly: true });
+  const events = database.prepare("SELECT COUNT(*) AS n FROM WebhookEvent").get() as { n: number };
+  database.close();
+  assert.equal(events.n, 0);
+});

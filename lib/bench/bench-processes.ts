@@ -1,0 +1,102 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { BENCH_API_TOKEN, BENCH_SECRET } from "@/lib/bench/bench-data";
+
+/** A server process started for a benchmark: where it listens, and how to stop it. */
+export interface BenchServer {
+  url: string;
+  pid: number;
+  /** Everything it printed on stderr (stdout is discarded: the decision log would dominate). */
+  stderr: () => string;
+  stop: () => Promise<void>;
+}
+
+/** Asks the OS for a free TCP port on 127.0.0.1 (other processes run servers on this machine too). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** Builds the production app when there is no build yet (a fresh clone), or always with `force`. */
+export function ensureProductionBuild(force = false): void {
+  if (existsSync(".next/BUILD_ID") && !force) return;
+  console.log("Building the production app (next build) ...");
+  const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (build.status !== 0) throw new Error(`next build failed (exit ${build.status})`);
+}
+
+async function waitUntilUp(child: ChildProcess, url: string, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${stderr().slice(-2_000)}`);
+    const up = await fetch(url).then(() => true, () => false);
+    if (up) return;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`server not ready in 60 s: ${stderr().slice(-2_000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function track(child: ChildProcess, url: string): BenchServer {
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => (stderr += chunk));
+  return {
+    url,
+    pid: child.pid!,
+    stderr: () => stderr,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/**
+ * Starts Acredita's production build (`next start`, one process) on a free port against the SQLite
+ * `databaseFile`, with the benchmark secret and token and `env` added. With `cpuProfDir`, Node writes
+ * a V8 CPU profile there when the process exits (`--cpu-prof`).
+ */
+export async function startAcredita(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string): Promise<BenchServer> {
+  const port = await freePort();
+  const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const child = spawn(process.execPath, [...flags, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      AUTH_BASE_URL: `http://127.0.0.1:${port}`,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: `file:${databaseFile}`,
+      LAB_WEBHOOK_SECRET: BENCH_SECRET,
+      API_TOKEN: BENCH_API_TOKEN,
+      LOG_LEVEL: "info",
+      LOG_FILE: "",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const server = track(child, `http://127.0.0.1:${port}`);
+  await waitUntilUp(child, `${server.url}/api/health`, server.stderr);
+  return server;
+}
+
+/** Starts one of the yardstick servers (lib/bench/baseline-server.ts) on a free port. */
+export async function startBaseline(kind: "limit" | "naive", databaseFile: string): Promise<BenchServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "lib/bench/baseline-server.ts", kind, databaseFile, String(port), BENCH_SECRET], { stdio: ["ignore", "ignore", "pipe"] });
+  const server = track(child, `http://127.0.0.1:${port}`);
+  await waitUntilUp(child, server.url, server.stderr);
+  return server;
+}

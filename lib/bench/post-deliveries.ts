@@ -1,0 +1,55 @@
+import autocannon from "autocannon";
+import type { SignedDelivery } from "@/lib/bench/bench-data";
+
+/** What one load run measured. Latencies in milliseconds, throughput in deliveries per second. */
+export interface LoadResult {
+  deliveries: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  /** Answers outside 2xx. */
+  non2xx: number;
+  statusCounts: Record<string, number>;
+}
+
+/**
+ * Posts every delivery once, in order, to `url` + `/api/webhooks/lab` with autocannon over
+ * `connections` keep-alive connections (no pipelining), and returns throughput and latency. Each request
+ * takes the next delivery from a shared cursor, so `deliveries[i]` is sent i-th (± the connections in
+ * flight).
+ */
+export async function postDeliveries(url: string, deliveries: SignedDelivery[], connections: number): Promise<LoadResult> {
+  let cursor = 0;
+  const result = await autocannon({
+    url,
+    connections,
+    pipelining: 1,
+    amount: deliveries.length,
+    timeout: 60,
+    requests: [
+      {
+        method: "POST",
+        path: "/api/webhooks/lab",
+        setupRequest: (request) => {
+          const delivery = deliveries[cursor++ % deliveries.length];
+          return { ...request, body: delivery.body, headers: { "content-type": "application/json", "lab-signature": delivery.signature } };
+        },
+      },
+    ],
+  });
+  const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, Number(stat.count)]));
+  const answered = Object.values(statusCounts).reduce((sum, n) => sum + n, 0);
+  return {
+    deliveries: answered,
+    seconds: result.duration,
+    perSecond: answered / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    statusCounts,
+  };
+}

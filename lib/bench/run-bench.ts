@@ -1,0 +1,233 @@
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,dashboard,reconcile,profile --quick]
+// Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
+// JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
+// it exits non-zero only when a correctness check fails (a delivery lost, a duplicate applied).
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ensureProductionBuild } from "@/lib/bench/bench-processes";
+import { summarizeCpuProfile, type ProfileSummary } from "@/lib/bench/cpu-profile";
+import { measureDashboardAtScale, type DashboardMeasurement } from "@/lib/bench/dashboard-bench";
+import { measureDuplicateStorm, type StormMeasurement } from "@/lib/bench/duplicate-storm";
+import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/lib/bench/ingest-bench";
+import { machineInfo, median, type MachineInfo } from "@/lib/bench/machine";
+import { measureReconciliation, type ReconcileMeasurement } from "@/lib/bench/reconcile-bench";
+import { measureWorkerDrain, type DrainMeasurement } from "@/lib/bench/worker-drain";
+
+const SECTIONS = ["ingest", "storm", "drain", "dashboard", "reconcile", "profile"] as const;
+type Section = (typeof SECTIONS)[number];
+
+interface BenchOptions {
+  runs: number;
+  deliveries: number;
+  /** Deliveries per run for the two yardsticks, which are fast: enough for a run of several seconds. */
+  yardstickDeliveries: number;
+  connections: number;
+  warmup: number;
+  stormEvents: number;
+  stormCopies: number;
+  stormConnections: number;
+  drainEvents: number;
+  dashboardOrders: number;
+  decisionsPerOrder: number;
+  reconcileOrders: number;
+  sections: Section[];
+  targets: IngestTarget[];
+}
+
+function parseOptions(argv: string[]): BenchOptions {
+  const value = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+  const number = (name: string, fallback: number) => {
+    const given = value(name);
+    if (given === undefined) return fallback;
+    const parsed = Number(given);
+    if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a whole number >= 1`);
+    return parsed;
+  };
+  const quick = argv.includes("--quick");
+  const only = value("--only")?.split(",").map((name) => name.trim());
+  for (const name of only ?? []) if (!SECTIONS.includes(name as Section)) throw new Error(`--only: unknown section ${name} (sections: ${SECTIONS.join(", ")})`);
+  return {
+    runs: number("--runs", quick ? 1 : 3),
+    deliveries: number("--deliveries", quick ? 300 : 2_000),
+    yardstickDeliveries: number("--yardstick-deliveries", quick ? 300 : 10_000),
+    connections: number("--connections", 32),
+    warmup: number("--warmup", quick ? 50 : 500),
+    stormEvents: number("--storm-events", quick ? 50 : 1_000),
+    stormCopies: number("--storm-copies", 10),
+    stormConnections: number("--storm-connections", 64),
+    drainEvents: number("--drain-events", quick ? 300 : 20_000),
+    dashboardOrders: number("--dashboard-orders", quick ? 5_000 : 100_000),
+    decisionsPerOrder: number("--decisions-per-order", 10),
+    reconcileOrders: number("--reconcile-orders", quick ? 20_000 : 1_000_000),
+    sections: (only as Section[] | undefined) ?? [...SECTIONS],
+    targets: ["limit", "naive", "inline", "inbox", "inbox+worker"],
+  };
+}
+
+/** Median figures of one ingest target over the runs, with its ratio to the limit of the same run. */
+interface IngestSummary {
+  target: IngestTarget;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  /** Median over runs of (this target's deliveries/s ÷ the limit's, same run). */
+  ofLimit: number;
+  perRun: number[];
+  checksOk: boolean;
+}
+
+interface BenchReport {
+  startedAt: string;
+  finishedAt?: string;
+  machine: MachineInfo;
+  note: string;
+  options: BenchOptions;
+  ingest?: { runs: IngestMeasurement[][]; summary: IngestSummary[] };
+  storm?: StormMeasurement[];
+  drain?: DrainMeasurement;
+  dashboard?: DashboardMeasurement;
+  reconcile?: ReconcileMeasurement;
+  profile?: { deliveries: number; summary: ProfileSummary };
+}
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const LABELS: Record<IngestTarget, string> = {
+  limit: "limit: node:http + HMAC + 1 UNIQUE insert",
+  naive: "naive: verify + apply, no dedupe",
+  inline: "Acredita inline (next start)",
+  inbox: "Acredita inbox, receiving only (worker off)",
+  "inbox+worker": "Acredita inbox + in-process worker",
+};
+
+function summarizeIngest(runs: IngestMeasurement[][], targets: IngestTarget[]): IngestSummary[] {
+  return targets.map((target) => {
+    const mine = runs.map((run) => run.find((m) => m.target === target)!);
+    const ratios = runs.map((run) => run.find((m) => m.target === target)!.perSecond / run.find((m) => m.target === "limit")!.perSecond);
+    return {
+      target,
+      perSecond: round(median(mine.map((m) => m.perSecond))),
+      p50Ms: median(mine.map((m) => m.p50Ms)),
+      p99Ms: median(mine.map((m) => m.p99Ms)),
+      errors: mine.reduce((sum, m) => sum + m.errors, 0),
+      non2xx: mine.reduce((sum, m) => sum + m.non2xx, 0),
+      ofLimit: round(median(ratios), 3),
+      perRun: mine.map((m) => round(m.perSecond)),
+      checksOk: mine.every((m) => m.check.ok),
+    };
+  });
+}
+
+function printIngest(summary: IngestSummary[], options: BenchOptions): void {
+  console.log(`\nIngest: signed distinct deliveries (${options.yardstickDeliveries} per run to the yardsticks, ${options.deliveries} to Acredita), ${options.connections} connections, median of ${options.runs} run(s)`);
+  console.log(`${"target".padEnd(44)} ${"deliv/s".padStart(8)} ${"p50 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"errors".padStart(6)} ${"/limit".padStart(7)}  per run (deliv/s)   check`);
+  for (const row of summary) {
+    console.log(
+      `${LABELS[row.target].padEnd(44)} ${row.perSecond.toFixed(1).padStart(8)} ${String(row.p50Ms).padStart(7)} ${String(row.p99Ms).padStart(7)} ${String(row.errors + row.non2xx).padStart(6)} ${row.ofLimit.toFixed(3).padStart(7)}  ${row.perRun.join(", ").padEnd(19)} ${row.checksOk ? "ok" : "FAILED"}`,
+    );
+  }
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const report: BenchReport = {
+    startedAt: new Date().toISOString(),
+    machine: machineInfo(),
+    note: "Shared machine: other builds and tests may run at the same time, so absolute figures are noisy; ratios are measured within one run.",
+    options,
+  };
+  console.log(`Acredita benchmarks on ${report.machine.cpu} (${report.machine.cores} cores, ${report.machine.memoryGb} GB, ${report.machine.os}, Node ${report.machine.node}); load ${report.machine.loadAtStart.join(" / ")}`);
+  ensureProductionBuild(process.argv.includes("--build"));
+  let failed = false;
+
+  if (options.sections.includes("ingest")) {
+    const runs: IngestMeasurement[][] = [];
+    for (let run = 1; run <= options.runs; run++) {
+      const measured: IngestMeasurement[] = [];
+      for (const target of options.targets) {
+        const deliveries = target === "limit" || target === "naive" ? options.yardstickDeliveries : options.deliveries;
+        const measurement = await measureIngest(target, { deliveries, connections: options.connections, warmup: options.warmup });
+        console.log(`  run ${run}: ${target.padEnd(6)} ${measurement.perSecond.toFixed(1)} deliveries/s, p50 ${measurement.p50Ms} ms, p99 ${measurement.p99Ms} ms, errors ${measurement.errors + measurement.non2xx}; ${measurement.check.detail}`);
+        measured.push(measurement);
+      }
+      runs.push(measured);
+    }
+    const summary = summarizeIngest(runs, options.targets);
+    report.ingest = { runs, summary };
+    printIngest(summary, options);
+    failed ||= summary.some((row) => !row.checksOk);
+  }
+
+  if (options.sections.includes("storm")) {
+    report.storm = [];
+    for (const target of ["inline", "naive"] as const) {
+      const storm = await measureDuplicateStorm(target, { events: options.stormEvents, copies: options.stormCopies, connections: options.stormConnections });
+      report.storm.push(storm);
+      if (target !== "naive") failed ||= !storm.ok;
+    }
+    console.log(`\nDuplicate storm: ${options.stormEvents} events x ${options.stormCopies} copies = ${options.stormEvents * options.stormCopies} deliveries, ${options.stormConnections} connections`);
+    for (const storm of report.storm) {
+      console.log(
+        `  ${storm.target.padEnd(7)} ${storm.perSecond.toFixed(1)} deliveries/s, p50 ${storm.p50Ms} ms, p99 ${storm.p99Ms} ms, errors ${storm.errors + storm.non2xx}; applied ${storm.applied} of ${storm.events} events${storm.paidOrders === null ? "" : `, ${storm.paidOrders} orders paid`}, over-credited ${storm.overcredited} ARS minor units${storm.target === "naive" ? " (no dedupe: expected)" : storm.ok ? " - ok" : " - FAILED"}`,
+      );
+    }
+  }
+
+  if (options.sections.includes("drain")) {
+    const drain = await measureWorkerDrain(options.drainEvents, options.connections);
+    report.drain = drain;
+    failed ||= !drain.check.ok;
+    console.log(`\nWorker drain: ${drain.events} pending inbox events (filled at ${drain.fill.perSecond.toFixed(1)} deliveries/s, worker off), 1 worker process, SQLite`);
+    console.log(`  ${drain.perSecond.toFixed(1)} events/s applied (first to last processedAt); ${drain.wallSeconds} s from worker start to empty inbox; ${drain.check.detail}${drain.check.ok ? " - ok" : " - FAILED"}`);
+  }
+
+  if (options.sections.includes("dashboard")) {
+    const dashboard = await measureDashboardAtScale({ orders: options.dashboardOrders, decisionsPerOrder: options.decisionsPerOrder, repeats: 20 });
+    report.dashboard = dashboard;
+    console.log(`\nDashboard at scale: ${dashboard.data.orders} orders, ${dashboard.data.decisions} decisions, ${dashboard.data.ledgerEntries} ledger entries (generated in ${round(dashboard.data.seconds)} s)`);
+    for (const timed of [...dashboard.http, ...dashboard.queries]) {
+      console.log(`  ${timed.label.padEnd(60)} p50 ${String(timed.p50Ms).padStart(7)} ms  p90 ${String(timed.p90Ms).padStart(7)} ms${"status" in timed ? `  HTTP ${timed.status}` : ""}`);
+    }
+  }
+
+  if (options.sections.includes("reconcile")) {
+    const reconcile = await measureReconciliation(options.reconcileOrders);
+    report.reconcile = reconcile;
+    failed ||= reconcile.mismatches !== reconcile.expectedMismatches || reconcile.rowCount !== reconcile.csvRows;
+    console.log(`\nReconciliation: ${reconcile.csvRows} settlement rows (${reconcile.csvMb} MB) against ${reconcile.orderCount} orders`);
+    console.log(`  ${reconcile.seconds} s wall, ${reconcile.cpuSeconds} s CPU, peak RSS ${reconcile.peakRssMb} MB; ${reconcile.mismatches} mismatches found, ${reconcile.expectedMismatches} planted${reconcile.mismatches === reconcile.expectedMismatches ? " - ok" : " - FAILED"}`);
+  }
+
+  if (options.sections.includes("profile")) {
+    const folder = mkdtempSync(path.join(tmpdir(), "acredita-cpu-prof-"));
+    const deliveries = Math.max(options.deliveries, 1_000);
+    await measureIngest("inline", { deliveries, connections: options.connections, warmup: options.warmup, cpuProfDir: folder });
+    const file = readdirSync(folder).find((name) => name.endsWith(".cpuprofile"));
+    if (file) {
+      const summary = summarizeCpuProfile(path.join(folder, file));
+      report.profile = { deliveries, summary };
+      console.log(`\nCPU profile of Acredita's server, inline ingest of ${deliveries} deliveries (${path.join(folder, file)}): busy ${summary.busyMs} ms of ${summary.totalMs} ms`);
+      for (const category of summary.categories.slice(0, 8)) console.log(`  ${(category.share * 100).toFixed(1).padStart(5)}%  ${category.category}`);
+      console.log("  busiest functions (self time):");
+      for (const fn of summary.functions.slice(0, 8)) console.log(`  ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name} (${fn.where})`);
+    }
+  }
+
+  report.finishedAt = new Date().toISOString();
+  mkdirSync("bench-results", { recursive: true });
+  const out = path.join("bench-results", `bench-${report.startedAt.replace(/[:.]/g, "-")}.json`);
+  writeFileSync(out, JSON.stringify(report, null, 2));
+  writeFileSync(path.join("bench-results", "latest.json"), JSON.stringify(report, null, 2));
+  console.log(`\nFigures written to ${out} (and bench-results/latest.json).`);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  },
+);

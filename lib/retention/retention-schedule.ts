@@ -1,0 +1,58 @@
+import { PollLoop } from "@/lib/background/poll-loop";
+import { settings } from "@/lib/config/settings";
+import type { Db } from "@/lib/db/client";
+import { formatRetentionReport, purgeExpiredPayloads, type RetentionReport } from "@/lib/retention/purge-payloads";
+
+/** How often retention runs: once a day. */
+export const RETENTION_INTERVAL_MS = 86_400_000;
+/** How often a worker looks whether the daily run is due (cheap: one indexed read). */
+export const RETENTION_CHECK_EVERY_MS = 3_600_000;
+
+/** The audit trail of retention runs: who (the system), what, and the counts in the note. */
+const AUDIT = { action: "retention.purge", targetType: "payloads", targetId: "retention", actor: "system" } as const;
+
+/**
+ * Runs payload retention when the last run (any process: the runs are recorded as AuditEntry rows,
+ * `retention.purge`) is older than `intervalMs` (default a day), and records this one. Two workers
+ * that decide at the same moment both run it, which is harmless: a purge is idempotent. Returns the
+ * report, or null when not due.
+ */
+export async function runRetentionIfDue(db: Db, options: { now?: Date; retentionDays?: number; intervalMs?: number } = {}): Promise<RetentionReport | null> {
+  const now = options.now ?? new Date();
+  const last = await db.auditEntry.findFirst({ where: { targetType: AUDIT.targetType, targetId: AUDIT.targetId, action: AUDIT.action }, orderBy: { at: "desc" }, select: { at: true } });
+  if (last && now.getTime() - last.at.getTime() < (options.intervalMs ?? RETENTION_INTERVAL_MS)) return null;
+  const report = await purgeExpiredPayloads(db, { retentionDays: options.retentionDays ?? settings().PAYLOAD_RETENTION_DAYS, now });
+  await db.auditEntry.create({
+    data: { at: now, actorId: AUDIT.actor, actorEmail: AUDIT.actor, action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note: formatRetentionReport(report) },
+  });
+  return report;
+}
+
+/**
+ * The daily retention run inside a worker (started with the inbox worker and outbox dispatcher):
+ * checks every hour whether a day has passed since the last recorded run, and runs it then. A failure
+ * (database unavailable) is logged and retried at the next check.
+ */
+export class RetentionScheduler {
+  private readonly loop: PollLoop;
+
+  constructor(database: () => Promise<Db>, options: { checkEveryMs?: number; now?: () => Date; intervalMs?: number } = {}) {
+    this.loop = new PollLoop(
+      "payload-retention",
+      async () => {
+        // purgeExpiredPayloads logs what it did. Never "work done": the next check waits the whole interval.
+        await runRetentionIfDue(await database(), { now: options.now?.(), intervalMs: options.intervalMs });
+        return false;
+      },
+      options.checkEveryMs ?? RETENTION_CHECK_EVERY_MS,
+    );
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+}

@@ -1,0 +1,100 @@
+import { settings } from "@/lib/config/settings";
+import { db as defaultDb, type Db } from "@/lib/db/client";
+import { recordDecisionSafely } from "@/lib/decisions/record-decision";
+import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
+import { logger } from "@/lib/log/logger";
+import { receiveWebhook, type InboxStore, type WebhookAnswer } from "@/lib/webhooks/receive-webhook";
+import { readBodyWithCap } from "@/lib/webhooks/request-body";
+
+/** A webhook answer plus the response headers it needs (`Allow` on a 405). */
+export interface WebhookHttpAnswer extends WebhookAnswer {
+  headers: Record<string, string>;
+}
+
+/** Options for {@link receiveWebhookRequest}; tests pass their own database, cap or clock. */
+export interface ReceiveRequestOptions {
+  db?: Db;
+  inbox?: InboxStore;
+  /** Body cap in bytes (default: the WEBHOOK_MAX_BODY_BYTES setting). */
+  maxBodyBytes?: number;
+  now?: Date;
+}
+
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/;
+
+/**
+ * Checks a Content-Type: `application/json`, optionally with `charset=utf-8` (any case, quoted or not),
+ * which is what every supported provider sends (Stripe: `application/json; charset=utf-8`; Standard
+ * Webhooks and the lab: `application/json`). Returns undefined when acceptable, else the 415 reason,
+ * which names the received media type only when it looks like one (the header is attacker-controlled).
+ */
+export function contentTypeProblem(header: string | null): string | undefined {
+  if (header === null || header.trim() === "") return "missing Content-Type: expected application/json";
+  const [type, ...parameters] = header.split(";");
+  const mediaType = type.trim().toLowerCase();
+  if (mediaType !== "application/json") {
+    const shown = MEDIA_TYPE.test(mediaType) ? mediaType : "an unreadable media type";
+    return `unsupported Content-Type ${shown}: expected application/json`;
+  }
+  for (const parameter of parameters) {
+    const separator = parameter.indexOf("=");
+    if (separator < 0) continue;
+    if (parameter.slice(0, separator).trim().toLowerCase() !== "charset") continue;
+    const charset = parameter.slice(separator + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    if (charset !== "utf-8" && charset !== "utf8") return "unsupported Content-Type charset: expected utf-8";
+  }
+  return undefined;
+}
+
+/**
+ * Receives one HTTP request on `POST /api/webhooks/{endpointName}` before any byte of the body is trusted:
+ * unknown endpoint 404; a method other than POST 405 (with `Allow: POST`); a Content-Type other than
+ * JSON 415; a body above the cap 413, before reading when Content-Length says so and while streaming
+ * when it does not (nothing is stored); an unreadable body 400. Each of those rejections writes one
+ * decision row (unverified, no event id: the body is never parsed). Anything else goes to
+ * {@link receiveWebhook} (verify, parse, store, apply), which writes its own one row.
+ */
+export async function receiveWebhookRequest(request: Request, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
+  let endpoint: Endpoint | undefined;
+  try {
+    endpoint = resolveEndpoint(endpointName);
+  } catch (error) {
+    if (!(error instanceof EndpointConfigError)) throw error;
+    // Our configuration is wrong, not the request: receiveWebhook answers it (500, logged, one decision row).
+    return { ...(await receiveWebhook({ endpointName, headers: request.headers, body: Buffer.alloc(0), now: options.now }, options)), headers: {} };
+  }
+  const reject = async (status: number, reason: string, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
+    await recordRejection(options.db, { provider: endpoint?.provider ?? "unknown", endpoint: endpoint?.name ?? endpointName.slice(0, 100), status, reason });
+    return { status, body: { outcome: "rejected", reason }, headers };
+  };
+
+  if (!endpoint) return reject(404, "unknown webhook endpoint");
+  if (request.method !== "POST") return reject(405, `method ${request.method.slice(0, 20)} not allowed: webhooks are POST`, { allow: "POST" });
+  const contentType = contentTypeProblem(request.headers.get("content-type"));
+  if (contentType) return reject(415, contentType);
+
+  const read = await readBodyWithCap(request, options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES);
+  if (!read.ok) return reject(read.status, read.reason, read.status === 413 ? { connection: "close" } : {});
+
+  const answer = await receiveWebhook({ endpointName, headers: request.headers, body: read.body, now: options.now }, { db: options.db, inbox: options.inbox });
+  return { ...answer, headers: {} };
+}
+
+async function recordRejection(database: Db | undefined, rejection: { provider: string; endpoint: string; status: number; reason: string }): Promise<void> {
+  let client: Db;
+  try {
+    client = database ?? (await defaultDb());
+  } catch (error) {
+    // The answer does not depend on the database; the missing row is logged instead.
+    logger.error({ err: error instanceof Error ? error.message : String(error), httpStatus: rejection.status }, "decision not stored: database unavailable");
+    return;
+  }
+  await recordDecisionSafely(client, {
+    provider: rejection.provider,
+    endpoint: rejection.endpoint,
+    verified: false,
+    outcome: "rejected",
+    httpStatus: rejection.status,
+    reason: rejection.reason,
+  });
+}
