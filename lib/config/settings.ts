@@ -29,6 +29,14 @@ const settingsSchema = z.object({
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
+  /** PostgreSQL: connections this process keeps open at most (per server or worker process). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+  /** PostgreSQL: how long a request waits for a free pooled connection, or to start a transaction (ms). */
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** PostgreSQL: the server cancels any one statement running longer than this (ms; `statement_timeout`). */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  /** Both databases: a transaction still open after this long is rolled back and the delivery answers 503 (ms). */
+  DATABASE_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */
