@@ -1,6 +1,7 @@
 import { POST as postWebhook } from "@/app/api/webhooks/[endpoint]/route";
 import { GET as getOrders, POST as postOrders } from "@/app/api/orders/route";
 import { GET as getOrderById } from "@/app/api/orders/[id]/route";
+import type { OrderView } from "@/lib/orders/orders";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { TEST_API_TOKEN, TEST_LAB_SECRET } from "./test-env";
 
@@ -33,16 +34,7 @@ export async function createOrder(id: string, amount: number, currency = "ARS", 
   return { status: response.status, json: await response.json() };
 }
 
-export interface OrderJson {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  credited: number;
-  refunded: number;
-  ledger: { businessKey: string; amount: number; kind: string }[];
-  events: { eventId: string; status: string }[];
-}
+export type OrderJson = OrderView;
 
 /** Reads an order through GET /api/orders/{id}. */
 export async function readOrder(id: string): Promise<OrderJson> {

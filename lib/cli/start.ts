@@ -6,6 +6,7 @@ import { readSettings, SettingsError, settingsOnDemoDefaults } from "@/lib/confi
 import { closeDb, db } from "@/lib/db/client";
 import { migrateDeploy } from "@/lib/db/migrate-deploy";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
 import { seedDemoData } from "@/lib/demo/seed";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "DATABASE_URL"]);
@@ -35,6 +36,15 @@ async function main(): Promise<void> {
     ? { DATABASE: "PostgreSQL", DATABASE_POOL_SIZE: config.DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS: config.DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS: config.DATABASE_STATEMENT_TIMEOUT_MS }
     : { DATABASE: "SQLite", DATABASE_BUSY_TIMEOUT_MS: config.DATABASE_BUSY_TIMEOUT_MS };
   for (const [name, value] of Object.entries({ ...database, DATABASE_TRANSACTION_TIMEOUT_MS: config.DATABASE_TRANSACTION_TIMEOUT_MS })) console.log(`  ${name.padEnd(28)} ${value}`);
+  try {
+    console.log(`Webhook endpoints:\n${describeEndpoints(loadEndpoints()).map((line) => `  ${line}`).join("\n")}`);
+  } catch (error) {
+    if (error instanceof EndpointConfigError) {
+      console.error(`Acredita cannot start: ${error.issues.join("; ")}`);
+      process.exit(1);
+    }
+    throw error;
+  }
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
   const migrate = migrateDeploy(config.DATABASE_URL);

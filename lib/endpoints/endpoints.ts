@@ -1,38 +1,65 @@
+import { z } from "zod";
 import { settings } from "@/lib/config/settings";
-import type { ProviderName, SigningSecret } from "@/lib/webhooks/types";
+import { providers } from "@/lib/webhooks/providers/registry";
+import type { ProviderName, SigningSecret, VerificationKeys } from "@/lib/webhooks/types";
 
 /** inline: verify, store and apply in one transaction before answering. inbox: store, answer, apply in a worker. */
 export type ProcessingMode = "inline" | "inbox";
 
 /**
  * One URL a provider posts to (`POST /api/webhooks/{name}`). Secrets are never written here: the
- * definition names the environment variable that holds them (comma-separated during rotation).
+ * definition names the environment variables that hold them (comma-separated during rotation).
  */
 export interface EndpointDefinition {
   name: string;
   provider: ProviderName;
-  /** The merchant account / provider organisation this endpoint is bound to (scopes event ids). */
+  /** The merchant account / provider organisation this endpoint is bound to (scopes event ids; a payload naming another is refused). */
   account: string;
   /** Live or test: events of the other kind are stored and have no effect. */
   livemode: boolean;
   mode: ProcessingMode;
-  /** Environment variable holding the signing secrets. */
+  /** Environment variable holding the active signing secrets, comma-separated, trimmed. */
   secretsEnv: string;
-  /** Provider-specific options (validated by the provider module). */
+  /** Environment variable holding retired secrets: never accepted, only named in a rejection's diagnosis. */
+  retiredSecretsEnv?: string;
+  /** Public demo secret used while `secretsEnv` is unset (documented in the README; never for production). */
+  demoSecrets?: string;
+  /** Timestamp window in seconds for providers that sign a timestamp (default WEBHOOK_TOLERANCE_SECONDS). */
+  toleranceSeconds?: number;
+  /** Provider-specific options, validated by the provider module's schema when the endpoints are loaded. */
   options?: unknown;
 }
 
-/** An endpoint ready for use: its definition plus loaded secrets and tolerance (seconds). */
-export interface Endpoint extends EndpointDefinition {
-  secrets: SigningSecret[];
-  toleranceSeconds: number;
-}
+/** An endpoint ready for use: its definition with validated options, loaded secrets and tolerance (seconds). */
+export interface Endpoint extends Omit<EndpointDefinition, "toleranceSeconds">, VerificationKeys {}
+
+/**
+ * Public demo secrets of the shipped endpoints, used only while their environment variable is unset.
+ * They are in the README on purpose, so a fresh clone can be exercised; set your own in production.
+ */
+export const DEMO_ENDPOINT_SECRETS = {
+  STRIPE_WEBHOOK_SECRET: "whsec_acredita_stripe_demo_2026",
+  STRIPE_TEST_WEBHOOK_SECRET: "whsec_acredita_stripe_test_demo_2026",
+  YOLFI_WEBHOOK_SECRET: "yolfi_acredita_demo_signing_secret_2026",
+  YOLFI_TEST_WEBHOOK_SECRET: "yolfi_acredita_test_demo_signing_secret_2026",
+  // "whsec_" + base64("acredita-standard-webhooks-demo-key")
+  STANDARD_WEBHOOKS_SECRET: "whsec_YWNyZWRpdGEtc3RhbmRhcmQtd2ViaG9va3MtZGVtby1rZXk=",
+} as const;
+
+/** Accounts of the demo endpoints (override with STRIPE_ACCOUNT_ID, YOLFI_ORG_ID, STANDARD_WEBHOOKS_ACCOUNT). */
+export const DEMO_ACCOUNTS = {
+  stripe: "acct_acredita_demo",
+  yolfi: "org_acredita_demo",
+  standardWebhooks: "acredita-demo",
+} as const;
 
 /**
  * The configured endpoints. This list is the one documented place where endpoints are defined
- * (README, "Endpoints"); secrets live only in the environment.
+ * (README, "Providers and endpoints"); secrets live only in the environment. Every endpoint here is
+ * `inline`; switching one to `inbox` needs only its `mode`.
  */
 export function endpointDefinitions(env: Record<string, string | undefined> = process.env): EndpointDefinition[] {
+  const yolfiOrg = env.YOLFI_ORG_ID?.trim() || DEMO_ACCOUNTS.yolfi;
   return [
     {
       name: "lab",
@@ -41,8 +68,96 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       livemode: true,
       mode: env.LAB_PROCESSING_MODE === "inbox" ? "inbox" : "inline",
       secretsEnv: "LAB_WEBHOOK_SECRET",
+      retiredSecretsEnv: "LAB_WEBHOOK_RETIRED_SECRETS",
+    },
+    {
+      name: "stripe",
+      provider: "stripe",
+      account: env.STRIPE_ACCOUNT_ID?.trim() || DEMO_ACCOUNTS.stripe,
+      livemode: true,
+      mode: "inline",
+      secretsEnv: "STRIPE_WEBHOOK_SECRET",
+      retiredSecretsEnv: "STRIPE_WEBHOOK_RETIRED_SECRETS",
+      demoSecrets: DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET,
+    },
+    {
+      name: "stripe-test",
+      provider: "stripe",
+      account: env.STRIPE_ACCOUNT_ID?.trim() || DEMO_ACCOUNTS.stripe,
+      livemode: false,
+      mode: "inline",
+      secretsEnv: "STRIPE_TEST_WEBHOOK_SECRET",
+      retiredSecretsEnv: "STRIPE_TEST_WEBHOOK_RETIRED_SECRETS",
+      demoSecrets: DEMO_ENDPOINT_SECRETS.STRIPE_TEST_WEBHOOK_SECRET,
+    },
+    {
+      name: "yolfi",
+      provider: "yolfi",
+      account: yolfiOrg,
+      livemode: true,
+      mode: "inline",
+      secretsEnv: "YOLFI_WEBHOOK_SECRET",
+      retiredSecretsEnv: "YOLFI_WEBHOOK_RETIRED_SECRETS",
+      demoSecrets: DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET,
+    },
+    {
+      name: "yolfi-test",
+      provider: "yolfi",
+      account: yolfiOrg,
+      livemode: false,
+      mode: "inline",
+      secretsEnv: "YOLFI_TEST_WEBHOOK_SECRET",
+      retiredSecretsEnv: "YOLFI_TEST_WEBHOOK_RETIRED_SECRETS",
+      demoSecrets: DEMO_ENDPOINT_SECRETS.YOLFI_TEST_WEBHOOK_SECRET,
+    },
+    {
+      name: "standard-webhooks",
+      provider: "standard-webhooks",
+      account: env.STANDARD_WEBHOOKS_ACCOUNT?.trim() || DEMO_ACCOUNTS.standardWebhooks,
+      livemode: true,
+      mode: "inline",
+      secretsEnv: "STANDARD_WEBHOOKS_SECRET",
+      retiredSecretsEnv: "STANDARD_WEBHOOKS_RETIRED_SECRETS",
+      demoSecrets: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET,
+      // The sender's own payload, e.g. {"type":"payment.succeeded","timestamp":"...","data":{"payment_id":
+      // "pay_1","order_id":"ord_1","amount":2500,"currency":"USD"}} (the spec's recommended envelope).
+      options: {
+        fields: {
+          type: "$.type",
+          orderId: "$.data.order_id",
+          paymentId: "$.data.payment_id",
+          amount: "$.data.amount",
+          currency: "$.data.currency",
+          refundedTotal: "$.data.amount_refunded",
+          livemode: "$.data.livemode",
+        },
+        eventTypes: { payment: ["payment.succeeded"], refund: ["payment.refunded"], paymentFailed: ["payment.failed"] },
+      },
     },
   ];
+}
+
+const envNameSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "must be an environment variable name (A-Z, 0-9, _)");
+
+const definitionSchema = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes (it is a URL segment)"),
+  provider: z.enum(Object.keys(providers) as [ProviderName, ...ProviderName[]]),
+  account: z.string().min(1).max(255),
+  livemode: z.boolean(),
+  mode: z.enum(["inline", "inbox"]),
+  secretsEnv: envNameSchema,
+  retiredSecretsEnv: envNameSchema.optional(),
+  demoSecrets: z.string().optional(),
+  toleranceSeconds: z.number().int().min(1).max(86_400).optional(),
+  options: z.unknown().optional(),
+});
+
+/** Raised when an endpoint definition, its options or its secrets are invalid; names the endpoint and variable, never a value. */
+export class EndpointConfigError extends Error {
+  constructor(public readonly issues: string[]) {
+    super(`invalid webhook endpoint configuration: ${issues.join("; ")}`);
+    this.name = "EndpointConfigError";
+  }
 }
 
 /** Splits a comma-separated secret list, trimming stray whitespace; labels are `<ENV>[<position>]`. */
@@ -54,11 +169,83 @@ export function loadSecrets(envName: string, raw: string | string[]): SigningSec
     .map((value, index) => ({ label: `${envName}[${index}]`, value }));
 }
 
-/** Finds an endpoint by its URL name and loads its secrets; undefined for an unknown name. */
+/** Validates one definition (fields, provider options) and loads its secrets; collects problems into `issues`. */
+function loadEndpoint(definition: EndpointDefinition, env: Record<string, string | undefined>, issues: string[]): Endpoint | undefined {
+  const checked = definitionSchema.safeParse(definition);
+  if (!checked.success) {
+    for (const issue of checked.error.issues) issues.push(`endpoint ${definition.name}: ${issue.path.join(".")}: ${issue.message}`);
+    return undefined;
+  }
+  const provider = providers[definition.provider];
+  let options: unknown = definition.options;
+  if (provider.optionsSchema) {
+    const parsed = provider.optionsSchema.safeParse(definition.options);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) issues.push(`endpoint ${definition.name}: options.${issue.path.join(".")}: ${issue.message}`);
+      return undefined;
+    }
+    options = parsed.data;
+  }
+  const config = settings();
+  const own = env[definition.secretsEnv]?.trim() ? env[definition.secretsEnv]! : definition.demoSecrets;
+  const raw = definition.secretsEnv === "LAB_WEBHOOK_SECRET" ? config.LAB_WEBHOOK_SECRET : (own ?? "");
+  const secrets = loadSecrets(definition.secretsEnv, raw);
+  const retiredSecrets = definition.retiredSecretsEnv ? loadSecrets(definition.retiredSecretsEnv, env[definition.retiredSecretsEnv] ?? "") : [];
+  if (secrets.length === 0) issues.push(`endpoint ${definition.name}: ${definition.secretsEnv} must hold at least one secret`);
+  for (const secret of [...secrets, ...retiredSecrets]) {
+    const problem = secret.value.length < 8 ? "needs at least 8 characters" : provider.checkSecret?.(secret.value);
+    if (problem) issues.push(`endpoint ${definition.name}: ${secret.label} ${problem}`);
+  }
+  return { ...definition, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? config.WEBHOOK_TOLERANCE_SECONDS };
+}
+
+/**
+ * Validates `definitions` and loads them: fields, provider options (zod, e.g. Standard Webhooks JSON
+ * paths), unique names, and secrets (present, at least 8 characters, in the provider's format).
+ * Returns the endpoints. Throws {@link EndpointConfigError} listing every problem.
+ */
+export function validateEndpoints(definitions: EndpointDefinition[], env: Record<string, string | undefined> = process.env): Endpoint[] {
+  const issues: string[] = [];
+  const names = new Set<string>();
+  for (const definition of definitions) {
+    if (names.has(definition.name)) issues.push(`endpoint ${definition.name}: defined twice`);
+    names.add(definition.name);
+  }
+  const endpoints = definitions.map((definition) => loadEndpoint(definition, env, issues));
+  if (issues.length > 0) throw new EndpointConfigError(issues);
+  return endpoints as Endpoint[];
+}
+
+/**
+ * Loads and validates every configured endpoint ({@link validateEndpoints} over
+ * {@link endpointDefinitions}). The start command calls this so a wrong endpoint stops the start with
+ * a message naming it. Throws {@link EndpointConfigError}.
+ */
+export function loadEndpoints(env: Record<string, string | undefined> = process.env): Endpoint[] {
+  return validateEndpoints(endpointDefinitions(env), env);
+}
+
+/**
+ * Finds an endpoint by its URL name and loads it (options validated, secrets read from the environment;
+ * both cost microseconds). Returns undefined for an unknown name.
+ * Throws {@link EndpointConfigError} when that endpoint's configuration is invalid.
+ */
 export function resolveEndpoint(name: string, env: Record<string, string | undefined> = process.env): Endpoint | undefined {
   const definition = endpointDefinitions(env).find((candidate) => candidate.name === name);
   if (!definition) return undefined;
-  const config = settings();
-  const raw = definition.secretsEnv === "LAB_WEBHOOK_SECRET" ? config.LAB_WEBHOOK_SECRET : (env[definition.secretsEnv] ?? "");
-  return { ...definition, secrets: loadSecrets(definition.secretsEnv, raw), toleranceSeconds: config.WEBHOOK_TOLERANCE_SECONDS };
+  const issues: string[] = [];
+  const endpoint = loadEndpoint(definition, env, issues);
+  if (!endpoint || issues.length > 0) throw new EndpointConfigError(issues);
+  return endpoint;
+}
+
+/**
+ * One line per endpoint for the start banner: URL, provider, live/test, mode, account and where its
+ * secrets come from (variable name and whether the public demo value is in use; never a value).
+ */
+export function describeEndpoints(endpoints: Endpoint[], env: Record<string, string | undefined> = process.env): string[] {
+  return endpoints.map((endpoint) => {
+    const source = env[endpoint.secretsEnv]?.trim() ? `${endpoint.secretsEnv} (set, ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"})` : `${endpoint.secretsEnv} (public demo value, see README)`;
+    return `POST /api/webhooks/${endpoint.name.padEnd(18)} ${endpoint.provider.padEnd(17)} ${endpoint.livemode ? "live" : "test"} ${endpoint.mode.padEnd(6)} account ${endpoint.account}  ${source}`;
+  });
 }

@@ -1,6 +1,6 @@
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
+import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import { bodyHash } from "@/lib/events/event-key";
 import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/events/process-inline";
 import { logger } from "@/lib/log/logger";
@@ -40,17 +40,26 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
     return { status: 503, body: { outcome: "rejected", reason: "database unavailable; retry later" } };
   }
 
-  const endpoint = resolveEndpoint(delivery.endpointName);
+  let endpoint: Endpoint | undefined;
+  try {
+    endpoint = resolveEndpoint(delivery.endpointName);
+  } catch (error) {
+    if (!(error instanceof EndpointConfigError)) throw error;
+    // A configuration mistake is ours, not the sender's: 500 makes the provider retry once it is fixed.
+    logger.error({ issues: error.issues }, "webhook endpoint misconfigured");
+    const reason = "endpoint misconfigured; see the server log";
+    await recordDecisionSafely(database, { provider: "unknown", endpoint: delivery.endpointName.slice(0, 100), verified: false, outcome: "rejected", httpStatus: 500, reason });
+    return { status: 500, body: { outcome: "rejected", reason } };
+  }
   if (!endpoint) {
     const reason = "unknown webhook endpoint";
     await recordDecisionSafely(database, { provider: "unknown", endpoint: delivery.endpointName.slice(0, 100), verified: false, outcome: "rejected", httpStatus: 404, reason });
     return { status: 404, body: { outcome: "rejected", reason } };
   }
   const provider = providers[endpoint.provider];
-  if (!provider) throw new Error(`no provider module for ${endpoint.provider}`);
   const input = { headers: delivery.headers, body: delivery.body, now };
 
-  const verified = provider.verify(input, endpoint.secrets, endpoint.toleranceSeconds);
+  const verified = provider.verify(input, endpoint);
   if (!verified.ok) {
     await recordDecisionSafely(database, {
       provider: endpoint.provider,
@@ -65,7 +74,7 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
     return { status: verified.status, body: { outcome: "rejected", reason: verified.reason } };
   }
 
-  const parsed = provider.parse(input, endpoint.options);
+  const parsed = provider.parse(input, endpoint.options, { name: endpoint.name, account: endpoint.account, livemode: endpoint.livemode });
   if (!parsed.ok) {
     await recordDecisionSafely(database, {
       provider: endpoint.provider,

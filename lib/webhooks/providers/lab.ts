@@ -41,8 +41,7 @@ function labEffect(event: LabEvent): Effect {
  */
 export const labProvider: ProviderModule = {
   name: "lab",
-  verify: (input, secrets, toleranceSeconds) =>
-    verifyTimestampedHeader(LAB_SIGNATURE_HEADER, input.headers.get(LAB_SIGNATURE_HEADER), input.body, secrets, input.now, toleranceSeconds),
+  verify: (input, keys) => verifyTimestampedHeader(LAB_SIGNATURE_HEADER, input.headers.get(LAB_SIGNATURE_HEADER), input.body, keys, input.now),
   parse(input) {
     const json = parseJsonBody(input.body);
     if (json === undefined) return { ok: false, status: 400, reason: "body is not valid JSON" };

@@ -1,5 +1,6 @@
+import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/webhooks/signatures/diagnose-signature";
 import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/webhooks/signatures/hmac";
-import type { SigningSecret, VerifyResult } from "@/lib/webhooks/types";
+import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/webhooks/types";
 
 /** A parsed `t=<unix seconds>,v1=<hex>[,v1=<hex>]` header. */
 export interface TimestampedSignatureHeader {
@@ -33,37 +34,46 @@ export function signTimestamped(secret: string, timestamp: number, body: string 
 }
 
 /**
- * Verifies a `t=...,v1=...` header over `<t>.<raw body>`: HMAC-SHA256, hex, accepted when ANY v1 matches
- * ANY secret (rotation), compared in constant time; then the timestamp must lie within
- * `toleranceSeconds` on either side of `now`. Rules: Stripe's Stripe-Signature (tolerance 300 s),
- * shared by the lab's Lab-Signature. Returns a {@link VerifyResult} whose reason never contains a secret
- * or a signature.
+ * Verifies a `t=...,v1=...` header over `<t>.<raw body>`: HMAC-SHA256 keyed with the secret's UTF-8
+ * text, hex, accepted when ANY v1 matches ANY active secret (rotation), compared in constant time; then
+ * the timestamp must lie within `keys.toleranceSeconds` on either side of `now`. Rules: Stripe's
+ * Stripe-Signature (tolerance 300 s; v0 and unknown schemes ignored), shared by the lab's Lab-Signature.
+ * Returns a {@link VerifyResult}: 401 with a reason for a missing, malformed or wrong signature or a
+ * timestamp outside the window, plus a diagnosis when one is found; never a secret or a signature.
  */
-export function verifyTimestampedHeader(
-  headerName: string,
-  header: string | null,
-  body: Buffer,
-  secrets: SigningSecret[],
-  now: Date,
-  toleranceSeconds: number,
-): VerifyResult {
+export function verifyTimestampedHeader(headerName: string, header: string | null, body: Buffer, keys: VerificationKeys, now: Date): VerifyResult {
   if (header === null || header.trim() === "") return { ok: false, status: 401, reason: `missing ${headerName} header` };
   const parsed = parseTimestampedHeader(header);
   if (!parsed) return { ok: false, status: 401, reason: `malformed ${headerName} header: expected t=<unix seconds>,v1=<hex>` };
   if (!/^\d{1,12}$/.test(parsed.timestamp)) return { ok: false, status: 401, reason: `malformed ${headerName} header: timestamp is not a number` };
+  const prefix = `${parsed.timestamp}.`;
   const candidates = parsed.v1.map(decodeHex).filter((value): value is Buffer => value !== undefined && value.length === 32);
   let matched: SigningSecret | undefined;
-  for (const secret of secrets) {
-    const expected = hmacSha256(secret.value, `${parsed.timestamp}.`, body);
+  for (const secret of keys.secrets) {
+    const expected = hmacSha256(secret.value, prefix, body);
     // Compare against every candidate without stopping early on a match, so timing tells nothing.
     let any = false;
     for (const candidate of candidates) any = constantTimeEqual(expected, candidate) || any;
     if (any && !matched) matched = secret;
   }
-  if (!matched) return { ok: false, status: 401, reason: "signature does not match any configured signing secret" };
+  if (!matched) {
+    const diagnosis = diagnoseSignatureMismatch({
+      scheme: { encoding: "hex", mac: (secret, signedBody) => hmacSha256(secret, prefix, signedBody) },
+      body,
+      sent: parsed.v1,
+      secrets: keys.secrets,
+      retiredSecrets: keys.retiredSecrets,
+    });
+    return { ok: false, status: 401, reason: "signature does not match any configured signing secret", diagnosis };
+  }
   const ageSeconds = Math.floor(now.getTime() / 1000) - Number(parsed.timestamp);
-  if (Math.abs(ageSeconds) > toleranceSeconds) {
-    return { ok: false, status: 401, reason: `timestamp outside tolerance: ${Math.abs(ageSeconds)} s (max ${toleranceSeconds})` };
+  if (Math.abs(ageSeconds) > keys.toleranceSeconds) {
+    return {
+      ok: false,
+      status: 401,
+      reason: `timestamp outside tolerance: ${Math.abs(ageSeconds)} s (max ${keys.toleranceSeconds})`,
+      diagnosis: diagnoseClockSkew(matched.label, ageSeconds),
+    };
   }
   return { ok: true, secretLabel: matched.label };
 }
