@@ -1,8 +1,6 @@
+import { redirect } from "next/navigation";
+
+// The dashboard starts at the orders list; signed-out visitors are sent on to /sign-in from there.
 export default function Home() {
-  return (
-    <main>
-      <h1>Acredita</h1>
-      <p>Payment webhooks verified over raw bytes, stored once, credited once.</p>
-    </main>
-  );
+  redirect("/orders");
 }

@@ -3,13 +3,15 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { readSettings, SettingsError, settingsOnDemoDefaults } from "@/lib/config/settings";
+import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
 import { migrateDeploy } from "@/lib/db/migrate-deploy";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
 import { seedDemoData } from "@/lib/demo/seed";
 
-const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "DATABASE_URL"]);
+const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "DATABASE_URL", "AUTH_SECRET"]);
 
 function banner(values: Record<string, unknown>): void {
   const onDefaults = new Set(settingsOnDemoDefaults());
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL });
+  banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL });
   const database = isPostgresUrl(config.DATABASE_URL)
     ? { DATABASE: "PostgreSQL", DATABASE_POOL_SIZE: config.DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS: config.DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS: config.DATABASE_STATEMENT_TIMEOUT_MS }
     : { DATABASE: "SQLite", DATABASE_BUSY_TIMEOUT_MS: config.DATABASE_BUSY_TIMEOUT_MS };
@@ -57,6 +59,15 @@ async function main(): Promise<void> {
 
   const seeded = await seedDemoData(await db());
   console.log(seeded > 0 ? `Demo data: ${seeded} orders created.` : "Demo data: database already has orders, nothing seeded.");
+  const users = await seedDemoUsers(await db(), { allowInProduction: config.DEMO_USERS_IN_PRODUCTION });
+  if (users.created > 0) {
+    console.log("Demo users (public demo passwords, see README):");
+    for (const user of DEMO_USERS) console.log(`  ${user.role.padEnd(9)} ${user.email.padEnd(26)} ${user.password}`);
+  } else if ("skipped" in users && users.skipped === "production") {
+    console.log("Demo users: not created (NODE_ENV=production; set DEMO_USERS_IN_PRODUCTION=true to opt in, or run npm run create-user).");
+  } else {
+    console.log("Demo users: database already has users, none created.");
+  }
   await closeDb();
 
   if (!existsSync(".next/BUILD_ID") || process.argv.includes("--build")) {

@@ -11,6 +11,7 @@ export const DEMO_DEFAULTS = {
   API_TOKEN: "demo-api-token",
   LAB_WEBHOOK_SECRET: "lab_demo_secret_2026",
   WEBHOOK_TOLERANCE_SECONDS: "300",
+  AUTH_SECRET: "acredita-demo-auth-secret-change-me-0001",
 } as const;
 
 const commaList = z
@@ -37,6 +38,21 @@ const settingsSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   /** Both databases: a transaction still open after this long is rolled back and the delivery answers 503 (ms). */
   DATABASE_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
+  /** Signs and encrypts session cookies (better-auth). At least 32 characters. */
+  AUTH_SECRET: z.string().trim().min(32, "needs at least 32 characters"),
+  /** The dashboard's public URL; a sign-in request's Origin must match it (or AUTH_TRUSTED_ORIGINS). Default http://127.0.0.1:<PORT>. */
+  AUTH_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** More origins allowed to sign in (comma-separated), e.g. http://localhost:3000. */
+  AUTH_TRUSTED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? "").split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  /** Sign-in attempts allowed per client IP within AUTH_LOGIN_WINDOW_SECONDS; more answer 429. */
+  AUTH_LOGIN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(5),
+  AUTH_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Create the demo users (one per role) even when NODE_ENV=production. Off unless set to true. */
+  DEMO_USERS_IN_PRODUCTION: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */

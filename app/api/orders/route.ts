@@ -1,13 +1,14 @@
-// GET /api/orders: list orders; POST /api/orders: create one idempotently. Bearer API_TOKEN.
-import { hasApiToken } from "@/lib/api/bearer";
-import { invalidBody, jsonError, unauthorized } from "@/lib/api/responses";
+// GET /api/orders: list orders; POST /api/orders: create one idempotently. Bearer API_TOKEN or a session.
+import { authorizeApi } from "@/lib/api/authorize-api";
+import { invalidBody, jsonError, refusal } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { createOrder, listOrders, newOrderSchema } from "@/lib/orders/orders";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  if (!hasApiToken(request.headers)) return unauthorized();
+  const denied = refusal(await authorizeApi(request, "orders.read"));
+  if (denied) return denied;
   const url = new URL(request.url);
   const limit = Number(url.searchParams.get("limit") ?? 100) || 100;
   const offset = Number(url.searchParams.get("offset") ?? 0) || 0;
@@ -15,7 +16,8 @@ export async function GET(request: Request): Promise<Response> {
 }
 
 export async function POST(request: Request): Promise<Response> {
-  if (!hasApiToken(request.headers)) return unauthorized();
+  const denied = refusal(await authorizeApi(request, "orders.create"));
+  if (denied) return denied;
   let json: unknown;
   try {
     json = await request.json();

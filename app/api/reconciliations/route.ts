@@ -1,7 +1,7 @@
 // POST /api/reconciliations: run a reconciliation against the settlement CSV in the body (text/csv).
-// Bearer API_TOKEN. 200 with the report (mismatches may be empty), 400 with the line number on bad CSV.
-import { hasApiToken } from "@/lib/api/bearer";
-import { jsonError, unauthorized } from "@/lib/api/responses";
+// Bearer API_TOKEN or a session allowed to run it. 200 with the report (mismatches may be empty), 400 with the line number on bad CSV.
+import { authorizeApi } from "@/lib/api/authorize-api";
+import { jsonError, refusal } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { reconcile, reportJson } from "@/lib/reconciliation/reconcile";
 import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
@@ -9,7 +9,8 @@ import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/sett
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
-  if (!hasApiToken(request.headers)) return unauthorized();
+  const denied = refusal(await authorizeApi(request, "reconciliation.run"));
+  if (denied) return denied;
   const csv = Buffer.from(await request.arrayBuffer());
   const source = new URL(request.url).searchParams.get("source") ?? "api upload";
   try {

@@ -1,0 +1,52 @@
+"use server";
+// Dead-letter actions: each checks `dead_letters.manage` itself (runAction), validates with zod, calls
+// one lib/ function and revalidates the pages that show the result.
+import { revalidatePath } from "next/cache";
+import { getTranslations } from "next-intl/server";
+import { z } from "zod";
+import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
+import { db } from "@/lib/db/client";
+import { assignDeadLetterAs, MAX_BULK_RETRY, resolveDeadLetterAs, retryDeadLettersAs } from "@/lib/dead-letters/manage-dead-letters";
+
+const idSchema = z.string().min(1).max(64);
+const retrySchema = z.object({ ids: z.array(idSchema).min(1).max(MAX_BULK_RETRY) });
+const assignSchema = z.object({ id: idSchema });
+const resolveSchema = z.object({ id: idSchema, note: z.string().trim().min(3).max(1000) });
+
+function refresh(): void {
+  revalidatePath("/dead-letters");
+  revalidatePath("/orders", "layout");
+  revalidatePath("/decisions");
+}
+
+/** Retries one dead letter (one `id` field) or several (repeated `id` fields, the bulk form). */
+export async function retryDeadLettersAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
+  return runAction("dead_letters.manage", retrySchema, { ids: formData.getAll("id") }, async (actor, { ids }) => {
+    const t = await getTranslations("deadLetters.result");
+    const results = await retryDeadLettersAs(await db(), actor, ids);
+    refresh();
+    const messages = results.map((result) => t(result.outcome, { id: result.id, reason: result.reason, attempts: result.attempts ?? 0 }));
+    const settled = results.every((result) => result.outcome === "applied" || result.outcome === "already_applied" || result.outcome === "requeued" || result.outcome === "ignored");
+    return answer(settled ? "ok" : "info", messages);
+  });
+}
+
+/** Makes the signed-in user the dead letter's owner. */
+export async function assignDeadLetterAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
+  return runAction("dead_letters.manage", assignSchema, { id: formData.get("id") }, async (actor, { id }) => {
+    const t = await getTranslations("deadLetters");
+    const done = await assignDeadLetterAs(await db(), actor, id);
+    refresh();
+    return answer(done ? "ok" : "bad", [done ? t("assigned") : t("notOpen")]);
+  });
+}
+
+/** Resolves a dead letter by hand with a note (audit row). */
+export async function resolveDeadLetterAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
+  return runAction("dead_letters.manage", resolveSchema, { id: formData.get("id"), note: formData.get("note") }, async (actor, { id, note }) => {
+    const t = await getTranslations("deadLetters");
+    const done = await resolveDeadLetterAs(await db(), actor, id, note);
+    refresh();
+    return answer(done ? "ok" : "bad", [done ? t("resolvedOk") : t("notOpen")]);
+  });
+}

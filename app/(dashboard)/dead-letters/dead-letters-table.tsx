@@ -1,0 +1,245 @@
+"use client";
+import Link from "next/link";
+import { useLocale, useTranslations } from "next-intl";
+import { createColumnHelper, rowSelectionFeature, tableFeatures, useTable, type RowSelectionState, type Updater } from "@tanstack/react-table";
+import { useActionState, useEffect, useMemo, useState } from "react";
+import { StatusBadge } from "@/app/_components/badges";
+import { DateTime } from "@/app/_components/money";
+import { formatAge } from "@/lib/format/format";
+import type { ActionResult } from "@/lib/auth/run-action";
+import type { DeadLetterRow } from "@/lib/dead-letters/list-dead-letters";
+import { assignDeadLetterAction, resolveDeadLetterAction, retryDeadLettersAction } from "./actions";
+
+const features = tableFeatures({ rowSelectionFeature });
+const helper = createColumnHelper<typeof features, DeadLetterRow>();
+
+function Label({ id }: { id: string }) {
+  const t = useTranslations("deadLetters");
+  return <>{t(id)}</>;
+}
+
+const eventColumn = helper.accessor("eventId", {
+  header: () => <Label id="event" />,
+  cell: (info) => (
+    <>
+      <span className="mono">{info.getValue()}</span>
+      <br />
+      <span className="muted mono">{info.row.original.eventType}</span> <span className="muted">· {info.row.original.provider}</span>
+    </>
+  ),
+});
+const orderColumn = helper.accessor("orderId", {
+  header: () => <Label id="order" />,
+  cell: (info) => {
+    const orderId = info.getValue();
+    return orderId ? (
+      <Link href={`/orders/${encodeURIComponent(orderId)}`} className="mono">
+        {orderId}
+      </Link>
+    ) : (
+      "—"
+    );
+  },
+});
+const reasonColumn = helper.accessor("reason", {
+  header: () => <Label id="reason" />,
+  cell: (info) => (
+    <span className="wrap">
+      <span className="badge neutral">{info.row.original.category}</span> {info.getValue()}
+    </span>
+  ),
+});
+const attemptsColumn = helper.accessor("attempts", { header: () => <Label id="attempts" />, cell: (info) => <span data-testid="attempts">{info.getValue()}</span> });
+
+function Age({ from, now }: { from: string; now: string }) {
+  const locale = useLocale();
+  return <>{formatAge((new Date(now).getTime() - new Date(from).getTime()) / 1000, locale)}</>;
+}
+
+function Retryable({ retryable }: { retryable: boolean }) {
+  const t = useTranslations("deadLetters");
+  return <span className={`badge ${retryable ? "info" : "warn"}`}>{retryable ? t("retryable") : t("notRetryable")}</span>;
+}
+
+function Owner({ owner }: { owner: string | null }) {
+  const t = useTranslations("deadLetters");
+  return owner ? <>{owner}</> : <span className="muted">{t("unassigned")}</span>;
+}
+
+const selectColumn = helper.display({
+  id: "select",
+  header: ({ table }) => <SelectAll checked={table.getIsAllPageRowsSelected()} onToggle={table.getToggleAllPageRowsSelectedHandler()} />,
+  cell: ({ row }) => <SelectRow eventId={row.original.eventId} checked={row.getIsSelected()} onToggle={row.getToggleSelectedHandler()} />,
+});
+
+function SelectAll({ checked, onToggle }: { checked: boolean; onToggle: (event: unknown) => void }) {
+  const t = useTranslations("deadLetters");
+  return <input type="checkbox" aria-label={t("selectAll")} checked={checked} onChange={onToggle} />;
+}
+
+function SelectRow({ eventId, checked, onToggle }: { eventId: string; checked: boolean; onToggle: (event: unknown) => void }) {
+  const t = useTranslations("deadLetters");
+  return <input type="checkbox" aria-label={t("selectRow", { event: eventId })} checked={checked} onChange={onToggle} />;
+}
+
+const openColumns = helper.columns([
+  selectColumn,
+  eventColumn,
+  orderColumn,
+  reasonColumn,
+  attemptsColumn,
+  helper.accessor("firstFailedAt", { header: () => <Label id="age" /> }),
+  helper.accessor("nextAction", {
+    header: () => <Label id="nextAction" />,
+    cell: (info) => (
+      <span className="wrap">
+        <Retryable retryable={info.row.original.retryable} /> {info.getValue()}
+      </span>
+    ),
+  }),
+  helper.accessor("owner", { header: () => <Label id="owner" />, cell: (info) => <Owner owner={info.getValue()} /> }),
+  helper.display({ id: "actions", header: () => <Label id="actions" /> }),
+]);
+const openReadOnlyColumns = openColumns.filter((column) => column.id !== "select" && column.id !== "actions");
+
+const resolvedColumns = helper.columns([
+  eventColumn,
+  orderColumn,
+  reasonColumn,
+  attemptsColumn,
+  helper.accessor("status", { header: () => <Label id="resolution" />, cell: (info) => <><StatusBadge status={info.getValue()} /> {info.row.original.resolution}</> }),
+  helper.accessor("resolvedBy", { header: () => <Label id="resolvedBy" />, cell: (info) => info.getValue() ?? "—" }),
+  helper.accessor("resolvedAt", { header: () => <Label id="resolvedAt" />, cell: (info) => <DateTime value={info.getValue()} /> }),
+]);
+
+const EMPTY_SELECTION: RowSelectionState = {};
+
+/**
+ * The dead letters of one tab. With `canManage` (support, admin) each open row has retry, assign-to-me
+ * and resolve-with-note, and selected rows can be retried together; without it there are no controls
+ * at all (the actions re-check the role on the server anyway).
+ */
+export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { rows: DeadLetterRow[]; tab: "open" | "resolved"; canManage: boolean; now: string; emptyText: string }) {
+  const t = useTranslations("deadLetters");
+  const [selection, setSelection] = useState<RowSelectionState>(EMPTY_SELECTION);
+  const [retryState, retryAction, retrying] = useActionState(retryDeadLettersAction, null);
+  const [assignState, assignAction, assigning] = useActionState(assignDeadLetterAction, null);
+  const [resolveState, resolveAction, resolving] = useActionState(resolveDeadLetterAction, null);
+  const latest = useMemo(() => [retryState, assignState, resolveState].filter((state): state is ActionResult => state !== null).sort((a, b) => b.at - a.at)[0], [retryState, assignState, resolveState]);
+  const busy = retrying || assigning || resolving;
+
+  // Rows that were retried or resolved leave the page: drop them from the selection.
+  useEffect(() => setSelection(EMPTY_SELECTION), [retryState, resolveState]);
+
+  const columns = tab === "resolved" ? resolvedColumns : canManage ? openColumns : openReadOnlyColumns;
+  const table = useTable({
+    features,
+    columns,
+    data: rows,
+    getRowId: (row) => row.id,
+    enableRowSelection: canManage && tab === "open",
+    state: { rowSelection: selection },
+    onRowSelectionChange: (updater: Updater<RowSelectionState>) => setSelection((current) => (typeof updater === "function" ? updater(current) : updater)),
+  });
+  const selectedIds = Object.keys(selection).filter((id) => selection[id] && rows.some((row) => row.id === id));
+
+  return (
+    <>
+      <div role="status" aria-live="polite" data-testid="action-result">
+        {latest ? (
+          <div className={`notice ${latest.tone}`}>
+            {latest.messages.map((message, index) => (
+              <p key={index}>{message}</p>
+            ))}
+          </div>
+        ) : null}
+      </div>
+      {rows.length === 0 ? <p className="empty">{emptyText}</p> : null}
+      {canManage && tab === "open" && rows.length > 0 ? (
+        <form action={retryAction} className="bulk">
+          {selectedIds.map((id) => (
+            <input key={id} type="hidden" name="id" value={id} />
+          ))}
+          <button type="submit" disabled={selectedIds.length === 0 || busy} data-testid="retry-selected">
+            {t("retrySelected", { count: selectedIds.length })}
+          </button>
+        </form>
+      ) : null}
+      <div className="table-wrap" hidden={rows.length === 0}>
+        <table data-testid="dead-letters-table">
+          <thead>
+            {table.getHeaderGroups().map((group) => (
+              <tr key={group.id}>
+                {group.headers.map((header) => (
+                  <th key={header.id} scope="col">
+                    <table.FlexRender header={header} />
+                  </th>
+                ))}
+              </tr>
+            ))}
+          </thead>
+          <tbody>
+            {table.getRowModel().rows.map((row) => (
+              <tr key={row.id} data-dead-letter-id={row.id} data-event-id={row.original.eventId}>
+                {row.getAllCells().map((cell) => (
+                  <td key={cell.id} data-column={cell.column.id}>
+                    {cell.column.id === "firstFailedAt" ? (
+                      <Age from={row.original.firstFailedAt} now={now} />
+                    ) : cell.column.id === "actions" ? (
+                      <RowActions row={row.original} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
+                    ) : (
+                      <table.FlexRender cell={cell} />
+                    )}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+function RowActions({
+  row,
+  busy,
+  retryAction,
+  assignAction,
+  resolveAction,
+}: {
+  row: DeadLetterRow;
+  busy: boolean;
+  retryAction: (formData: FormData) => void;
+  assignAction: (formData: FormData) => void;
+  resolveAction: (formData: FormData) => void;
+}) {
+  const t = useTranslations("deadLetters");
+  return (
+    <div className="row-actions">
+      <form action={retryAction}>
+        <input type="hidden" name="id" value={row.id} />
+        <button type="submit" disabled={busy} aria-label={`${t("retry")} ${row.eventId}`}>
+          {t("retry")}
+        </button>
+      </form>
+      <form action={assignAction}>
+        <input type="hidden" name="id" value={row.id} />
+        <button type="submit" className="secondary" disabled={busy} aria-label={`${t("assignToMe")}: ${row.eventId}`}>
+          {t("assignToMe")}
+        </button>
+      </form>
+      <details>
+        <summary>{t("resolveWithNote")}</summary>
+        <form action={resolveAction}>
+          <input type="hidden" name="id" value={row.id} />
+          <label htmlFor={`note-${row.id}`}>{t("note")}</label>
+          <textarea id={`note-${row.id}`} name="note" required minLength={3} maxLength={1000} rows={2} placeholder={t("notePlaceholder")} />
+          <button type="submit" className="danger" disabled={busy}>
+            {t("resolve")}
+          </button>
+        </form>
+      </details>
+    </div>
+  );
+}

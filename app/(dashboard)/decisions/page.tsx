@@ -1,0 +1,181 @@
+import Link from "next/link";
+import { Suspense } from "react";
+import { getTranslations } from "next-intl/server";
+import { OutcomeBadge } from "@/app/_components/badges";
+import { DateTime } from "@/app/_components/money";
+import { Pager } from "@/app/_components/pager";
+import { requireActor } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
+import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDecisionsPage, type DecisionQuery } from "@/lib/decisions/list-decisions";
+import { param, type SearchParams } from "@/lib/lists/paging";
+import { DecisionsChart } from "./decisions-chart";
+
+export const dynamic = "force-dynamic";
+
+/** The decision log, newest first, with filters in the URL and a per-hour chart by outcome. */
+export default async function DecisionsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await requireActor("/decisions");
+  const params = await searchParams;
+  const query = decisionQueryFromParams(params);
+  const [t, common, outcomes, providers] = await Promise.all([getTranslations("decisions"), getTranslations("common"), getTranslations("outcome"), decisionProviders(await db())]);
+  const raw = (name: string) => param(params, name) ?? "";
+  const filterParams = {
+    outcome: query.outcome,
+    provider: query.provider,
+    status: query.httpStatus?.toString(),
+    eventId: query.eventId,
+    orderId: query.orderId,
+    from: query.from ? raw("from") : undefined,
+    to: query.to ? raw("to") : undefined,
+    pageSize: query.pageSize === 25 ? undefined : String(query.pageSize),
+  };
+  return (
+    <>
+      <h1>{t("title")}</h1>
+      <p className="help">
+        {t("never")} {common("utc")}
+      </p>
+      <form method="get" action="/decisions" className="filters" role="search" aria-label={t("filters")}>
+        <div className="field">
+          <label htmlFor="d-outcome">{t("outcome")}</label>
+          <select id="d-outcome" name="outcome" defaultValue={query.outcome ?? ""}>
+            <option value="">{common("any")}</option>
+            {DECISION_OUTCOMES.map((outcome) => (
+              <option key={outcome} value={outcome}>
+                {outcomes(outcome)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="d-provider">{t("provider")}</label>
+          <select id="d-provider" name="provider" defaultValue={query.provider ?? ""}>
+            <option value="">{common("any")}</option>
+            {providers.map((provider) => (
+              <option key={provider} value={provider}>
+                {provider}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="d-status">{t("httpStatus")}</label>
+          <input id="d-status" name="status" inputMode="numeric" pattern="[1-5][0-9][0-9]" size={5} defaultValue={query.httpStatus ?? ""} />
+        </div>
+        <div className="field">
+          <label htmlFor="d-event">{t("eventId")}</label>
+          <input id="d-event" name="eventId" defaultValue={query.eventId ?? ""} maxLength={255} />
+        </div>
+        <div className="field">
+          <label htmlFor="d-order">{t("orderId")}</label>
+          <input id="d-order" name="orderId" defaultValue={query.orderId ?? ""} maxLength={255} />
+        </div>
+        <div className="field">
+          <label htmlFor="d-from">{common("from")}</label>
+          <input id="d-from" name="from" type="datetime-local" defaultValue={filterParams.from ?? ""} />
+        </div>
+        <div className="field">
+          <label htmlFor="d-to">{common("to")}</label>
+          <input id="d-to" name="to" type="datetime-local" defaultValue={filterParams.to ?? ""} />
+        </div>
+        <button type="submit">{common("filter")}</button>
+        <Link href="/decisions" className="button secondary">
+          {common("clear")}
+        </Link>
+      </form>
+      <Suspense key={`chart-${JSON.stringify({ ...query, page: 0 })}`} fallback={<div className="skeleton" aria-busy="true" />}>
+        <Chart query={query} />
+      </Suspense>
+      <Suspense key={JSON.stringify(query)} fallback={<p role="status">{common("loading")}</p>}>
+        <DecisionResults query={query} filterParams={filterParams} />
+      </Suspense>
+    </>
+  );
+}
+
+async function Chart({ query }: { query: DecisionQuery }) {
+  const buckets = await decisionsPerHour(await db(), query);
+  return <DecisionsChart buckets={buckets.map((bucket) => ({ start: bucket.start.toISOString(), counts: bucket.counts, total: bucket.total }))} />;
+}
+
+async function DecisionResults({ query, filterParams }: { query: DecisionQuery; filterParams: Record<string, string | undefined> }) {
+  const [page, t, common] = await Promise.all([listDecisionsPage(await db(), query), getTranslations("decisions"), getTranslations("common")]);
+  const filtered = Object.entries(filterParams).some(([key, value]) => key !== "pageSize" && value);
+  if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
+  return (
+    <>
+      <div className="table-wrap">
+        <table data-testid="decisions-table">
+          <thead>
+            <tr>
+              <th scope="col">{t("time")}</th>
+              <th scope="col">{t("provider")}</th>
+              <th scope="col">{t("event")}</th>
+              <th scope="col">{t("order")}</th>
+              <th scope="col">{t("outcome")}</th>
+              <th scope="col" className="num">
+                HTTP
+              </th>
+              <th scope="col">{t("reason")}</th>
+              <th scope="col">{t("secret")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((decision) => (
+              <tr key={decision.id} data-event-id={decision.eventId ?? ""} data-outcome={decision.outcome}>
+                <td className="nowrap">
+                  <DateTime value={decision.at} />
+                </td>
+                <td>
+                  {decision.provider}
+                  <br />
+                  <span className="muted">{decision.endpoint}</span>
+                </td>
+                <td className="mono">
+                  {decision.eventId ?? "—"}
+                  {decision.verified ? null : (
+                    <>
+                      {" "}
+                      <span className="badge warn">{t("unverified")}</span>
+                    </>
+                  )}
+                  {decision.eventType ? (
+                    <>
+                      <br />
+                      <span className="muted">{decision.eventType}</span>
+                    </>
+                  ) : null}
+                </td>
+                <td>
+                  {decision.orderId ? (
+                    <Link href={`/orders/${encodeURIComponent(decision.orderId)}`} className="mono">
+                      {decision.orderId}
+                    </Link>
+                  ) : (
+                    "—"
+                  )}
+                </td>
+                <td>
+                  <OutcomeBadge outcome={decision.outcome} />
+                </td>
+                <td className="num">{decision.httpStatus ?? "—"}</td>
+                <td className="wrap">
+                  {decision.reason}
+                  {decision.diagnosis ? (
+                    <>
+                      <br />
+                      <span className="muted">{decision.diagnosis}</span>
+                    </>
+                  ) : null}
+                </td>
+                <td className="mono muted">{decision.secretLabel ?? "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager path="/decisions" params={filterParams} page={page.page} totalPages={page.totalPages} count={page.count} />
+    </>
+  );
+}

@@ -1,0 +1,48 @@
+import Link from "next/link";
+import { Suspense, type ReactNode } from "react";
+import { getTranslations } from "next-intl/server";
+import { HealthStrip, HealthStripSkeleton } from "@/app/_components/health-strip";
+import { LocaleSwitch } from "@/app/_components/locale-switch";
+import { NavLinks } from "@/app/_components/nav-links";
+import { SignOutButton } from "@/app/_components/sign-out-button";
+import { can } from "@/lib/auth/roles";
+import { requireActor } from "@/lib/auth/session";
+
+export const dynamic = "force-dynamic";
+
+// Every page below also checks the session itself: a layout is not re-run on client navigation.
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const actor = await requireActor();
+  const [t, roles] = await Promise.all([getTranslations("nav"), getTranslations("roles")]);
+  const links = [
+    { href: "/orders", text: t("orders") },
+    { href: "/dead-letters", text: t("deadLetters") },
+    { href: "/decisions", text: t("decisions") },
+    { href: "/reconciliation", text: t("reconciliation") },
+    { href: "/review", text: t("review") },
+    ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }] : []),
+  ];
+  return (
+    <>
+      <a href="#main" className="skip-link">
+        {t("skip")}
+      </a>
+      <header className="topbar">
+        <Link href="/orders" className="brand">
+          Acredita
+        </Link>
+        <NavLinks label={t("label")} links={links} />
+        <span className="spacer" />
+        <span className="user" data-testid="signed-in-as" data-role={actor.role}>
+          {t("signedInAs", { email: actor.email, role: roles(actor.role) })}
+        </span>
+        <LocaleSwitch />
+        <SignOutButton label={t("signOut")} />
+      </header>
+      <Suspense fallback={<HealthStripSkeleton />}>
+        <HealthStrip />
+      </Suspense>
+      <main id="main">{children}</main>
+    </>
+  );
+}

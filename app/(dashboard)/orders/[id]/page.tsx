@@ -1,0 +1,275 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { getLocale, getTranslations } from "next-intl/server";
+import { OutcomeBadge, StatusBadge } from "@/app/_components/badges";
+import { DateTime, Money } from "@/app/_components/money";
+import { requireActor } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { formatDateTime } from "@/lib/format/format";
+import { getOrderTimeline, TIMELINE_LIMIT } from "@/lib/orders/order-timeline";
+
+export const dynamic = "force-dynamic";
+
+/** "What happened to order 1045?": every decision for the order, then its money and fulfilment records. */
+export default async function OrderPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id: rawId } = await params;
+  const id = decodeURIComponent(rawId);
+  await requireActor(`/orders/${encodeURIComponent(id)}`);
+  const timeline = await getOrderTimeline(await db(), id);
+  if (!timeline) notFound();
+  const [t, o, nav, locale] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale()]);
+  const { order } = timeline;
+  return (
+    <>
+      <p>
+        <Link href="/orders">← {nav("orders")}</Link>
+      </p>
+      <h1>{t("title", { id: order.id })}</h1>
+      <dl className="summary" aria-label={t("summary")} data-testid="order-summary">
+        <div>
+          <dt>{o("status")}</dt>
+          <dd>
+            <StatusBadge status={order.status} />
+          </dd>
+        </div>
+        <Item label={o("amount")}>
+          <Money minor={order.amount} currency={order.currency} />
+        </Item>
+        <Item label={o("credited")} testId="order-credited">
+          <Money minor={order.credited} currency={order.currency} />
+        </Item>
+        <Item label={t("refunded")}>
+          <Money minor={order.refundedAmount} currency={order.currency} />
+        </Item>
+        <Item label={o("difference")}>
+          <span className={order.difference !== 0 ? "diff-bad" : undefined}>
+            <Money minor={order.difference} currency={order.currency} signed />
+          </span>
+        </Item>
+        <Item label={t("createdAt")}>
+          <DateTime value={order.createdAt} />
+        </Item>
+      </dl>
+
+      <section aria-labelledby="timeline-h">
+        <h2 id="timeline-h">{t("timeline")}</h2>
+        <p className="help">{t("timelineHelp")}</p>
+        {timeline.decisionCount > timeline.decisions.length ? <p className="notice info">{t("timelineTruncated", { shown: TIMELINE_LIMIT, total: timeline.decisionCount })}</p> : null}
+        {timeline.decisions.length === 0 ? (
+          <p className="empty">{t("none")}</p>
+        ) : (
+          <div className="table-wrap">
+            <table data-testid="timeline">
+              <thead>
+                <tr>
+                  <th scope="col">{t("time")}</th>
+                  <th scope="col">{t("event")}</th>
+                  <th scope="col">{t("type")}</th>
+                  <th scope="col">{t("provider")}</th>
+                  <th scope="col">{t("outcome")}</th>
+                  <th scope="col" className="num">
+                    {t("httpStatus")}
+                  </th>
+                  <th scope="col">{t("reason")}</th>
+                  <th scope="col">{t("source")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {timeline.decisions.map((decision) => (
+                  <tr key={decision.id} data-event-id={decision.eventId ?? ""} data-outcome={decision.outcome} data-http-status={decision.httpStatus ?? ""}>
+                    <td className="nowrap">
+                      <DateTime value={decision.at} />
+                    </td>
+                    <td className="mono">
+                      {decision.eventId ?? "—"} {decision.verified ? null : <span className="badge warn">{t("unverified")}</span>}
+                    </td>
+                    <td className="mono">{decision.eventType ?? "—"}</td>
+                    <td>{decision.provider}</td>
+                    <td>
+                      <OutcomeBadge outcome={decision.outcome} />
+                    </td>
+                    <td className="num">{decision.httpStatus ?? "—"}</td>
+                    <td className="wrap">{decision.reason}</td>
+                    <td>{decision.source}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="ledger-h">
+        <h2 id="ledger-h">{t("ledger")}</h2>
+        {timeline.ledger.length === 0 ? (
+          <p className="empty">{t("none")}</p>
+        ) : (
+          <div className="table-wrap">
+            <table data-testid="ledger">
+              <thead>
+                <tr>
+                  <th scope="col">{t("time")}</th>
+                  <th scope="col">{t("businessKey")}</th>
+                  <th scope="col">{t("kind")}</th>
+                  <th scope="col" className="num">
+                    {o("amount")}
+                  </th>
+                  <th scope="col">{t("event")}</th>
+                  <th scope="col">{t("provider")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {timeline.ledger.map((entry) => (
+                  <tr key={entry.id}>
+                    <td className="nowrap">
+                      <DateTime value={entry.createdAt} />
+                    </td>
+                    <td className="mono">{entry.businessKey}</td>
+                    <td>{entry.kind}</td>
+                    <td className="num">
+                      <Money minor={entry.amount} currency={entry.currency} signed />
+                    </td>
+                    <td className="mono">{entry.eventId}</td>
+                    <td>{entry.provider}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="delivery-h">
+        <h2 id="delivery-h">{t("delivery")}</h2>
+        <p data-testid="delivery">
+          {timeline.delivery
+            ? t("deliveredBy", { payment: timeline.delivery.paymentKey, event: timeline.delivery.eventId, provider: timeline.delivery.provider, at: formatDateTime(timeline.delivery.createdAt, locale) })
+            : t("noDelivery")}
+        </p>
+      </section>
+
+      <section aria-labelledby="extra-h">
+        <h2 id="extra-h">{t("extraCharges")}</h2>
+        {timeline.extraCharges.length === 0 ? (
+          <p className="muted">{t("none")}</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t("time")}</th>
+                  <th scope="col">{t("payment")}</th>
+                  <th scope="col" className="num">
+                    {o("amount")}
+                  </th>
+                  <th scope="col">{t("event")}</th>
+                  <th scope="col">{o("status")}</th>
+                  <th scope="col">{t("note")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {timeline.extraCharges.map((extra) => (
+                  <tr key={extra.id}>
+                    <td className="nowrap">
+                      <DateTime value={extra.createdAt} />
+                    </td>
+                    <td className="mono">{extra.paymentKey}</td>
+                    <td className="num">
+                      <Money minor={extra.amount} currency={extra.currency} />
+                    </td>
+                    <td className="mono">{extra.eventId}</td>
+                    <td>
+                      <StatusBadge status={extra.status} />
+                    </td>
+                    <td>{extra.note ?? "—"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="events-h">
+        <h2 id="events-h">{t("events")}</h2>
+        {timeline.events.length === 0 ? (
+          <p className="muted">{t("none")}</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t("time")}</th>
+                  <th scope="col">{t("event")}</th>
+                  <th scope="col">{t("type")}</th>
+                  <th scope="col">{t("provider")}</th>
+                  <th scope="col">{o("status")}</th>
+                  <th scope="col" className="num">
+                    {t("attempts")}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {timeline.events.map((event) => (
+                  <tr key={event.id}>
+                    <td className="nowrap">
+                      <DateTime value={event.receivedAt} />
+                    </td>
+                    <td className="mono">{event.eventId}</td>
+                    <td className="mono">{event.type}</td>
+                    <td>{event.provider}</td>
+                    <td>
+                      <StatusBadge status={event.status} />
+                    </td>
+                    <td className="num">{event.attempts}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="dl-h">
+        <h2 id="dl-h">{t("deadLetters")}</h2>
+        {timeline.deadLetters.length === 0 ? (
+          <p className="muted">{t("none")}</p>
+        ) : (
+          <ul>
+            {timeline.deadLetters.map((letter) => (
+              <li key={letter.id}>
+                <span className="mono">{letter.eventId}</span> <StatusBadge status={letter.status} /> {letter.category}: {letter.reason} ({t("attempts")}: {letter.attempts})
+                {letter.resolution ? <> — {letter.resolution}</> : null}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="outbox-h">
+        <h2 id="outbox-h">{t("outbox")}</h2>
+        {timeline.outbox.length === 0 ? (
+          <p className="muted">{t("none")}</p>
+        ) : (
+          <ul>
+            {timeline.outbox.map((message) => (
+              <li key={message.id}>
+                {message.target} <StatusBadge status={message.status} /> ({t("attempts")}: {message.attempts}
+                {message.lastStatusCode ? `, HTTP ${message.lastStatusCode}` : ""})
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}
+
+function Item({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd data-testid={testId}>{children}</dd>
+    </div>
+  );
+}

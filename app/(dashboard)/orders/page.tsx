@@ -1,0 +1,102 @@
+import Link from "next/link";
+import { Suspense } from "react";
+import { getTranslations } from "next-intl/server";
+import { requireActor } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { param, toQueryString, type SearchParams } from "@/lib/lists/paging";
+import { listOrdersPage, ORDER_STATUSES, orderCurrencies, orderQueryFromParams, type OrderQuery } from "@/lib/orders/list-orders";
+import { OrdersTable } from "./orders-table";
+
+export const dynamic = "force-dynamic";
+
+/** Orders: filters in a GET form (the URL is the state), the table paged and sorted on the server. */
+export default async function OrdersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  await requireActor("/orders");
+  const params = await searchParams;
+  const query = orderQueryFromParams(params);
+  const [t, common, statuses, currencies] = await Promise.all([getTranslations("orders"), getTranslations("common"), getTranslations("status"), orderCurrencies(await db())]);
+  const day = (name: string) => {
+    const value = param(params, name);
+    return value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined;
+  };
+  return (
+    <>
+      <h1>{t("title")}</h1>
+      <form method="get" action="/orders" className="filters" role="search" aria-label={t("filters")}>
+        <input type="hidden" name="sort" value={query.sort} />
+        <input type="hidden" name="dir" value={query.dir} />
+        <input type="hidden" name="pageSize" value={query.pageSize} />
+        <div className="field">
+          <label htmlFor="f-q">{t("search")}</label>
+          <input id="f-q" name="q" type="search" defaultValue={query.q ?? ""} placeholder="ord_10" maxLength={255} />
+        </div>
+        <div className="field">
+          <label htmlFor="f-status">{t("status")}</label>
+          <select id="f-status" name="status" defaultValue={query.status ?? ""}>
+            <option value="">{common("any")}</option>
+            {ORDER_STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {statuses(status)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="f-currency">{t("currency")}</label>
+          <select id="f-currency" name="currency" defaultValue={query.currency ?? ""}>
+            <option value="">{common("any")}</option>
+            {currencies.map((currency) => (
+              <option key={currency} value={currency}>
+                {currency}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="f-from">{t("updatedFrom")}</label>
+          <input id="f-from" name="from" type="date" defaultValue={day("from") ?? ""} />
+        </div>
+        <div className="field">
+          <label htmlFor="f-to">{t("updatedTo")}</label>
+          <input id="f-to" name="to" type="date" defaultValue={day("to") ?? ""} />
+        </div>
+        <button type="submit">{common("filter")}</button>
+        <Link href="/orders" className="button secondary">
+          {common("clear")}
+        </Link>
+      </form>
+      <Suspense key={JSON.stringify(query)} fallback={<p role="status">{common("loading")}</p>}>
+        <OrdersResults query={query} filtered={Boolean(query.q || query.status || query.currency || query.from || query.to)} />
+      </Suspense>
+    </>
+  );
+}
+
+/** The query as URL params (dates back to days), for links that keep the filters. */
+function queryParams(query: OrderQuery): Record<string, string | undefined> {
+  const day = (date: Date | undefined, shift = 0) => (date ? new Date(date.getTime() - shift).toISOString().slice(0, 10) : undefined);
+  return {
+    q: query.q,
+    status: query.status,
+    currency: query.currency,
+    from: day(query.from),
+    to: day(query.to, 86_400_000),
+    sort: query.sort,
+    dir: query.dir,
+    pageSize: String(query.pageSize),
+  };
+}
+
+async function OrdersResults({ query, filtered }: { query: OrderQuery; filtered: boolean }) {
+  const [page, t, common] = await Promise.all([listOrdersPage(await db(), query), getTranslations("orders"), getTranslations("common")]);
+  if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
+  if (page.data.length === 0) {
+    // A shared link to a page that no longer exists (fewer orders now): say so, offer the first page.
+    return (
+      <p className="empty">
+        {common("page", { page: page.page, totalPages: page.totalPages })} · <Link href={`/orders${toQueryString({ ...queryParams(query), page: undefined })}`}>{common("first")}</Link>
+      </p>
+    );
+  }
+  return <OrdersTable page={page} sort={query.sort} dir={query.dir} />;
+}

@@ -1,0 +1,23 @@
+"use server";
+// Review queue actions: `review.manage` checked inside each action, zod-validated, audited in lib/review.
+import { revalidatePath } from "next/cache";
+import { getTranslations } from "next-intl/server";
+import { z } from "zod";
+import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
+import { db } from "@/lib/db/client";
+import { resolveExtraChargeAs, resolveOutboxAs } from "@/lib/review/review-queue";
+
+const resolveSchema = z.object({ kind: z.enum(["extra_charge", "outbox"]), id: z.string().min(1).max(64), note: z.string().trim().min(3).max(1000) });
+
+/** Resolves an open extra charge or an uncertain outbox row with a note. */
+export async function resolveReviewItemAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
+  return runAction("review.manage", resolveSchema, { kind: formData.get("kind"), id: formData.get("id"), note: formData.get("note") }, async (actor, { kind, id, note }) => {
+    const t = await getTranslations("review");
+    const dead = await getTranslations("deadLetters");
+    const client = await db();
+    const done = kind === "extra_charge" ? await resolveExtraChargeAs(client, actor, id, note) : await resolveOutboxAs(client, actor, id, note);
+    revalidatePath("/review");
+    revalidatePath("/orders", "layout");
+    return answer(done ? "ok" : "bad", [done ? t("resolvedOk") : dead("notOpen")]);
+  });
+}

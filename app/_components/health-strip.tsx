@@ -1,0 +1,34 @@
+import { getLocale, getTranslations } from "next-intl/server";
+import { db } from "@/lib/db/client";
+import { formatAge, formatCount } from "@/lib/format/format";
+import { healthSummary } from "@/lib/health/health-summary";
+
+/** The health strip on every dashboard page: pending events (and the oldest's age), open dead letters, uncertain outbox rows. */
+export async function HealthStrip() {
+  const [health, locale, t] = await Promise.all([healthSummary(await db()), getLocale(), getTranslations("health")]);
+  return (
+    <section className="health" aria-label={t("label")} data-testid="health-strip">
+      <dl>
+        <div className={health.pendingEvents > 0 ? "alert" : undefined}>
+          <dt>{t("pending")}</dt>
+          <dd data-testid="health-pending">
+            {formatCount(health.pendingEvents, locale)}
+            {health.oldestPendingAgeSeconds !== null ? ` (${t("oldest", { age: formatAge(health.oldestPendingAgeSeconds, locale) })})` : ""}
+          </dd>
+        </div>
+        <div className={health.openDeadLetters > 0 ? "alert" : undefined}>
+          <dt>{t("deadLetters")}</dt>
+          <dd data-testid="health-dead-letters">{formatCount(health.openDeadLetters, locale)}</dd>
+        </div>
+        <div className={health.uncertainOutbox > 0 ? "alert" : undefined}>
+          <dt>{t("uncertain")}</dt>
+          <dd data-testid="health-uncertain">{formatCount(health.uncertainOutbox, locale)}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+export function HealthStripSkeleton() {
+  return <section className="health" aria-busy="true" />;
+}

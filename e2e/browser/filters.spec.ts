@@ -1,0 +1,109 @@
+// Table state lives in the URL: filters, sorting, page size and page change the URL, and a reload (or a
+// shared link) shows the same rows.
+import { expect, test } from "@playwright/test";
+import { createOrder, deliverLab } from "./support/api";
+import { screenshot, storageStateOf } from "./support/roles";
+
+test.use({ storageState: storageStateOf("merchant") });
+
+const ids = Array.from({ length: 30 }, (_, index) => `e2e_page_${String(index).padStart(2, "0")}`);
+
+test.beforeAll(async ({ request }) => {
+  for (const [index, id] of ids.entries()) {
+    await createOrder(request, id, 1_000 * (index + 1), index % 2 === 0 ? "USD" : "ARS");
+    if (index % 3 === 0) {
+      const answer = await deliverLab(request, { id: `evt_${id}`, type: "payment.approved", orderId: id, paymentId: `pay_${id}`, amount: 1_000 * (index + 1), currency: index % 2 === 0 ? "USD" : "ARS" });
+      expect(answer.outcome).toBe("applied");
+    }
+  }
+});
+
+const orderIds = (page: import("@playwright/test").Page) => page.getByTestId("orders-table").locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-order-id")));
+
+test("orders: filters, sorting, page size and page are in the URL and survive a reload", async ({ page }) => {
+  await page.goto("/orders");
+  await page.getByLabel("Order id starts with").fill("e2e_page_");
+  await page.getByLabel("Currency").selectOption("USD");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(/[?&]q=e2e_page_(&|$)/);
+  await expect(page).toHaveURL(/[?&]currency=USD(&|$)/);
+  await expect(page.getByTestId("orders-table").locator("tbody tr")).toHaveCount(15);
+
+  // Sort by amount ascending (the header cycles; click until the URL says asc).
+  await page.getByRole("button", { name: "Amount" }).click();
+  await expect(page).toHaveURL(/[?&]sort=amount(&|$)/);
+  if (!/dir=asc/.test(page.url())) await page.getByRole("button", { name: "Amount" }).click();
+  await expect(page).toHaveURL(/[?&]dir=asc(&|$)/);
+  await expect(page.locator('th[aria-sort="ascending"]')).toHaveText(/Amount/);
+  expect((await orderIds(page)).slice(0, 3)).toEqual(["e2e_page_00", "e2e_page_02", "e2e_page_04"]);
+
+  await page.getByLabel("Rows per page").selectOption("10");
+  await expect(page).toHaveURL(/[?&]pageSize=10(&|$)/);
+  await expect(page.getByTestId("page-indicator")).toHaveText("Page 1 of 2");
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page).toHaveURL(/[?&]page=2(&|$)/);
+  await expect(page.getByTestId("page-indicator")).toHaveText("Page 2 of 2");
+  const secondPage = await orderIds(page);
+  expect(secondPage).toEqual(["e2e_page_20", "e2e_page_22", "e2e_page_24", "e2e_page_26", "e2e_page_28"]);
+
+  const url = page.url();
+  await page.reload();
+  expect(page.url()).toBe(url);
+  await expect(page.getByTestId("page-indicator")).toHaveText("Page 2 of 2");
+  expect(await orderIds(page)).toEqual(secondPage);
+  await expect(page.getByLabel("Order id starts with")).toHaveValue("e2e_page_");
+  await expect(page.getByLabel("Currency")).toHaveValue("USD");
+
+  // Status filter on top: paid USD orders are indexes 0, 6, 12, 18, 24.
+  await page.getByLabel("Status").selectOption("paid");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(/[?&]status=paid(&|$)/);
+  await expect(page).not.toHaveURL(/[?&]page=/);
+  expect(await orderIds(page)).toEqual(["e2e_page_00", "e2e_page_06", "e2e_page_12", "e2e_page_18", "e2e_page_24"]);
+
+  // A date range that excludes today: nothing matches, said plainly.
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  await page.getByLabel("Updated from (UTC)").fill(tomorrow);
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(new RegExp(`[?&]from=${tomorrow}(&|$)`));
+  await expect(page.getByText("No results match these filters.")).toBeVisible();
+  const today = new Date().toISOString().slice(0, 10);
+  await page.goto(`/orders?q=e2e_page_&currency=USD&status=paid&from=${today}&to=${today}`);
+  await expect(page.getByTestId("orders-table").locator("tbody tr")).toHaveCount(5);
+});
+
+test("decision log: filters are in the URL, survive a reload, and page through", async ({ page }, testInfo) => {
+  await page.goto("/decisions");
+  await page.getByLabel("Outcome", { exact: true }).selectOption("rejected");
+  await page.getByLabel("HTTP status").fill("401");
+  await page.getByRole("button", { name: "Filter" }).click();
+  await expect(page).toHaveURL(/[?&]outcome=rejected(&|$)/);
+  await expect(page).toHaveURL(/[?&]status=401(&|$)/);
+  const rows = page.getByTestId("decisions-table").locator("tbody tr");
+  await expect(rows).toHaveCount(2);
+  expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-event-id")))).toEqual(["evt_0003", "evt_9999"]);
+  await expect(rows.nth(0)).toContainText("timestamp outside tolerance: 259200 s (max 300)");
+  await expect(rows.nth(1)).toContainText("signature does not match any configured signing secret");
+  await expect(rows.nth(1)).toContainText("unverified");
+  await page.reload();
+  await expect(rows).toHaveCount(2);
+  await expect(page.getByLabel("Outcome", { exact: true })).toHaveValue("rejected");
+  await expect(page.getByTestId("decisions-chart")).toContainText("2 decisions in the last 24 hours");
+
+  await page.goto("/decisions?eventId=evt_0001");
+  await expect(rows).toHaveCount(2);
+  expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-outcome")))).toEqual(["duplicate", "applied"]);
+
+  await page.goto("/decisions?orderId=ord_1045");
+  await expect(rows).toHaveCount(3);
+
+  await page.goto("/decisions?pageSize=10");
+  await expect(rows).toHaveCount(10);
+  await screenshot(page, testInfo, "decisions");
+  await page.getByRole("link", { name: "Next" }).click();
+  await expect(page).toHaveURL(/[?&]page=2(&|$)/);
+  await expect(page).toHaveURL(/[?&]pageSize=10(&|$)/);
+  await expect(page.getByText(/Page 2 of \d+/)).toBeVisible();
+  await page.reload();
+  await expect(page.getByText(/Page 2 of \d+/)).toBeVisible();
+});

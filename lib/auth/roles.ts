@@ -1,0 +1,76 @@
+import { z } from "zod";
+
+/** Dashboard roles, from least to most trusted (issue 5): each one can do what the previous can. */
+export const ROLES = ["merchant", "support", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+export const roleSchema = z.enum(ROLES);
+
+/**
+ * What a role may do. merchant: read orders, decisions and reconciliation, run a reconciliation;
+ * support: also retry, assign and resolve dead letters and review items; admin: also manage users.
+ */
+export type Permission =
+  | "orders.read"
+  | "decisions.read"
+  | "reconciliation.read"
+  | "reconciliation.run"
+  | "dead_letters.read"
+  | "dead_letters.manage"
+  | "review.read"
+  | "review.manage"
+  | "orders.create"
+  | "users.manage";
+
+const GRANTS: Record<Role, ReadonlySet<Permission>> = {
+  merchant: new Set<Permission>(["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"]),
+  support: new Set<Permission>([
+    "orders.read",
+    "decisions.read",
+    "reconciliation.read",
+    "reconciliation.run",
+    "dead_letters.read",
+    "dead_letters.manage",
+    "review.read",
+    "review.manage",
+  ]),
+  admin: new Set<Permission>([
+    "orders.read",
+    "decisions.read",
+    "reconciliation.read",
+    "reconciliation.run",
+    "dead_letters.read",
+    "dead_letters.manage",
+    "review.read",
+    "review.manage",
+    "orders.create",
+    "users.manage",
+  ]),
+};
+
+/** The signed-in person an action runs for. `role` comes from the database, never from the request. */
+export interface Actor {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+}
+
+/** True when `role` grants `permission`. An unknown role (a hand-edited row) grants nothing. */
+export function can(role: string, permission: Permission): boolean {
+  const parsed = roleSchema.safeParse(role);
+  return parsed.success && GRANTS[parsed.data].has(permission);
+}
+
+/** Raised when an actor lacks a permission; mapped to 403 (API) or a "not allowed" message (actions). */
+export class ForbiddenError extends Error {
+  readonly code = "forbidden";
+  constructor(readonly permission: Permission) {
+    super(`not allowed: ${permission}`);
+    this.name = "ForbiddenError";
+  }
+}
+
+/** Throws {@link ForbiddenError} unless `actor` may do `permission`. Every mutating lib function calls it. */
+export function assertCan(actor: Pick<Actor, "role"> | null | undefined, permission: Permission): void {
+  if (!actor || !can(actor.role, permission)) throw new ForbiddenError(permission);
+}

@@ -1,0 +1,43 @@
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { cache } from "react";
+import { getAuth } from "@/lib/auth/auth";
+import { assertCan, can, ForbiddenError, roleSchema, type Actor, type Permission } from "@/lib/auth/roles";
+
+/**
+ * The signed-in user of the current request (server components, server actions, route handlers), or
+ * null. The role is read from the database with the session on every request, so a changed role
+ * applies at once. Deduplicated per request (React `cache`).
+ */
+export const currentActor = cache(async (): Promise<Actor | null> => {
+  const auth = await getAuth();
+  const session = await auth.api.getSession({ headers: await headers() });
+  if (!session) return null;
+  const role = roleSchema.safeParse(session.user.role);
+  if (!role.success) return null;
+  return { id: session.user.id, email: session.user.email, name: session.user.name, role: role.data };
+});
+
+/** For pages: the signed-in actor, or a redirect to /sign-in (with `next` so the user comes back). */
+export async function requireActor(next?: string): Promise<Actor> {
+  const actor = await currentActor();
+  if (!actor) redirect(next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in");
+  return actor;
+}
+
+/** True when the current actor may do `permission` (pages use it to hide controls; actions re-check). */
+export async function actorCan(permission: Permission): Promise<boolean> {
+  const actor = await currentActor();
+  return actor !== null && can(actor.role, permission);
+}
+
+/**
+ * For server actions: the signed-in actor holding `permission`. Throws {@link ForbiddenError} when
+ * nobody is signed in or the role lacks it: a merchant posting a support action directly gets this.
+ */
+export async function actorWith(permission: Permission): Promise<Actor> {
+  const actor = await currentActor();
+  if (!actor) throw new ForbiddenError(permission);
+  assertCan(actor, permission);
+  return actor;
+}

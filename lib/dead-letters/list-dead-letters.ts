@@ -1,0 +1,73 @@
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { lenient, pageOf, pagingFromParams, pagingSchema, param, type Page, type SearchParams } from "@/lib/lists/paging";
+
+export const DEAD_LETTER_TABS = ["open", "resolved"] as const;
+
+/** Strict query for {@link listDeadLettersPage}. */
+export const deadLetterQuerySchema = pagingSchema.extend({ status: z.enum(DEAD_LETTER_TABS) });
+export type DeadLetterQuery = z.infer<typeof deadLetterQuerySchema>;
+
+/** Lenient: `?tab=resolved&page=2`. */
+export function deadLetterQueryFromParams(params: SearchParams): DeadLetterQuery {
+  return { ...pagingFromParams(params), status: lenient(z.enum(DEAD_LETTER_TABS), param(params, "tab"), "open") };
+}
+
+/** A dead letter as the dashboard lists it: never the stored payload. */
+export interface DeadLetterRow {
+  id: string;
+  provider: string;
+  endpoint: string;
+  eventId: string;
+  eventType: string;
+  orderId: string | null;
+  category: string;
+  reason: string;
+  retryable: boolean;
+  attempts: number;
+  firstFailedAt: string;
+  lastFailedAt: string;
+  nextAction: string;
+  owner: string | null;
+  status: string;
+  resolution: string | null;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
+}
+
+/** One page of dead letters of one tab, most recently failed first (the (status, lastFailedAt) index). */
+export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promise<Page<DeadLetterRow>> {
+  const query = deadLetterQuerySchema.parse(input);
+  const where = { status: query.status };
+  const [rows, count] = await Promise.all([
+    db.deadLetter.findMany({
+      where,
+      orderBy: query.status === "open" ? [{ lastFailedAt: "desc" }, { id: "desc" }] : [{ resolvedAt: "desc" }, { id: "desc" }],
+      skip: (query.page - 1) * query.pageSize,
+      take: query.pageSize,
+      omit: { payload: true, dedupeKey: true, bodyHash: true },
+    }),
+    db.deadLetter.count({ where }),
+  ]);
+  const data = rows.map((row) => ({
+    id: row.id,
+    provider: row.provider,
+    endpoint: row.endpoint,
+    eventId: row.eventId,
+    eventType: row.eventType,
+    orderId: row.orderId,
+    category: row.category,
+    reason: row.reason,
+    retryable: row.retryable,
+    attempts: row.attempts,
+    firstFailedAt: row.firstFailedAt.toISOString(),
+    lastFailedAt: row.lastFailedAt.toISOString(),
+    nextAction: row.nextAction,
+    owner: row.owner,
+    status: row.status,
+    resolution: row.resolution,
+    resolvedBy: row.resolvedBy,
+    resolvedAt: row.resolvedAt?.toISOString() ?? null,
+  }));
+  return pageOf(data, count, query.page, query.pageSize);
+}

@@ -1,0 +1,73 @@
+import { recordAudit } from "@/lib/audit/record-audit";
+import { assertCan, type Actor } from "@/lib/auth/roles";
+import type { Db } from "@/lib/db/client";
+import { retryDeadLetter, type RetryOutcome } from "@/lib/dead-letters/retry-dead-letter";
+
+/** Most dead letters one bulk retry handles (each is its own transaction through the core). */
+export const MAX_BULK_RETRY = 100;
+
+/** Result of retrying one dead letter from the dashboard. */
+export interface DeadLetterRetryResult {
+  id: string;
+  outcome: RetryOutcome;
+  reason: string;
+  /** The dead letter's attempts after a retry that failed again. */
+  attempts?: number;
+}
+
+/**
+ * Retries one dead letter for `actor` (permission `dead_letters.manage`) through the same core as a
+ * delivery, so it cannot apply twice, and writes an audit row with what happened. An event that applies
+ * resolves its dead letter in the same transaction; one that fails again stays open with its new
+ * attempt count. Throws ForbiddenError for a role without the permission.
+ */
+export async function retryDeadLetterAs(db: Db, actor: Actor, id: string): Promise<DeadLetterRetryResult> {
+  assertCan(actor, "dead_letters.manage");
+  const result = await retryDeadLetter(db, id, actor.email);
+  const attempts = result.outcome === "dead_lettered" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
+  if (result.outcome === "applied" || result.outcome === "ignored") {
+    // The core resolves it as "system" inside the apply transaction; name the person who asked for it.
+    await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: actor.email } });
+  }
+  if (result.outcome !== "not_found") {
+    await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: `${result.outcome}: ${result.reason}` });
+  }
+  return { id, outcome: result.outcome, reason: result.reason, attempts };
+}
+
+/** Retries several dead letters one after the other (at most {@link MAX_BULK_RETRY}); one result each. */
+export async function retryDeadLettersAs(db: Db, actor: Actor, ids: string[]): Promise<DeadLetterRetryResult[]> {
+  assertCan(actor, "dead_letters.manage");
+  const results: DeadLetterRetryResult[] = [];
+  for (const id of [...new Set(ids)].slice(0, MAX_BULK_RETRY)) results.push(await retryDeadLetterAs(db, actor, id));
+  return results;
+}
+
+/** Makes `actor` the owner of an open dead letter (audit row). Returns false when it is not open. */
+export async function assignDeadLetterAs(db: Db, actor: Actor, id: string): Promise<boolean> {
+  assertCan(actor, "dead_letters.manage");
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner: actor.email } });
+    if (count === 0) return false;
+    await recordAudit(tx, actor, { action: "dead_letter.assign", targetType: "dead_letter", targetId: id, note: `owner ${actor.email}` });
+    return true;
+  });
+}
+
+/**
+ * Resolves an open dead letter by hand with `note` (why: refunded, duplicate order, provider confirmed
+ * ...), recording who and when on the row and an audit row in the same transaction. Nothing is applied.
+ * Returns false when it is not open.
+ */
+export async function resolveDeadLetterAs(db: Db, actor: Actor, id: string, note: string, now = new Date()): Promise<boolean> {
+  assertCan(actor, "dead_letters.manage");
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.deadLetter.updateMany({
+      where: { id, status: "open" },
+      data: { status: "resolved", resolution: note.slice(0, 500), resolvedBy: actor.email, resolvedAt: now },
+    });
+    if (count === 0) return false;
+    await recordAudit(tx, actor, { action: "dead_letter.resolve", targetType: "dead_letter", targetId: id, note }, now);
+    return true;
+  });
+}

@@ -1,0 +1,23 @@
+import { createUserWithPassword } from "@/lib/auth/users";
+import type { Db } from "@/lib/db/client";
+import { DEMO_USERS } from "@/lib/demo/demo-accounts";
+
+export { DEMO_USERS };
+
+/** Result of {@link seedDemoUsers}: how many were created, or why none were. */
+export type DemoUsersResult = { created: number } | { created: 0; skipped: "users_exist" | "production" };
+
+/**
+ * Creates the demo users only when the database has no users at all, and never when
+ * NODE_ENV=production unless `allowInProduction` (the DEMO_USERS_IN_PRODUCTION setting) is true.
+ */
+export async function seedDemoUsers(db: Db, { nodeEnv = process.env.NODE_ENV, allowInProduction = false } = {}): Promise<DemoUsersResult> {
+  if (nodeEnv === "production" && !allowInProduction) return { created: 0, skipped: "production" };
+  if ((await db.user.count()) > 0) return { created: 0, skipped: "users_exist" };
+  let created = 0;
+  for (const user of DEMO_USERS) {
+    const result = await createUserWithPassword(db, user);
+    if (result.kind === "created") created++;
+  }
+  return { created };
+}

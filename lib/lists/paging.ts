@@ -1,0 +1,92 @@
+import { z } from "zod";
+
+/** One page of a list, the shape every dashboard list returns. `page` is 1-based. */
+export interface Page<T> {
+  data: T[];
+  count: number;
+  page: number;
+  pageSize: number;
+  totalPages: number;
+}
+
+/** Page sizes offered in the UI; the strict schemas cap pageSize at {@link MAX_PAGE_SIZE}. */
+export const PAGE_SIZES = [10, 25, 50, 100] as const;
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 100;
+/** Deepest page reachable by offset (keeps OFFSET scans bounded; filters narrow beyond it). */
+export const MAX_PAGE = 10_000;
+
+/** Strict paging for queries: integers, 1 <= page <= MAX_PAGE, 1 <= pageSize <= MAX_PAGE_SIZE. */
+export const pagingSchema = z.object({
+  page: z.number().int().min(1).max(MAX_PAGE),
+  pageSize: z.number().int().min(1).max(MAX_PAGE_SIZE),
+});
+
+/** Builds a {@link Page} from one page of rows and the total matching count. */
+export function pageOf<T>(data: T[], count: number, page: number, pageSize: number): Page<T> {
+  return { data, count, page, pageSize, totalPages: Math.max(1, Math.ceil(count / pageSize)) };
+}
+
+/** Next.js page `searchParams` after awaiting. */
+export type SearchParams = Record<string, string | string[] | undefined>;
+
+/** The first value of a search param (a repeated `?a=1&a=2` keeps the first), trimmed; undefined if empty. */
+export function param(params: SearchParams, name: string): string | undefined {
+  const raw = params[name];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  return value ? value : undefined;
+}
+
+/** Lenient URL parsing: the value when `schema` accepts it, else `fallback` (a bad link never throws). */
+export function lenient<T>(schema: z.ZodType<T>, value: unknown, fallback: T): T {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : fallback;
+}
+
+/** Lenient page and page size from the URL: page >= 1 (capped), pageSize one of {@link PAGE_SIZES}. */
+export function pagingFromParams(params: SearchParams): { page: number; pageSize: number } {
+  const page = lenient(z.coerce.number().int().min(1), param(params, "page"), 1);
+  const size = lenient(z.coerce.number().int(), param(params, "pageSize"), DEFAULT_PAGE_SIZE);
+  return { page: Math.min(page, MAX_PAGE), pageSize: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE };
+}
+
+/** Lenient UTC day (YYYY-MM-DD) from the URL as the Date at 00:00 UTC, or undefined. */
+export function dayFromParams(params: SearchParams, name: string): Date | undefined {
+  const value = param(params, name);
+  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const date = new Date(`${value}T00:00:00.000Z`);
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? undefined : date;
+}
+
+/** The day after `day` (exclusive upper bound of a "to" day filter). */
+export function nextDay(day: Date): Date {
+  return new Date(day.getTime() + 24 * 60 * 60 * 1000);
+}
+
+/** Serialises filters back to a query string, dropping empty values (for links that keep the state). */
+export function toQueryString(values: Record<string, string | number | undefined | null>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined && value !== null && value !== "") query.set(key, String(value));
+  }
+  const text = query.toString();
+  return text ? `?${text}` : "";
+}
+
+/**
+ * An id prefix as an index range: `id >= prefix AND id < prefix + U+FFFF`. Unlike LIKE/contains this
+ * uses the primary-key index on SQLite and PostgreSQL alike, so a search stays fast at 100,000 rows.
+ */
+export function prefixRange(prefix: string): { gte: string; lt: string } {
+  return { gte: prefix, lt: `${prefix}\uffff` };
+}
+
+/** Lenient UTC time from the URL: `YYYY-MM-DDTHH:MM` (a datetime-local input, read as UTC) or a day; else undefined. */
+export function timeFromParams(params: SearchParams, name: string): Date | undefined {
+  const value = param(params, name);
+  if (!value) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return dayFromParams(params, name);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
+  const date = new Date(`${value}${value.length === 16 ? ":00" : ""}.000Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}

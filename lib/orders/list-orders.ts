@@ -1,0 +1,117 @@
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { dayFromParams, lenient, nextDay, pageOf, pagingFromParams, pagingSchema, param, prefixRange, type Page, type SearchParams } from "@/lib/lists/paging";
+import { currencySchema } from "@/lib/webhooks/money";
+
+export const ORDER_STATUSES = ["created", "paid", "refunded"] as const;
+/** Columns the orders list can sort by: each backed by an index (credited/difference are per-page sums, not sortable). */
+export const ORDER_SORTS = ["id", "status", "amount", "lastEventAt", "updatedAt"] as const;
+export type OrderSort = (typeof ORDER_SORTS)[number];
+
+/** Strict query for {@link listOrdersPage}. Dates are UTC; `to` is exclusive. */
+export const orderQuerySchema = pagingSchema.extend({
+  sort: z.enum(ORDER_SORTS),
+  dir: z.enum(["asc", "desc"]),
+  status: z.enum(ORDER_STATUSES).optional(),
+  currency: currencySchema.optional(),
+  from: z.date().optional(),
+  to: z.date().optional(),
+  q: z.string().min(1).max(255).optional(),
+});
+export type OrderQuery = z.infer<typeof orderQuerySchema>;
+
+/** Lenient: reads the orders page's URL (`?status=paid&currency=ARS&from=2026-11-01&to=2026-11-30&q=ord_10&sort=amount&dir=asc&page=2`). */
+export function orderQueryFromParams(params: SearchParams): OrderQuery {
+  const to = dayFromParams(params, "to");
+  return {
+    ...pagingFromParams(params),
+    sort: lenient(z.enum(ORDER_SORTS), param(params, "sort"), "updatedAt"),
+    dir: lenient(z.enum(["asc", "desc"]), param(params, "dir"), "desc"),
+    status: lenient(z.enum(ORDER_STATUSES).optional(), param(params, "status"), undefined),
+    currency: lenient(currencySchema.optional(), param(params, "currency")?.toUpperCase(), undefined),
+    from: dayFromParams(params, "from"),
+    to: to ? nextDay(to) : undefined,
+    q: lenient(z.string().max(255).optional(), param(params, "q"), undefined),
+  };
+}
+
+/** One row of the orders table. Money in minor units of `currency`. */
+export interface OrderRow {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  /** Sum of the order's ledger entries. */
+  credited: number;
+  /** credited − what the status implies (created: 0; paid/refunded: amount − refunded). Non-zero = the books differ. */
+  difference: number;
+  lastEventAt: string | null;
+  updatedAt: string;
+}
+
+/** What the order's ledger should sum to for its status (the reconciliation's rule). */
+export function expectedCredited(order: { status: string; amount: number; refundedAmount: number }): number {
+  return order.status === "created" ? 0 : order.amount - order.refundedAmount;
+}
+
+function orderByOf(query: OrderQuery): Prisma.OrderOrderByWithRelationInput[] {
+  switch (query.sort) {
+    case "id":
+      return [{ id: query.dir }];
+    case "lastEventAt":
+      return [{ lastEventAt: { sort: query.dir, nulls: "last" } }, { id: query.dir }];
+    default:
+      return [{ [query.sort]: query.dir }, { id: query.dir }];
+  }
+}
+
+/**
+ * One page of orders for the dashboard: filters (status, currency, updated-at day range, order id
+ * prefix), one indexed sort with the id as tie-breaker, and `credited` summed for this page's orders
+ * only (one grouped query on LedgerEntry.orderId). Count and page run together. Throws ZodError on an
+ * invalid query (callers pass {@link orderQueryFromParams}'s output).
+ */
+export async function listOrdersPage(db: Db, input: OrderQuery): Promise<Page<OrderRow>> {
+  const query = orderQuerySchema.parse(input);
+  const where: Prisma.OrderWhereInput = {
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.currency ? { currency: query.currency } : {}),
+    ...(query.from || query.to ? { updatedAt: { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) } } : {}),
+    ...(query.q ? { id: prefixRange(query.q) } : {}),
+  };
+  const [rows, count] = await Promise.all([
+    db.order.findMany({
+      where,
+      orderBy: orderByOf(query),
+      skip: (query.page - 1) * query.pageSize,
+      take: query.pageSize,
+      select: { id: true, status: true, amount: true, currency: true, refundedAmount: true, lastEventAt: true, updatedAt: true },
+    }),
+    db.order.count({ where }),
+  ]);
+  const sums = rows.length
+    ? await db.ledgerEntry.groupBy({ by: ["orderId"], where: { orderId: { in: rows.map((row) => row.id) } }, _sum: { amount: true } })
+    : [];
+  const credited = new Map(sums.map((sum) => [sum.orderId, sum._sum.amount ?? 0]));
+  const data = rows.map((row) => {
+    const sum = credited.get(row.id) ?? 0;
+    return {
+      id: row.id,
+      status: row.status,
+      amount: row.amount,
+      currency: row.currency,
+      credited: sum,
+      difference: sum - expectedCredited(row),
+      lastEventAt: row.lastEventAt?.toISOString() ?? null,
+      updatedAt: row.updatedAt.toISOString(),
+    };
+  });
+  return pageOf(data, count, query.page, query.pageSize);
+}
+
+/** Currencies present (the filter's options): GROUP BY on the currency index, not Prisma's in-memory distinct. */
+export async function orderCurrencies(db: Db): Promise<string[]> {
+  const rows = await db.order.groupBy({ by: ["currency"], orderBy: { currency: "asc" }, take: 50 });
+  return rows.map((row) => row.currency);
+}

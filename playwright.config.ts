@@ -1,0 +1,53 @@
+// Browser tests in Debian's Chromium (never `npx playwright install`) against the BUILT app, started by
+// lib/cli/e2e-server.ts on 127.0.0.1 with its own fresh SQLite database in a temporary folder.
+import { defineConfig } from "@playwright/test";
+import { E2E } from "./e2e/browser/support/e2e-env";
+
+export default defineConfig({
+  testDir: "e2e/browser",
+  outputDir: "test-results/browser",
+  // One worker: the specs share one server and database, and several assert exact counts.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"]],
+  use: {
+    baseURL: E2E.baseURL,
+    browserName: "chromium",
+    locale: "en-US",
+    timezoneId: "UTC",
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    },
+  },
+  projects: [
+    { name: "setup", testMatch: /global\.setup\.ts/ },
+    { name: "chromium", testMatch: /\.spec\.ts/, dependencies: ["setup"] },
+  ],
+  webServer: {
+    command: `"${process.execPath}" --import tsx lib/cli/e2e-server.ts`,
+    url: `${E2E.baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 90_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: String(E2E.port),
+      DATABASE_URL: `file:${E2E.databaseFile}`,
+      AUTH_BASE_URL: E2E.baseURL,
+      AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
+      AUTH_LOGIN_MAX_ATTEMPTS: "5",
+      AUTH_LOGIN_WINDOW_SECONDS: "60",
+      API_TOKEN: E2E.apiToken,
+      LAB_WEBHOOK_SECRET: E2E.labSecret,
+      LOG_LEVEL: "warn",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
