@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
@@ -63,6 +63,13 @@ export async function startThrowawayCluster(options: { maxConnections?: number }
     throw new Error("PostgreSQL binaries not found: install postgresql (Debian: apt-get install -y postgresql-15) or set PG_BIN");
   }
   const root = userInfo().uid === 0;
+  // initdb runs its helpers with output sent to /dev/null as the unprivileged user. A root process that
+  // copies a file onto /dev/null (Node's copyFile keeps the source's mode) leaves it 0644, and initdb
+  // then fails with "cannot create /dev/null: Permission denied": give it back its standard mode.
+  if (root && (statSync("/dev/null").mode & 0o666) !== 0o666) {
+    console.warn("/dev/null was not writable by other users; restoring its standard mode 0666");
+    chmodSync("/dev/null", 0o666);
+  }
   const runAs = process.env.PG_RUN_AS ?? "postgres";
   const dataDir = mkdtempSync(path.join(tmpdir(), "acredita-pg-"));
   const ids = root ? idsOf(runAs) : undefined;
