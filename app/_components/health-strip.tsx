@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { formatAge, formatCount } from "@/lib/format/format";
 import { healthSummary } from "@/lib/health/health-summary";
 
-/** The health strip on every dashboard page: pending events (and the oldest's age), open dead letters, uncertain outbox rows. */
+/** The health strip on every dashboard page: pending events (and the oldest's age), open dead letters, failed attempts in the last hour, uncertain outbox rows. */
 export async function HealthStrip() {
   const [health, locale, t] = await Promise.all([healthSummary(await db()), getLocale(), getTranslations("health")]);
   return (
@@ -19,6 +19,10 @@ export async function HealthStrip() {
         <div className={health.openDeadLetters > 0 ? "alert" : undefined}>
           <dt>{t("deadLetters")}</dt>
           <dd data-testid="health-dead-letters">{formatCount(health.openDeadLetters, locale)}</dd>
+        </div>
+        <div className={health.failedAttemptsLastHour > 0 ? "alert" : undefined}>
+          <dt>{t("failedAttempts")}</dt>
+          <dd data-testid="health-failed-attempts">{formatCount(health.failedAttemptsLastHour, locale)}</dd>
         </div>
         <div className={health.uncertainOutbox > 0 ? "alert" : undefined}>
           <dt>{t("uncertain")}</dt>

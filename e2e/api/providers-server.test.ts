@@ -7,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import { waitFor } from "../support/real-server";
 import { startServer, type RunningServer } from "../support/server";
 
 const TOKEN = "providers-server-token-01";
@@ -30,6 +31,14 @@ function post(path: string, body: string, headers: Record<string, string>): Prom
 async function order(id: string): Promise<{ status: string; credited: number }> {
   const response = await fetch(`${server.url}/api/orders/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
   return response.json();
+}
+
+/** Inbox mode (the providers' default): the 200 means "stored"; the server's own worker applies it. */
+function applied(id: string): Promise<{ status: string; credited: number }> {
+  return waitFor(`order ${id} to be paid by the in-process worker`, async () => {
+    const current = await order(id);
+    return current.status === "paid" ? current : undefined;
+  });
 }
 
 before(async () => {
@@ -57,9 +66,10 @@ describe("the demo endpoints over real HTTP", () => {
     assert.ok(Buffer.byteLength(body) > 900 * 1024);
     const header = stripe.webhooks.generateTestHeaderString({ payload: body, secret: DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET });
     const first = await post("/api/webhooks/stripe", body, { "STRIPE-SIGNATURE": header });
-    assert.deepEqual([first.status, first.json], [200, { outcome: "applied", reason: "credited 12000 USD; order ord_rs_stripe created -> paid" }]);
+    assert.deepEqual([first.status, first.json], [200, { outcome: "accepted", reason: "event evt_rs_stripe stored in the inbox; a worker applies it" }]);
+    assert.deepEqual(await applied("ord_rs_stripe").then((o) => [o.status, o.credited]), ["paid", 12000]);
     const again = await post("/api/webhooks/stripe", body, { "stripe-signature": header });
-    assert.deepEqual([again.status, again.json.outcome], [200, "duplicate"]);
+    assert.deepEqual([again.status, again.json], [200, { outcome: "duplicate", reason: "event evt_rs_stripe already stored (status processed); nothing changed" }]);
     assert.deepEqual(await order("ord_rs_stripe").then((o) => [o.status, o.credited]), ["paid", 12000]);
   });
 
@@ -69,7 +79,8 @@ describe("the demo endpoints over real HTTP", () => {
     assert.deepEqual([forged.status, forged.json.reason], [401, "signature does not match any configured signing secret"]);
     const signature = hmacSha256(DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET, body).toString("base64");
     const result = await post("/api/webhooks/yolfi", body, { "X-Yolfi-Signature": signature, "X-Yolfi-Event-ID": "evt_rs_yolfi" });
-    assert.deepEqual([result.status, result.json], [200, { outcome: "applied", reason: "credited 5000 USD; order ord_rs_yolfi created -> paid" }]);
+    assert.deepEqual([result.status, result.json], [200, { outcome: "accepted", reason: "event evt_rs_yolfi stored in the inbox; a worker applies it" }]);
+    assert.deepEqual(await applied("ord_rs_yolfi").then((o) => [o.status, o.credited]), ["paid", 5000]);
   });
 
   test("standard-webhooks: signed by the standardwebhooks package with the demo secret, mixed-case headers", async () => {
@@ -77,7 +88,7 @@ describe("the demo endpoints over real HTTP", () => {
     const now = new Date();
     const signature = new Webhook(DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET).sign("msg_rs_sw", now, body);
     const result = await post("/api/webhooks/standard-webhooks", body, { "Webhook-Id": "msg_rs_sw", "WEBHOOK-TIMESTAMP": String(Math.floor(now.getTime() / 1000)), "webhook-Signature": signature });
-    assert.deepEqual([result.status, result.json], [200, { outcome: "applied", reason: "credited 4500 EUR; order ord_rs_sw created -> paid" }]);
-    assert.deepEqual(await order("ord_rs_sw").then((o) => [o.status, o.credited]), ["paid", 4500]);
+    assert.deepEqual([result.status, result.json], [200, { outcome: "accepted", reason: "event msg_rs_sw stored in the inbox; a worker applies it" }]);
+    assert.deepEqual(await applied("ord_rs_sw").then((o) => [o.status, o.credited]), ["paid", 4500]);
   });
 });

@@ -8,6 +8,10 @@ import { createOrder, deliver, readOrder, sentSignatures } from "../support/http
 import { decisionsOf, lastDecision, nowSeconds, standardWebhooksHeaders } from "../support/providers";
 import { storedText } from "../support/test-database";
 
+// These tests read the inline answer (apply before answering); inbox mode, the default for this
+// endpoint, stores first and applies with the same apply step (e2e/api/inbox-mode.test.ts).
+process.env.WEBHOOK_PROCESSING_MODE = "inline";
+
 const SECRET = `whsec_${Buffer.from("standard-webhooks-test-key-0001").toString("base64")}`;
 const NEXT_SECRET = `whsec_${Buffer.from("standard-webhooks-test-key-0002").toString("base64")}`;
 const RETIRED = `whsec_${Buffer.from("standard-webhooks-test-key-0000").toString("base64")}`;

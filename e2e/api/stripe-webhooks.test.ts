@@ -8,6 +8,10 @@ import { createOrder, deliver, readOrder, sentSignatures } from "../support/http
 import { charge, checkoutSession, decisionsOf, deliverStripe, paymentIntent, stripe, stripeEvent, stripeHeader } from "../support/providers";
 import { storedText } from "../support/test-database";
 
+// These tests read the inline answer (apply before answering); inbox mode, the default for this
+// endpoint, stores first and applies with the same apply step (e2e/api/inbox-mode.test.ts).
+process.env.WEBHOOK_PROCESSING_MODE = "inline";
+
 const SECRET = "whsec_stripe_current_0001";
 const NEXT_SECRET = "whsec_stripe_next_0002";
 const RETIRED = "whsec_stripe_retired_0000";

@@ -8,6 +8,10 @@ import { createOrder, deliver, readOrder, sentSignatures } from "../support/http
 import { decisionsOf, deliverYolfi, yolfiEvent, yolfiSignature } from "../support/providers";
 import { storedText } from "../support/test-database";
 
+// These tests read the inline answer (apply before answering); inbox mode, the default for this
+// endpoint, stores first and applies with the same apply step (e2e/api/inbox-mode.test.ts).
+process.env.WEBHOOK_PROCESSING_MODE = "inline";
+
 const SECRET = "yolfi_live_signing_secret_0001";
 const TEST_SECRET = "yolfi_test_signing_secret_0001";
 const RETIRED = "yolfi_retired_signing_secret_0000";

@@ -19,6 +19,14 @@ const commaList = z
   .transform((value) => value.split(",").map((part) => part.trim()).filter((part) => part.length > 0))
   .pipe(z.array(z.string().min(8, "each secret needs at least 8 characters")).min(1, "at least one secret"));
 
+/** "true"/"false" (also 1/0, yes/no) from the environment; anything else is refused, never read as false. */
+const booleanSetting = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(["true", "false", "1", "0", "yes", "no"], "must be true or false"))
+  .transform((value) => value === "true" || value === "1" || value === "yes");
+
 const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535),
   DATABASE_URL: z
@@ -38,6 +46,37 @@ const settingsSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   /** Both databases: a transaction still open after this long is rolled back and the delivery answers 503 (ms). */
   DATABASE_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
+  /** Processing mode of the Stripe, Yolfi and Standard Webhooks endpoints (issue 4: inbox by default). */
+  WEBHOOK_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inbox"),
+  /** Processing mode of the lab endpoint (inline by default, as in the seed article). */
+  LAB_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inline"),
+  /** Run the inbox worker and outbox dispatcher inside the server process (instrumentation.ts). */
+  INBOX_WORKER_IN_PROCESS: booleanSetting.default(true),
+  /** How often an idle worker looks for due inbox events and outbox messages (ms). */
+  INBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** How long a claimed inbox event stays reserved for its worker before another may take it (ms). */
+  INBOX_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
+  /** First retry delay (ms); each retry doubles it, with jitter, up to INBOX_RETRY_MAX_DELAY_MS. */
+  INBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(1_000),
+  INBOX_RETRY_MAX_DELAY_MS: z.coerce.number().int().min(1).max(86_400_000).default(300_000),
+  /** Attempts (the first included) before a retryable failure becomes a dead letter. */
+  INBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(12),
+  /** Age (s, since the event was received) after which a retryable failure becomes a dead letter. Stripe retries for 3 days. */
+  INBOX_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(259_200),
+  /** The merchant's fulfilment webhook: when set, a payment that moves an order to paid queues a POST here. */
+  FULFILMENT_WEBHOOK_URL: z
+    .string()
+    .trim()
+    .refine((url) => /^https?:\/\/[^\s]+$/i.test(url), "must be an http:// or https:// URL")
+    .optional(),
+  /** Signs each fulfilment POST (`Acredita-Signature: t=<unix s>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`) when set. */
+  FULFILMENT_WEBHOOK_SECRET: z.string().trim().min(16, "needs at least 16 characters").optional(),
+  /** How long the dispatcher waits for the fulfilment target's answer (ms); no answer makes the message uncertain. */
+  OUTBOX_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Sends (the first included) before a retryable outbox failure is marked failed. */
+  OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** How long a message being sent stays reserved for its dispatcher (ms); must exceed OUTBOX_TIMEOUT_MS. */
+  OUTBOX_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(60_000),
   /** Signs and encrypts session cookies (better-auth). At least 32 characters. */
   AUTH_SECRET: z.string().trim().min(32, "needs at least 32 characters"),
   /** The dashboard's public URL; a sign-in request's Origin must match it (or AUTH_TRUSTED_ORIGINS). Default http://127.0.0.1:<PORT>. */
@@ -76,7 +115,10 @@ export function readSettings(env: Record<string, string | undefined> = process.e
     const value = env[key];
     if (value !== undefined && value !== "") input[key] = value;
   }
-  const parsed = settingsSchema.safeParse(input);
+  const parsed = settingsSchema
+    .refine((value) => value.OUTBOX_LEASE_MS > value.OUTBOX_TIMEOUT_MS, { path: ["OUTBOX_LEASE_MS"], message: "must be greater than OUTBOX_TIMEOUT_MS" })
+    .refine((value) => value.INBOX_RETRY_MAX_DELAY_MS >= value.INBOX_RETRY_BASE_MS, { path: ["INBOX_RETRY_MAX_DELAY_MS"], message: "must be at least INBOX_RETRY_BASE_MS" })
+    .safeParse(input);
   if (!parsed.success) {
     throw new SettingsError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }

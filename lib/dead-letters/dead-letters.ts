@@ -12,11 +12,16 @@ export interface DeadLetterInput {
   payload: string;
   orderId?: string | null;
   failure: Pick<ApplyFailure, "category" | "reason" | "retryable" | "nextAction">;
+  /** Failed attempts this record stands for (default 1; the inbox worker passes the event's attempts). */
+  attempts?: number;
+  /** When the first of those attempts failed (default `now`). */
+  firstFailedAt?: Date;
 }
 
 /**
  * Records (or updates) the dead letter of one delivery: repeated failures of the same event and body
- * update one row (attempts + 1, last failure, reason) and reopen it if it was resolved. Returns its id.
+ * update one row (attempts + `input.attempts`, last failure, reason) and reopen it if it was resolved.
+ * Returns its id.
  * Throws the database's errors.
  */
 export async function recordDeadLetter(client: Db | Tx, input: DeadLetterInput, now = new Date()): Promise<string> {
@@ -43,10 +48,11 @@ export async function recordDeadLetter(client: Db | Tx, input: DeadLetterInput, 
           eventType: input.eventType,
           bodyHash: input.bodyHash,
           payload: input.payload,
-          firstFailedAt: now,
+          firstFailedAt: input.firstFailedAt ?? now,
+          attempts: input.attempts ?? 1,
           ...fields,
         },
-        update: { ...fields, attempts: { increment: 1 }, status: "open", resolution: null, resolvedAt: null, resolvedBy: null },
+        update: { ...fields, attempts: { increment: input.attempts ?? 1 }, status: "open", resolution: null, resolvedAt: null, resolvedBy: null },
         select: { id: true },
       });
       return row.id;

@@ -21,15 +21,20 @@ describe("endpoint configuration", () => {
       endpoints.map((endpoint) => [endpoint.name, endpoint.provider, endpoint.account, endpoint.livemode, endpoint.mode, endpoint.secrets.map((secret) => secret.label)]),
       [
         ["lab", "lab", "lab", true, "inline", ["LAB_WEBHOOK_SECRET[0]"]],
-        ["stripe", "stripe", "acct_acredita_demo", true, "inline", ["STRIPE_WEBHOOK_SECRET[0]"]],
-        ["stripe-test", "stripe", "acct_acredita_demo", false, "inline", ["STRIPE_TEST_WEBHOOK_SECRET[0]"]],
-        ["yolfi", "yolfi", "org_acredita_demo", true, "inline", ["YOLFI_WEBHOOK_SECRET[0]"]],
-        ["yolfi-test", "yolfi", "org_acredita_demo", false, "inline", ["YOLFI_TEST_WEBHOOK_SECRET[0]"]],
-        ["standard-webhooks", "standard-webhooks", "acredita-demo", true, "inline", ["STANDARD_WEBHOOKS_SECRET[0]"]],
+        ["stripe", "stripe", "acct_acredita_demo", true, "inbox", ["STRIPE_WEBHOOK_SECRET[0]"]],
+        ["stripe-test", "stripe", "acct_acredita_demo", false, "inbox", ["STRIPE_TEST_WEBHOOK_SECRET[0]"]],
+        ["yolfi", "yolfi", "org_acredita_demo", true, "inbox", ["YOLFI_WEBHOOK_SECRET[0]"]],
+        ["yolfi-test", "yolfi", "org_acredita_demo", false, "inbox", ["YOLFI_TEST_WEBHOOK_SECRET[0]"]],
+        ["standard-webhooks", "standard-webhooks", "acredita-demo", true, "inbox", ["STANDARD_WEBHOOKS_SECRET[0]"]],
       ],
     );
     assert.equal(endpoints[1].secrets[0].value, DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET);
     assert.deepEqual(endpoints[5].secrets.map((secret) => secret.value), [DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET]);
+  });
+
+  test("WEBHOOK_PROCESSING_MODE=inline switches the providers' endpoints; LAB_PROCESSING_MODE=inbox switches the lab", () => {
+    assert.deepEqual(loadEndpoints({ WEBHOOK_PROCESSING_MODE: "inline" }).map((endpoint) => endpoint.mode), ["inline", "inline", "inline", "inline", "inline", "inline"]);
+    assert.deepEqual(loadEndpoints({ LAB_PROCESSING_MODE: "inbox" }).map((endpoint) => endpoint.mode), ["inbox", "inbox", "inbox", "inbox", "inbox", "inbox"]);
   });
 
   test("secrets come from the environment, comma-separated and trimmed; retired ones are labelled apart", () => {

@@ -55,18 +55,21 @@ export const DEMO_ACCOUNTS = {
 
 /**
  * The configured endpoints. This list is the one documented place where endpoints are defined
- * (README, "Providers and endpoints"); secrets live only in the environment. Every endpoint here is
- * `inline`; switching one to `inbox` needs only its `mode`.
+ * (README, "Providers and endpoints"); secrets live only in the environment. The providers' endpoints
+ * run in `inbox` mode unless WEBHOOK_PROCESSING_MODE=inline (Stripe and Yolfi ask for a fast 2xx and
+ * slow work later); the lab runs `inline` unless LAB_PROCESSING_MODE=inbox. Read per call, so a test
+ * may switch modes; the start command validates both values (lib/config/settings.ts).
  */
 export function endpointDefinitions(env: Record<string, string | undefined> = process.env): EndpointDefinition[] {
   const yolfiOrg = env.YOLFI_ORG_ID?.trim() || DEMO_ACCOUNTS.yolfi;
+  const providerMode: ProcessingMode = env.WEBHOOK_PROCESSING_MODE?.trim() === "inline" ? "inline" : "inbox";
   return [
     {
       name: "lab",
       provider: "lab",
       account: "lab",
       livemode: true,
-      mode: env.LAB_PROCESSING_MODE === "inbox" ? "inbox" : "inline",
+      mode: env.LAB_PROCESSING_MODE?.trim() === "inbox" ? "inbox" : "inline",
       secretsEnv: "LAB_WEBHOOK_SECRET",
       retiredSecretsEnv: "LAB_WEBHOOK_RETIRED_SECRETS",
     },
@@ -75,7 +78,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       provider: "stripe",
       account: env.STRIPE_ACCOUNT_ID?.trim() || DEMO_ACCOUNTS.stripe,
       livemode: true,
-      mode: "inline",
+      mode: providerMode,
       secretsEnv: "STRIPE_WEBHOOK_SECRET",
       retiredSecretsEnv: "STRIPE_WEBHOOK_RETIRED_SECRETS",
       demoSecrets: DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET,
@@ -85,7 +88,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       provider: "stripe",
       account: env.STRIPE_ACCOUNT_ID?.trim() || DEMO_ACCOUNTS.stripe,
       livemode: false,
-      mode: "inline",
+      mode: providerMode,
       secretsEnv: "STRIPE_TEST_WEBHOOK_SECRET",
       retiredSecretsEnv: "STRIPE_TEST_WEBHOOK_RETIRED_SECRETS",
       demoSecrets: DEMO_ENDPOINT_SECRETS.STRIPE_TEST_WEBHOOK_SECRET,
@@ -95,7 +98,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       provider: "yolfi",
       account: yolfiOrg,
       livemode: true,
-      mode: "inline",
+      mode: providerMode,
       secretsEnv: "YOLFI_WEBHOOK_SECRET",
       retiredSecretsEnv: "YOLFI_WEBHOOK_RETIRED_SECRETS",
       demoSecrets: DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET,
@@ -105,7 +108,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       provider: "yolfi",
       account: yolfiOrg,
       livemode: false,
-      mode: "inline",
+      mode: providerMode,
       secretsEnv: "YOLFI_TEST_WEBHOOK_SECRET",
       retiredSecretsEnv: "YOLFI_TEST_WEBHOOK_RETIRED_SECRETS",
       demoSecrets: DEMO_ENDPOINT_SECRETS.YOLFI_TEST_WEBHOOK_SECRET,
@@ -115,7 +118,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       provider: "standard-webhooks",
       account: env.STANDARD_WEBHOOKS_ACCOUNT?.trim() || DEMO_ACCOUNTS.standardWebhooks,
       livemode: true,
-      mode: "inline",
+      mode: providerMode,
       secretsEnv: "STANDARD_WEBHOOKS_SECRET",
       retiredSecretsEnv: "STANDARD_WEBHOOKS_RETIRED_SECRETS",
       demoSecrets: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET,

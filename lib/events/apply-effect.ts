@@ -17,6 +17,10 @@ export interface EffectOutcome {
   outcome: "applied" | "duplicate" | "ignored";
   reason: string;
   orderId?: string;
+  /** The order transition this effect made, when it made one (e.g. created -> paid). */
+  transition?: { from: string; to: string };
+  /** The payment credited by this effect (minor units), when it credited one. */
+  credit?: { paymentKey: string; amount: number; currency: string };
 }
 
 type OrderRow = NonNullable<Awaited<ReturnType<Tx["order"]["findUnique"]>>>;
@@ -91,7 +95,13 @@ async function applyPayment(tx: Tx, source: EffectSource, effect: Extract<Effect
   });
   await transition(tx, order, to);
   await tx.delivery.create({ data: { orderId: order.id, paymentKey: effect.paymentKey, provider: source.provider, eventId: source.eventId } });
-  return { outcome: "applied", reason: `credited ${order.amount} ${order.currency}; order ${order.id} ${order.status} -> ${to}`, orderId: order.id };
+  return {
+    outcome: "applied",
+    reason: `credited ${order.amount} ${order.currency}; order ${order.id} ${order.status} -> ${to}`,
+    orderId: order.id,
+    transition: { from: order.status, to },
+    credit: { paymentKey: effect.paymentKey, amount: order.amount, currency: order.currency },
+  };
 }
 
 async function applyRefund(tx: Tx, source: EffectSource, effect: Extract<Effect, { kind: "refund" }>): Promise<EffectOutcome> {
@@ -142,6 +152,7 @@ async function applyRefund(tx: Tx, source: EffectSource, effect: Extract<Effect,
     outcome: "applied",
     reason: `refunded ${delta} ${credit.currency} (total ${refundedTotal}); order ${order.id} ${order.status} -> ${to}`,
     orderId: order.id,
+    transition: { from: order.status, to },
   };
 }
 

@@ -1,7 +1,5 @@
 import type { Db } from "@/lib/db/client";
-
-/** Inbox statuses that still wait for the worker (issue 4): counted as pending. */
-export const PENDING_EVENT_STATUSES = ["received", "processing", "failed"] as const;
+import { FAILED_ATTEMPT_OUTCOMES, PENDING_INBOX_STATUSES } from "@/lib/monitoring/operational-metrics";
 
 /** The health strip's figures. Ages in seconds, relative to `now`. */
 export interface HealthSummary {
@@ -9,24 +7,29 @@ export interface HealthSummary {
   oldestPendingAgeSeconds: number | null;
   openDeadLetters: number;
   uncertainOutbox: number;
+  /** Attempts to apply an event that failed in the last hour (same definition as the monitoring endpoint). */
+  failedAttemptsLastHour: number;
 }
 
 /**
  * Counts what an operator watches on every page: events stored but not yet processed and the age of
- * the oldest, open dead letters, uncertain outbox rows. Each is one indexed count/min query.
+ * the oldest, open dead letters, uncertain outbox rows. Each is one indexed count/min query: the light
+ * subset of `collectOperationalMetrics` (lib/monitoring), with the same definition of "pending".
  */
 export async function healthSummary(db: Db, now = new Date()): Promise<HealthSummary> {
-  const pendingWhere = { status: { in: [...PENDING_EVENT_STATUSES] } };
-  const [pendingEvents, oldest, openDeadLetters, uncertainOutbox] = await Promise.all([
+  const pendingWhere = { status: { in: [...PENDING_INBOX_STATUSES] } };
+  const [pendingEvents, oldest, openDeadLetters, uncertainOutbox, failedAttemptsLastHour] = await Promise.all([
     db.webhookEvent.count({ where: pendingWhere }),
     db.webhookEvent.findFirst({ where: pendingWhere, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
     db.deadLetter.count({ where: { status: "open" } }),
     db.outboxMessage.count({ where: { status: "uncertain" } }),
+    db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: new Date(now.getTime() - 3_600_000) } } }),
   ]);
   return {
     pendingEvents,
     oldestPendingAgeSeconds: oldest ? Math.max(0, Math.floor((now.getTime() - oldest.receivedAt.getTime()) / 1000)) : null,
     openDeadLetters,
     uncertainOutbox,
+    failedAttemptsLastHour,
   };
 }

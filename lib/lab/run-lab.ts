@@ -129,8 +129,8 @@ async function waitForInboxDrain(url: string, auth: Record<string, string>): Pro
   while (Date.now() < deadline) {
     const response = await fetch(`${url}/api/metrics`, { headers: auth }).catch(() => undefined);
     if (!response || response.status !== 200) return;
-    const metrics = (await response.json()) as { eventsPending?: number };
-    if (!metrics.eventsPending) return;
+    const metrics = (await response.json()) as { inbox?: { pending?: number } };
+    if (!metrics.inbox?.pending) return;
     await sleep(250);
   }
   throw new Error("inbox did not drain within 60 s");

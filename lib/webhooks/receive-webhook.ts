@@ -3,6 +3,7 @@ import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import { bodyHash } from "@/lib/events/event-key";
 import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/events/process-inline";
+import { storeInInbox } from "@/lib/inbox/store-inbox-event";
 import { logger } from "@/lib/log/logger";
 import { providers } from "@/lib/webhooks/providers/registry";
 
@@ -21,14 +22,14 @@ export interface WebhookAnswer {
   body: { outcome: string; reason: string };
 }
 
-/** Hook for the inbox mode (durable inbox issue): stores a verified delivery and answers `accepted`. */
+/** Inbox mode's store step: stores a verified delivery and answers `accepted` (default {@link storeInInbox}). */
 export type InboxStore = (db: Db, delivery: VerifiedDelivery) => Promise<ProcessResult>;
 
 /**
  * Receives one webhook delivery: verifies the signature over the raw bytes (every configured secret,
  * constant time, then the timestamp window), only then parses and validates, then hands it to the core
- * (inline: store and apply in one transaction; inbox: store, apply later). Every path writes exactly one
- * decision row. Returns the status and `{outcome, reason}`; 503 when the database cannot be reached.
+ * (inline: store and apply in one transaction; inbox: store durably, answer, a worker applies it later).
+ * Every path writes exactly one decision row. Returns the status and `{outcome, reason}`; 503 when the database cannot be reached.
  */
 export async function receiveWebhook(delivery: IncomingDelivery, options: { db?: Db; inbox?: InboxStore } = {}): Promise<WebhookAnswer> {
   const now = delivery.now ?? new Date();
@@ -91,7 +92,7 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
   }
 
   const verifiedDelivery: VerifiedDelivery = { endpoint, event: parsed.event, bodyHash: bodyHash(delivery.body), secretLabel: verified.secretLabel };
-  const result = endpoint.mode === "inbox" && options.inbox ? await options.inbox(database, verifiedDelivery) : await processInline(database, verifiedDelivery);
+  const result = endpoint.mode === "inbox" ? await (options.inbox ?? storeInInbox)(database, verifiedDelivery) : await processInline(database, verifiedDelivery);
   return { status: result.httpStatus, body: { outcome: result.outcome, reason: result.reason } };
 }
 

@@ -1,0 +1,153 @@
+// Real processes for recovery tests: the built Next.js server (`next start`) and `npm run worker`
+// (as `node --import tsx lib/cli/worker.ts`, one PID), each a child with its own environment, killed
+// with real signals. Every test file gets its own SQLite file and free ports.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { applySqliteMigrations } from "@/lib/db/apply-migrations";
+import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { freePort } from "./server";
+
+export { freePort };
+
+export const E2E_API_TOKEN = "e2e-api-token-0001";
+export const E2E_LAB_SECRET = "e2e_lab_secret_0001";
+
+const ROOT = process.cwd();
+const BUILD_LOCK = path.join(ROOT, ".next-e2e-build.lock");
+
+function newestSourceMtime(entry: string): number {
+  const full = path.join(ROOT, entry);
+  if (!existsSync(full)) return 0;
+  const stat = statSync(full);
+  if (!stat.isDirectory()) return /\.test\.ts$/.test(entry) ? 0 : stat.mtimeMs;
+  return Math.max(0, ...readdirSync(full).filter((name) => name !== "generated" && name !== "node_modules").map((name) => newestSourceMtime(path.join(entry, name))));
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Makes sure `.next` holds a production build of the current sources: builds once when there is none
+ * or a source file is newer than it (`npm test` builds first, so CI never builds here). A lock folder
+ * keeps two test files from building at the same time.
+ */
+export function ensureBuilt(): void {
+  for (;;) {
+    try {
+      mkdirSync(BUILD_LOCK);
+      break;
+    } catch {
+      if (Date.now() - statSync(BUILD_LOCK, { throwIfNoEntry: false })!.mtimeMs > 600_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      sleepSync(200);
+    }
+  }
+  try {
+    const buildId = path.join(ROOT, ".next", "BUILD_ID");
+    const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
+    const sources = Math.max(...["app", "lib", "instrumentation.ts", "next.config.mjs", "package.json", "prisma/schema.prisma"].map(newestSourceMtime));
+    if (built > sources) return;
+    const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { cwd: ROOT, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout}\n${result.stderr}`);
+  } finally {
+    rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
+}
+
+/** A new migrated SQLite database in its own temporary folder. */
+export function newDatabase(): { file: string; url: string } {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "acredita-e2e-")), "e2e.db");
+  applySqliteMigrations(file);
+  return { file, url: `file:${file}` };
+}
+
+/** Polls `check` every `intervalMs` until it returns a truthy value; throws after `timeoutMs` naming `what`. */
+export async function waitFor<T>(what: string, check: () => Promise<T> | T, { timeoutMs = 30_000, intervalMs = 50 } = {}): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A child process with its output kept (for failure messages) and its exit awaited. */
+export class Child {
+  readonly output: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  constructor(readonly name: string, readonly process: ChildProcess) {
+    process.stdout?.on("data", (chunk: Buffer) => this.output.push(chunk.toString("utf8")));
+    process.stderr?.on("data", (chunk: Buffer) => this.output.push(chunk.toString("utf8")));
+    this.exited = new Promise((resolve) => process.on("exit", (code, signal) => resolve({ code, signal })));
+  }
+
+  get alive(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  /** Sends `signal` (if still running) and waits for the exit. */
+  async kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.alive) this.process.kill(signal);
+    return this.exited;
+  }
+
+  log(): string {
+    return this.output.join("").slice(-4_000);
+  }
+}
+
+/** Environment shared by the server and the workers of one test: its database, secrets, fast polling. */
+export type Env = Record<string, string | undefined>;
+
+export function baseEnv(databaseUrl: string, extra: Env = {}): Env {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NEXT_TELEMETRY_DISABLED: "1",
+    DATABASE_URL: databaseUrl,
+    API_TOKEN: E2E_API_TOKEN,
+    LAB_WEBHOOK_SECRET: E2E_LAB_SECRET,
+    LAB_PROCESSING_MODE: "inbox",
+    INBOX_POLL_INTERVAL_MS: "50",
+    LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
+/** Starts `next start` on a free port; resolves once it answers. */
+export async function startServer(env: Env): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  const child = new Child("server", spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`server on ${url}`, async () => {
+    if (!child.alive) throw new Error(`server exited:\n${child.log()}`);
+    return (await fetch(`${url}/api/metrics`, { headers: { authorization: `Bearer ${E2E_API_TOKEN}` } })).status === 200;
+  });
+  return { child, url };
+}
+
+/** Starts `npm run worker` (as one node process). `env` may arm a test crash point. */
+export function startWorker(env: Env): Child {
+  return new Child("worker", spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], { cwd: ROOT, env: { ...env, NODE_ENV: "test" } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
+}
+
+/** Posts a signed lab delivery to a running server. */
+export async function postLab(url: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<{ status: number; json: { outcome: string; reason: string } }> {
+  const response = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(E2E_LAB_SECRET, timestamp, body) } });
+  return { status: response.status, json: await response.json() };
+}
+
+/** Creates an order on a running server. */
+export async function postOrder(url: string, id: string, amount: number, currency = "ARS"): Promise<number> {
+  const response = await fetch(`${url}/api/orders`, { method: "POST", body: JSON.stringify({ id, amount, currency }), headers: { "content-type": "application/json", authorization: `Bearer ${E2E_API_TOKEN}` } });
+  await response.arrayBuffer();
+  return response.status;
+}

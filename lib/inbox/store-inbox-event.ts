@@ -1,0 +1,50 @@
+import { notifyWork } from "@/lib/background/signals";
+import type { Db } from "@/lib/db/client";
+import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
+import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
+import { recordDecision, recordDecisionSafely } from "@/lib/decisions/record-decision";
+import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/lib/events/delivery-answers";
+import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
+import { logger } from "@/lib/log/logger";
+
+/**
+ * Inbox mode's receiver step: stores a verified, validated delivery in the inbox (WebhookEvent, status
+ * `received`, due now) under its UNIQUE event key, with its decision row, in ONE transaction, and only
+ * then acknowledges. Stripe and Yolfi ask for a fast 2xx and slow work later; the 2xx here means
+ * "stored durably" (synchronous=FULL), never "held in memory".
+ * Returns 200 `accepted`; 200 `duplicate` with the stored status when the same event and body are already
+ * stored; 409 `dead_lettered` for a reused id with another body; 422 for an organisation mismatch; 503
+ * when the insert fails (never acknowledge what was not stored). Never throws for expected failures.
+ */
+export async function storeInInbox(db: Db, delivery: VerifiedDelivery, now = new Date()): Promise<ProcessResult> {
+  const key = eventKeyOf(delivery);
+  const mismatch = organisationMismatch(delivery);
+  if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
+  const orderId = orderIdOf(delivery.event);
+  const reason = `event ${key.eventId} stored in the inbox; a worker applies it`;
+
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.$transaction(async (tx) => {
+        await tx.webhookEvent.create({ data: storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), select: { id: true } });
+        await recordDecision(tx, { ...decisionBaseOf(delivery), orderId, outcome: "accepted", httpStatus: 200, reason });
+      });
+      notifyWork("inbox");
+      return { httpStatus: 200, outcome: "accepted", reason, orderId };
+    } catch (error) {
+      const fields = uniqueViolationFields(error);
+      if (fields?.includes("eventId")) {
+        const answer = await answerStoredEvent(db, delivery, key);
+        if (answer) return answer;
+      }
+      if ((fields !== undefined || isTransientDbError(error)) && attempt < MAX_TRANSACTION_ATTEMPTS) {
+        await transactionBackoff(attempt);
+        continue;
+      }
+      logger.error({ err: error instanceof Error ? error.message : String(error), eventId: key.eventId, endpoint: delivery.endpoint.name }, "event not stored in the inbox");
+      const unavailable = "database unavailable, event not stored; retry later";
+      await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId, outcome: "rejected", httpStatus: 503, reason: unavailable });
+      return { httpStatus: 503, outcome: "rejected", reason: unavailable };
+    }
+  }
+}

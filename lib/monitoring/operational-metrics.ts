@@ -1,0 +1,66 @@
+import type { Db } from "@/lib/db/client";
+
+/** Inbox statuses that still wait to be applied: stored, held by a worker, or parked for a retry. */
+export const PENDING_INBOX_STATUSES = ["received", "processing", "failed"] as const;
+/** Decision outcomes that count as a failed attempt to apply an event (both modes). */
+export const FAILED_ATTEMPT_OUTCOMES = ["retry_scheduled", "dead_lettered"] as const;
+/** Outbox statuses that are not a final answer from the target. */
+const UNFINISHED_OUTBOX_STATUSES = ["pending", "sending", "uncertain", "failed"];
+
+/** The counts an operator alerts on (issue 4, Monitoring). Ages in seconds, times ISO 8601 UTC. */
+export interface OperationalMetrics {
+  generatedAt: string;
+  inbox: {
+    /** received + processing + parked: events stored and not yet applied or dead-lettered. */
+    pending: number;
+    received: number;
+    processing: number;
+    /** Failed at least once, waiting for their next attempt. */
+    parked: number;
+    /** Age of the oldest pending event (seconds since it was received); 0 when none is pending. */
+    oldestPendingAgeSeconds: number;
+  };
+  /** Attempts to apply an event that failed in the last hour (decisions `retry_scheduled` or `dead_lettered`, both modes). */
+  failedAttemptsLastHour: number;
+  /** 503 answers in the last hour (the database could not store a delivery). */
+  unavailableAnswersLastHour: number;
+  deadLetters: { open: number };
+  outbox: { pending: number; sending: number; uncertain: number; failed: number; sent: number };
+  /** Credited payments whose delivery has no final result: no Delivery row, or a fulfilment message not yet answered. */
+  confirmedPaymentsWithoutDeliveryResult: number;
+}
+
+/** Counts the operational metrics at `now`. Read-only; every figure is one indexed count. Throws the database's errors. */
+export async function collectOperationalMetrics(db: Db, now = new Date()): Promise<OperationalMetrics> {
+  const hourAgo = new Date(now.getTime() - 3_600_000);
+  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders] = await Promise.all([
+    db.webhookEvent.groupBy({ by: ["status"], where: { status: { in: [...PENDING_INBOX_STATUSES] } }, _count: { _all: true } }),
+    db.webhookEvent.findFirst({ where: { status: { in: [...PENDING_INBOX_STATUSES] } }, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
+    db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: hourAgo } } }),
+    db.decision.count({ where: { outcome: "rejected", httpStatus: 503, at: { gte: hourAgo } } }),
+    db.deadLetter.count({ where: { status: "open" } }),
+    db.outboxMessage.groupBy({ by: ["status"], _count: { _all: true } }),
+    db.order.count({ where: { ledgerEntries: { some: { kind: "credit" } }, delivery: { is: null } } }),
+    db.outboxMessage.groupBy({ by: ["orderId"], where: { status: { in: UNFINISHED_OUTBOX_STATUSES } } }),
+  ]);
+  const inboxCount = (status: string) => inboxGroups.find((group) => group.status === status)?._count._all ?? 0;
+  const outboxCount = (status: string) => outboxGroups.find((group) => group.status === status)?._count._all ?? 0;
+  const received = inboxCount("received");
+  const processing = inboxCount("processing");
+  const parked = inboxCount("failed");
+  return {
+    generatedAt: now.toISOString(),
+    inbox: {
+      pending: received + processing + parked,
+      received,
+      processing,
+      parked,
+      oldestPendingAgeSeconds: oldest ? Math.max(0, Math.floor((now.getTime() - oldest.receivedAt.getTime()) / 1000)) : 0,
+    },
+    failedAttemptsLastHour: failedAttempts,
+    unavailableAnswersLastHour: unavailable,
+    deadLetters: { open: openDeadLetters },
+    outbox: { pending: outboxCount("pending"), sending: outboxCount("sending"), uncertain: outboxCount("uncertain"), failed: outboxCount("failed"), sent: outboxCount("sent") },
+    confirmedPaymentsWithoutDeliveryResult: creditedWithoutDelivery + unfinishedOutboxOrders.length,
+  };
+}

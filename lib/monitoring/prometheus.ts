@@ -1,0 +1,28 @@
+import { Gauge, Registry } from "prom-client";
+import type { OperationalMetrics } from "@/lib/monitoring/operational-metrics";
+
+/** Prometheus exposition format content type, as prom-client produces it. */
+export const PROMETHEUS_CONTENT_TYPE = new Registry().contentType;
+
+/**
+ * Renders the operational metrics in Prometheus text format (prom-client), one gauge per figure, names
+ * prefixed `acredita_`. A fresh registry per call: the figures are counted from the database on each
+ * scrape, so any number of server processes report the same values.
+ */
+export async function renderPrometheus(metrics: OperationalMetrics): Promise<string> {
+  const registry = new Registry();
+  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const pending = gauge("acredita_inbox_events_pending", "Inbox events stored and not yet applied or dead-lettered, by status.", ["status"]);
+  pending.set({ status: "received" }, metrics.inbox.received);
+  pending.set({ status: "processing" }, metrics.inbox.processing);
+  pending.set({ status: "parked" }, metrics.inbox.parked);
+  gauge("acredita_inbox_oldest_pending_age_seconds", "Seconds since the oldest pending inbox event was received (0 when none).").set(metrics.inbox.oldestPendingAgeSeconds);
+  gauge("acredita_failed_attempts_last_hour", "Attempts to apply an event that failed in the last hour.").set(metrics.failedAttemptsLastHour);
+  gauge("acredita_unavailable_answers_last_hour", "Deliveries answered 503 (not stored) in the last hour.").set(metrics.unavailableAnswersLastHour);
+  gauge("acredita_dead_letters_open", "Open dead letters.").set(metrics.deadLetters.open);
+  const outbox = gauge("acredita_outbox_messages", "Outbox messages by status.", ["status"]);
+  for (const [status, count] of Object.entries(metrics.outbox)) outbox.set({ status }, count);
+  gauge("acredita_outbox_uncertain", "Outbox messages sent without an answer: the target may have acted; reconcile.").set(metrics.outbox.uncertain);
+  gauge("acredita_confirmed_payments_without_delivery_result", "Credited payments whose delivery has no final result.").set(metrics.confirmedPaymentsWithoutDeliveryResult);
+  return registry.metrics();
+}

@@ -1,0 +1,50 @@
+import type { Tx } from "@/lib/db/client";
+
+/** What the merchant's fulfilment endpoint receives (JSON body of the POST). Amounts in minor units. */
+export interface FulfilmentBody {
+  type: "order.paid";
+  order_id: string;
+  amount: number;
+  currency: string;
+  payment_key: string;
+  provider: string;
+  event_id: string;
+  paid_at: string;
+}
+
+/**
+ * The stable idempotency key of an order's fulfilment: an order is paid at most once (transition table),
+ * so one key per order. Sent as `Idempotency-Key` so the merchant can drop a repeat (IETF
+ * draft-ietf-httpapi-idempotency-key-header).
+ */
+export function fulfilmentIdempotencyKey(orderId: string): string {
+  return `fulfilment:${orderId}`;
+}
+
+/**
+ * Writes the fulfilment message of a newly paid order into the outbox, inside the transaction that made
+ * the transition: the message exists if and only if the payment was applied. Returns its id. Throws the
+ * database's errors (a second message for one order violates the UNIQUE key and rolls back).
+ */
+export async function queueFulfilment(
+  tx: Tx,
+  target: string,
+  paid: { orderId: string; amount: number; currency: string; paymentKey: string; provider: string; eventId: string },
+  now: Date,
+): Promise<string> {
+  const body: FulfilmentBody = {
+    type: "order.paid",
+    order_id: paid.orderId,
+    amount: paid.amount,
+    currency: paid.currency,
+    payment_key: paid.paymentKey,
+    provider: paid.provider,
+    event_id: paid.eventId,
+    paid_at: now.toISOString(),
+  };
+  const row = await tx.outboxMessage.create({
+    data: { idempotencyKey: fulfilmentIdempotencyKey(paid.orderId), orderId: paid.orderId, target, body: JSON.stringify(body), nextAttemptAt: now },
+    select: { id: true },
+  });
+  return row.id;
+}

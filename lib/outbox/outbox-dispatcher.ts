@@ -1,0 +1,152 @@
+import { PollLoop } from "@/lib/background/poll-loop";
+import { onWork } from "@/lib/background/signals";
+import { newWorkerId } from "@/lib/background/worker-id";
+import { settings } from "@/lib/config/settings";
+import type { Db } from "@/lib/db/client";
+import { retryDelayMs } from "@/lib/inbox/retry-policy";
+import { logger } from "@/lib/log/logger";
+import { claimNextOutboxMessage, markAbandonedSendsUncertain, type ClaimedOutboxMessage } from "@/lib/outbox/claim-outbox-message";
+import { postWithIdempotencyKey, type SendOutcome } from "@/lib/outbox/post-with-idempotency-key";
+import { crashAt } from "@/lib/test-hooks/crash-point";
+import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+
+/** Header carrying the fulfilment POST's signature when FULFILMENT_WEBHOOK_SECRET is set. */
+export const FULFILMENT_SIGNATURE_HEADER = "Acredita-Signature";
+
+/** Dispatcher settings; defaults from the settings (OUTBOX_*, INBOX_RETRY_*). */
+export interface OutboxDispatcherOptions {
+  owner?: string;
+  leaseMs?: number;
+  timeoutMs?: number;
+  maxAttempts?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  pollIntervalMs?: number;
+  /** Signing secret (default FULFILMENT_WEBHOOK_SECRET); unsigned when absent. */
+  signingSecret?: string;
+  now?: () => Date;
+  random?: () => number;
+}
+
+/** The status a message ends a send in: sent, pending (retry later), failed (needs a person) or uncertain. */
+export interface DispatchResult {
+  messageId: string;
+  status: "sent" | "pending" | "failed" | "uncertain";
+  detail: string;
+  /** For `pending`: the delay (ms) before the next send. */
+  retryInMs?: number;
+}
+
+/** Answers a sender should try again: timeouts, in-progress idempotent twin (409), rate limits, server errors. */
+function retryableStatus(statusCode: number): boolean {
+  return statusCode === 408 || statusCode === 409 || statusCode === 425 || statusCode === 429 || statusCode >= 500;
+}
+
+/**
+ * Sends outbox messages (the merchant's fulfilment webhook): claims one due message, POSTs it with its
+ * Idempotency-Key (signed with FULFILMENT_WEBHOOK_SECRET when set), and records the answer. 2xx: sent. Not sent at all, 408/409/425/429 or 5xx: retried
+ * with exponential backoff and jitter, then failed after OUTBOX_MAX_ATTEMPTS. Another 4xx: failed.
+ * Sent but no answer (timeout, reset), or the dispatcher died before recording: uncertain, never
+ * re-sent blindly (issue 4: no HTTP webhook offers exactly-once across services).
+ */
+export class OutboxDispatcher {
+  readonly owner: string;
+  private readonly loop: PollLoop;
+  private readonly config: Required<Omit<OutboxDispatcherOptions, "owner" | "pollIntervalMs" | "random" | "signingSecret">> & { random?: () => number; signingSecret?: string };
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly database: () => Promise<Db>,
+    options: OutboxDispatcherOptions = {},
+  ) {
+    const config = settings();
+    this.owner = options.owner ?? newWorkerId("outbox");
+    this.config = {
+      leaseMs: options.leaseMs ?? config.OUTBOX_LEASE_MS,
+      timeoutMs: options.timeoutMs ?? config.OUTBOX_TIMEOUT_MS,
+      maxAttempts: options.maxAttempts ?? config.OUTBOX_MAX_ATTEMPTS,
+      baseDelayMs: options.baseDelayMs ?? config.INBOX_RETRY_BASE_MS,
+      maxDelayMs: options.maxDelayMs ?? config.INBOX_RETRY_MAX_DELAY_MS,
+      now: options.now ?? (() => new Date()),
+      random: options.random,
+      signingSecret: options.signingSecret ?? config.FULFILMENT_WEBHOOK_SECRET,
+    };
+    this.loop = new PollLoop("outbox-dispatcher", async () => (await this.runOnce()) !== null, options.pollIntervalMs ?? config.INBOX_POLL_INTERVAL_MS);
+  }
+
+  /** Marks abandoned sends uncertain, then sends at most one due message. Returns its result, or null when none was due. */
+  async runOnce(): Promise<DispatchResult | null> {
+    const db = await this.database();
+    const abandoned = await markAbandonedSendsUncertain(db, this.config.now());
+    if (abandoned > 0) logger.warn({ count: abandoned }, "outbox messages marked uncertain: their dispatcher stopped while sending");
+    const message = await claimNextOutboxMessage(db, this.owner, this.config.now(), this.config.leaseMs);
+    if (!message) return null;
+    // Signed at send time (fresh timestamp per attempt), so no signature is ever stored.
+    const signature: Record<string, string> = this.config.signingSecret ? { [FULFILMENT_SIGNATURE_HEADER]: signTimestamped(this.config.signingSecret, Math.floor(Date.now() / 1000), message.body) } : {};
+    const outcome = await postWithIdempotencyKey(message.target, message.body, message.idempotencyKey, this.config.timeoutMs, signature);
+    crashAt("outbox-after-send-before-record");
+    return this.record(db, message, outcome);
+  }
+
+  /** Sends due messages until none is left (or `maxSteps`). For tests and tools. */
+  async drain(maxSteps = 10_000): Promise<DispatchResult[]> {
+    const results: DispatchResult[] = [];
+    for (let step = 0; step < maxSteps; step++) {
+      const result = await this.runOnce();
+      if (!result) break;
+      results.push(result);
+    }
+    return results;
+  }
+
+  start(): void {
+    this.unsubscribe ??= onWork("outbox", () => this.loop.wake());
+    this.loop.start();
+  }
+
+  /** Stops: a send in flight is finished and recorded (bounded by OUTBOX_TIMEOUT_MS), nothing new is claimed. */
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    await this.loop.stop();
+  }
+
+  private async record(db: Db, message: ClaimedOutboxMessage, outcome: SendOutcome): Promise<DispatchResult> {
+    const now = this.config.now();
+    let status: DispatchResult["status"];
+    let detail: string;
+    let lastStatusCode: number | null = null;
+    if (outcome.kind === "answered") {
+      lastStatusCode = outcome.statusCode;
+      if (outcome.statusCode >= 200 && outcome.statusCode < 300) {
+        status = "sent";
+        detail = `answered ${outcome.statusCode}`;
+      } else if (retryableStatus(outcome.statusCode)) {
+        status = message.attempts >= this.config.maxAttempts ? "failed" : "pending";
+        detail = `answered ${outcome.statusCode}`;
+      } else {
+        status = "failed";
+        detail = `answered ${outcome.statusCode}: the target refused the message; check its configuration, then resend`;
+      }
+    } else if (outcome.kind === "not_sent") {
+      status = message.attempts >= this.config.maxAttempts ? "failed" : "pending";
+      detail = `not sent: ${outcome.error}`;
+    } else {
+      status = "uncertain";
+      detail = `sent, no answer (${outcome.error}): the target may have acted; reconcile before resending`;
+    }
+    if (status === "failed" && (outcome.kind === "not_sent" || (outcome.kind === "answered" && retryableStatus(outcome.statusCode)))) detail = `${detail}; gave up after ${message.attempts} attempts`;
+    const retryInMs = status === "pending" ? retryDelayMs(message.attempts, this.config, this.config.random) : undefined;
+    const nextAttemptAt = new Date(now.getTime() + (retryInMs ?? 0));
+    const { count } = await db.outboxMessage.updateMany({
+      where: { id: message.id, status: "sending", leaseOwner: this.owner },
+      data: { status, lastStatusCode, lastError: status === "sent" ? null : detail.slice(0, 500), nextAttemptAt, leaseOwner: null, leaseExpiresAt: null },
+    });
+    if (count !== 1) {
+      // Our lease expired mid-send and the message was already marked uncertain: leave that verdict.
+      logger.warn({ messageId: message.id }, "outbox lease lost before the answer was recorded");
+      return { messageId: message.id, status: "uncertain", detail: "lease expired before the answer was recorded" };
+    }
+    return retryInMs === undefined ? { messageId: message.id, status, detail } : { messageId: message.id, status, detail, retryInMs };
+  }
+}
