@@ -81,22 +81,28 @@ export async function startThrowawayCluster(options: { maxConnections?: number }
     return result;
   };
 
-  run(tool("initdb"), ["-D", path.join(dataDir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions"]);
-  const port = await freePort();
-  const conf = [
-    `port = ${port}`,
-    "listen_addresses = '127.0.0.1'",
-    `unix_socket_directories = '${dataDir}'`,
-    `max_connections = ${options.maxConnections ?? 300}`,
-    "fsync = off",
-    "synchronous_commit = off",
-    "full_page_writes = off",
-    "shared_buffers = 64MB",
-    "log_min_messages = warning",
-  ].join("\n");
-  // Later lines of postgresql.conf win over initdb's defaults.
-  appendFileSync(path.join(dataDir, "data", "postgresql.conf"), `\n# acredita throwaway cluster\n${conf}\n`);
-  run(tool("pg_ctl"), ["-D", path.join(dataDir, "data"), "-l", path.join(dataDir, "server.log"), "-w", "-t", "60", "start"]);
+  let port: number;
+  try {
+    run(tool("initdb"), ["-D", path.join(dataDir, "data"), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-instructions"]);
+    port = await freePort();
+    const conf = [
+      `port = ${port}`,
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${dataDir}'`,
+      `max_connections = ${options.maxConnections ?? 300}`,
+      "fsync = off",
+      "synchronous_commit = off",
+      "full_page_writes = off",
+      "shared_buffers = 64MB",
+      "log_min_messages = warning",
+    ].join("\n");
+    // Later lines of postgresql.conf win over initdb's defaults.
+    appendFileSync(path.join(dataDir, "data", "postgresql.conf"), `\n# acredita throwaway cluster\n${conf}\n`);
+    run(tool("pg_ctl"), ["-D", path.join(dataDir, "data"), "-l", path.join(dataDir, "server.log"), "-w", "-t", "60", "start"]);
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 
   let stopped = false;
   const stop = () => {

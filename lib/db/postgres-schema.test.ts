@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import { freshPostgresSchema, POSTGRES_SCHEMA_PATH, postgresSchemaFrom } from "@/lib/db/postgres-schema";
 
@@ -23,4 +23,10 @@ test("a SQLite schema whose datasource changed shape is refused, not half-conver
   const sqlite = readFileSync("prisma/schema.prisma", "utf8");
   assert.throws(() => postgresSchemaFrom(sqlite.replace('provider = "sqlite"', 'provider = "mysql"')), /expected exactly one datasource provider "sqlite", found 0/);
   assert.throws(() => postgresSchemaFrom(sqlite.replace('output     = "../lib/generated/prisma"', 'output = "../elsewhere"')), /generator output/);
+});
+
+test("every SQLite migration has a PostgreSQL migration of the same name, and no other", () => {
+  const names = (folder: string) => readdirSync(folder).filter((entry) => /^\d/.test(entry)).sort();
+  assert.deepEqual(names("prisma/postgresql/migrations"), names("prisma/migrations"));
+  assert.ok(names("prisma/migrations").length >= 3);
 });
