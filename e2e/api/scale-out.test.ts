@@ -40,8 +40,8 @@ describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostg
       // Short lease and backoff keep the test short: a killed worker's events come back after 2 s, a
       // refund parked before its approval is retried within 0.5 s (and woken at once when it lands).
       INBOX_LEASE_MS: "2000",
-      INBOX_RETRY_BASE_MS: "200",
-      INBOX_RETRY_MAX_DELAY_MS: "1000",
+      INBOX_RETRY_BASE_MS: "1000",
+      INBOX_RETRY_MAX_DELAY_MS: "4000",
       INBOX_MAX_ATTEMPTS: "1000",
       INBOX_POLL_INTERVAL_MS: "50",
     };
