@@ -37,8 +37,8 @@ describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostg
       LAB_PROCESSING_MODE: "inbox",
       INBOX_WORKER_IN_PROCESS: "false",
       DATABASE_POOL_SIZE: "8",
-      // Short lease and backoff keep the test short: a killed worker's events come back after 2 s, a
-      // refund parked before its approval is retried within 0.5 s (and woken at once when it lands).
+      // A short lease keeps the test short: a killed worker's events come back after 2 s. A refund parked
+      // before its approval is woken as soon as the approval lands, else retried within 4 s.
       INBOX_LEASE_MS: "2000",
       INBOX_RETRY_BASE_MS: "1000",
       INBOX_RETRY_MAX_DELAY_MS: "4000",
