@@ -36,9 +36,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           </table>
         </section>
       ) : null}
-      <p>
+      <div>
         <LocaleSwitch />
-      </p>
+      </div>
     </main>
   );
 }

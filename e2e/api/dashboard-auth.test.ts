@@ -90,10 +90,19 @@ describe("sign-in and roles", () => {
     const merchant = sessionCookie(await signIn(demo("merchant").email, demo("merchant").password, { ip: "198.51.100.30" }));
     const read = await getOrders(new Request(`${BASE}/api/orders`, { headers: { cookie: merchant } }));
     assert.equal(read.status, 200);
-    const create = (cookie: string) =>
-      postOrders(new Request(`${BASE}/api/orders`, { method: "POST", body: JSON.stringify({ id: "ord_session", amount: 100, currency: "ARS" }), headers: { cookie, "content-type": "application/json" } }));
+    const create = (cookie: string, origin: string | null = BASE) =>
+      postOrders(
+        new Request(`${BASE}/api/orders`, {
+          method: "POST",
+          body: JSON.stringify({ id: "ord_session", amount: 100, currency: "ARS" }),
+          headers: { cookie, "content-type": "application/json", ...(origin ? { origin } : {}) },
+        }),
+      );
     assert.equal((await create(merchant)).status, 403);
     const admin = sessionCookie(await signIn(demo("admin").email, demo("admin").password, { ip: "198.51.100.31" }));
+    // A session cookie alone does not let another site (or a request without Origin) create orders.
+    assert.equal((await create(admin, "https://evil.example")).status, 403);
+    assert.equal((await create(admin, null)).status, 403);
     assert.equal((await create(admin)).status, 201);
     assert.equal((await getOrders(new Request(`${BASE}/api/orders`, { headers: { cookie: "better-auth.session_token=forged.value" } }))).status, 401);
     assert.equal((await getHealth()).status, 200);

@@ -29,6 +29,9 @@ describe("orders API", () => {
     assert.equal((await listOrdersWith({})).status, 401);
     assert.equal((await listOrdersWith({ authorization: "Bearer wrong-token-000" })).status, 401);
     assert.equal((await listOrdersWith({ authorization: `Basic ${TEST_API_TOKEN}` })).status, 401);
+    const huge = await listOrdersWith({ authorization: `Bearer ${TEST_API_TOKEN}` }, "?offset=99999999999999999999");
+    assert.deepEqual([huge.status, ((await huge.json()) as { error: string }).error], [400, "offset: Too big: expected number to be <=1000000000"]);
+    assert.equal((await listOrdersWith({ authorization: `Bearer ${TEST_API_TOKEN}` }, "?limit=abc")).status, 400);
     const ok = await listOrdersWith({ authorization: `Bearer ${TEST_API_TOKEN}` });
     assert.equal(ok.status, 200);
     const body = (await ok.json()) as { data: { id: string }[]; count: number };

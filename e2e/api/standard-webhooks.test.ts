@@ -41,6 +41,8 @@ before(async () => {
     ["ord_sw_big", 100, "EUR"],
     ["ord_sw_failed", 700, "EUR"],
     ["ord_sw_test", 600, "EUR"],
+    ["ord_sw_noamount", 800, "EUR"],
+    ["ord_sw_half", 900, "EUR"],
   ];
   for (const [id, amount, currency] of orders) assert.equal((await createOrder(id, amount, currency)).status, 201, id);
 });
@@ -218,5 +220,23 @@ describe("Standard Webhooks field mapping", () => {
     const haystack = `${await storedText(TEST_DB)}\n${existsSync(process.env.LOG_FILE!) ? readFileSync(process.env.LOG_FILE!, "latin1") : ""}`;
     assert.ok(sentSignatures.size >= 20, `signatures sent: ${sentSignatures.size}`);
     for (const needle of [SECRET, NEXT_SECRET, RETIRED, SECRET.slice(6), ...sentSignatures]) assert.equal(haystack.includes(needle), false, `found ${needle.slice(0, 8)}…`);
+  });
+});
+
+describe("Standard Webhooks optional mapped fields", () => {
+  test("a payment without amount and currency credits the order's own price; a full refund needs no total", async () => {
+    const paid = await send("msg_sw_noamount", payload("payment.succeeded", { payment_id: "pay_sw_noamount", order_id: "ord_sw_noamount" }));
+    assert.deepEqual([paid.status, paid.json], [200, { outcome: "applied", reason: "credited 800 EUR; order ord_sw_noamount created -> paid" }]);
+    const refund = await send("msg_sw_noamount_r", payload("payment.refunded", { payment_id: "pay_sw_noamount", order_id: "ord_sw_noamount" }));
+    assert.deepEqual([refund.status, refund.json.outcome], [200, "applied"]);
+    const order = await readOrder("ord_sw_noamount");
+    assert.deepEqual([order.status, order.credited, order.refunded], ["refunded", 0, 800]);
+  });
+
+  test("an amount without its currency is 422 naming the missing field, and credits nothing", async () => {
+    const result = await send("msg_sw_half", payload("payment.succeeded", { payment_id: "pay_sw_half", order_id: "ord_sw_half", amount: 900 }));
+    assert.equal(result.status, 422);
+    assert.equal(result.json.reason.endsWith("currency at $.data.currency: missing (amount and currency come together)"), true, result.json.reason);
+    assert.equal((await readOrder("ord_sw_half")).credited, 0);
   });
 });

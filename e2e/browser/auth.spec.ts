@@ -30,11 +30,13 @@ test("the JSON API takes the bearer token or a session; webhooks and the health 
   expect(order.status()).toBe(200);
   expect(await order.json()).toMatchObject({ id: "ord_1041", status: "paid", amount: 2_500_000, credited: 2_500_000 });
   // Creating orders is the store's job (token) or an admin's, not a merchant session's.
-  expect((await merchant.post("/api/orders", { data: { id: "ord_e2e_by_merchant", amount: 100, currency: "ARS" } })).status()).toBe(403);
+  expect((await merchant.post("/api/orders", { data: { id: "ord_e2e_by_merchant", amount: 100, currency: "ARS" }, headers: { origin: E2E.baseURL } })).status()).toBe(403);
   await merchant.dispose();
 
   const admin = await playwrightRequest.newContext({ baseURL: E2E.baseURL, storageState: storageStateOf("admin") });
-  expect((await admin.post("/api/orders", { data: { id: "ord_e2e_by_admin", amount: 100, currency: "ARS" } })).status()).toBe(201);
+  // A session cookie alone is not enough to change something: the request must come from the dashboard's origin.
+  expect((await admin.post("/api/orders", { data: { id: "ord_e2e_by_admin", amount: 100, currency: "ARS" }, headers: { origin: "https://evil.example" } })).status()).toBe(403);
+  expect((await admin.post("/api/orders", { data: { id: "ord_e2e_by_admin", amount: 100, currency: "ARS" }, headers: { origin: E2E.baseURL } })).status()).toBe(201);
   await admin.dispose();
 });
 

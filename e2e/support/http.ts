@@ -44,6 +44,6 @@ export async function readOrder(id: string): Promise<OrderJson> {
 }
 
 /** GET /api/orders with arbitrary headers (for auth tests). */
-export function listOrdersWith(headers: Record<string, string>): Promise<Response> {
-  return getOrders(new Request("http://127.0.0.1/api/orders", { headers }));
+export function listOrdersWith(headers: Record<string, string>, query = ""): Promise<Response> {
+  return getOrders(new Request(`http://127.0.0.1/api/orders${query}`, { headers }));
 }

@@ -1,12 +1,15 @@
 import pino from "pino";
 
+const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
 /**
  * The process logger (pino, JSON lines on stdout). Redaction is a second line of defence: code never
  * passes secrets, signatures or raw bodies, and these paths are censored if one slips through.
  */
 export const logger = pino(
   {
-  level: process.env.LOG_LEVEL ?? "info",
+  // An invalid LOG_LEVEL falls back to info here; the settings validation names it and stops the start.
+  level: LEVELS.has(process.env.LOG_LEVEL ?? "") ? process.env.LOG_LEVEL : "info",
   base: { service: "acredita" },
   redact: {
     paths: [

@@ -15,6 +15,12 @@ export const newOrderSchema = z.object({
 
 export type NewOrder = z.infer<typeof newOrderSchema>;
 
+/** Query of `GET /api/orders`: `limit` 1..500 (default 100), `offset` 0..10^9 (default 0); anything else is 400. */
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().min(1).max(500).refine(Number.isInteger, "must be a whole number").default(100),
+  offset: z.coerce.number().min(0).max(1_000_000_000).refine(Number.isInteger, "must be a whole number").default(0),
+});
+
 /** Result of {@link createOrder}: created (201), already there with the same fields (200) or conflicting (409). */
 export type CreateOrderResult = { kind: "created" | "exists"; order: OrderView } | { kind: "conflict"; reason: string };
 

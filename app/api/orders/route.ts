@@ -2,17 +2,16 @@
 import { authorizeApi } from "@/lib/api/authorize-api";
 import { invalidBody, jsonError, refusal } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
-import { createOrder, listOrders, newOrderSchema } from "@/lib/orders/orders";
+import { createOrder, listOrders, listQuerySchema, newOrderSchema } from "@/lib/orders/orders";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
   const denied = refusal(await authorizeApi(request, "orders.read"));
   if (denied) return denied;
-  const url = new URL(request.url);
-  const limit = Number(url.searchParams.get("limit") ?? 100) || 100;
-  const offset = Number(url.searchParams.get("offset") ?? 0) || 0;
-  return Response.json(await listOrders(await db(), { limit, offset }));
+  const query = listQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  if (!query.success) return invalidBody(query.error);
+  return Response.json(await listOrders(await db(), query.data));
 }
 
 export async function POST(request: Request): Promise<Response> {

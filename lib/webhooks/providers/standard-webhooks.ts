@@ -72,6 +72,12 @@ function read<T>(document: unknown, mapped: Mapped | undefined, schema: z.ZodTyp
   return parsed.data;
 }
 
+/** Like {@link read}, for fields the payload may leave out: absent gives undefined, present but invalid throws. */
+function readOptional<T>(document: unknown, mapped: Mapped | undefined, schema: z.ZodType<T>, name: string): T | undefined {
+  if (!mapped || readJsonPath(document, mapped.steps) === undefined) return undefined;
+  return read(document, mapped, schema, name);
+}
+
 function mapEffect(document: unknown, type: string, options: StandardWebhooksOptions): Effect {
   const { fields, eventTypes } = options;
   const kind = eventTypes.payment.includes(type) ? "payment" : eventTypes.refund.includes(type) ? "refund" : eventTypes.paymentFailed.includes(type) ? "payment_failed" : undefined;
@@ -79,9 +85,14 @@ function mapEffect(document: unknown, type: string, options: StandardWebhooksOpt
   const orderRef = { orderId: read(document, fields.orderId, idSchema, "orderId") };
   const paymentKey = read(document, fields.paymentId, idSchema, "paymentId")!;
   if (kind === "payment_failed") return { kind, paymentKey, orderRef };
-  const currency = read(document, fields.currency, currencySchema, "currency") ?? null;
-  if (kind === "payment") return { kind, paymentKey, orderRef, amount: read(document, fields.amount, minorAmountSchema, "amount") ?? null, currency };
-  return { kind, paymentKey, orderRef, refundedTotal: read(document, fields.refundedTotal, minorAmountSchema, "refundedTotal") ?? null, currency };
+  const currency = readOptional(document, fields.currency, currencySchema, "currency") ?? null;
+  if (kind === "payment") {
+    const amount = readOptional(document, fields.amount, minorAmountSchema, "amount") ?? null;
+    // Amount and currency are compared with the order together or not at all.
+    if ((amount === null) !== (currency === null)) throw new MappingError(`${amount === null ? "amount" : "currency"} at ${(amount === null ? fields.amount : fields.currency)!.path}: missing (amount and currency come together)`);
+    return { kind, paymentKey, orderRef, amount, currency };
+  }
+  return { kind, paymentKey, orderRef, refundedTotal: readOptional(document, fields.refundedTotal, minorAmountSchema, "refundedTotal") ?? null, currency };
 }
 
 /**

@@ -36,3 +36,8 @@ describe("Stripe-style t=,v1= headers", () => {
     assert.deepEqual(verifyTimestampedHeader("Stripe-Signature", header, body, keys, at(1700000000)), { ok: true, secretLabel: "S[0]" });
   });
 });
+
+test("a header with two timestamps is malformed, whichever comes first", () => {
+  assert.equal(parseTimestampedHeader("t=1,t=2,v1=ab"), undefined);
+  assert.equal(parseTimestampedHeader("v1=ab,t=2,t=1"), undefined);
+});

@@ -11,7 +11,7 @@ export interface TimestampedSignatureHeader {
 /**
  * Parses a Stripe-style signature header (`t=...,v1=...`, also the lab's `Lab-Signature`).
  * Unknown schemes (v0, v2, ...) are ignored, as Stripe documents. Returns undefined when no `t` or no
- * `v1` element exists.
+ * `v1` element exists, or when `t` appears twice.
  */
 export function parseTimestampedHeader(header: string): TimestampedSignatureHeader | undefined {
   let timestamp: string | undefined;
@@ -21,7 +21,11 @@ export function parseTimestampedHeader(header: string): TimestampedSignatureHead
     if (separator < 0) continue;
     const key = element.slice(0, separator).trim();
     const value = element.slice(separator + 1).trim();
-    if (key === "t" && timestamp === undefined) timestamp = value;
+    if (key === "t") {
+      // Two timestamps make the header ambiguous: which one was signed is the attacker's choice.
+      if (timestamp !== undefined) return undefined;
+      timestamp = value;
+    }
     else if (key === "v1") v1.push(value);
   }
   if (timestamp === undefined || v1.length === 0) return undefined;
