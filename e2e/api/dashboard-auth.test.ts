@@ -79,7 +79,8 @@ describe("sign-in and roles", () => {
     assert.deepEqual(statuses, [401, 401, 401, 401, 401]);
     const blocked = await signIn(demo("merchant").email, demo("merchant").password, { ip });
     assert.equal(blocked.status, 429);
-    assert.equal(blocked.headers.get("x-retry-after"), "60");
+    // better-auth: ceil(seconds left in the window since the 5th attempt); a slow machine may tick a second.
+    assert.ok(["59", "60"].includes(blocked.headers.get("x-retry-after") ?? ""), `x-retry-after ${blocked.headers.get("x-retry-after")}`);
     assert.equal((await signIn(demo("merchant").email, demo("merchant").password, { ip: "198.51.100.21" })).status, 200);
     const bucket = await (await db()).rateLimit.findUnique({ where: { key: `${ip}|/sign-in/email` } });
     assert.equal(bucket?.count, 5);

@@ -3,9 +3,9 @@
 // 100 applied events, each ledger entry once, 0 lost.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import Database from "better-sqlite3";
 import { labEvent } from "../support/http";
 import { baseEnv, Child, ensureBuilt, newDatabase, postLab, postOrder, startServer, startWorker, waitFor } from "../support/real-server";
+import { sqlReader } from "../support/sql-reader";
 
 const ORDERS = 60;
 const REFUNDED = 40;
@@ -90,11 +90,11 @@ test("1,000 deliveries of 100 events while workers are killed twice: 100 applied
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, provider));
 
-  const db = new Database(database.file, { readonly: true });
-  const count = (sql: string) => Number((db.prepare(sql).get() as { n: number | bigint }).n);
+  const db = sqlReader(database);
+  const count = (sql: string) => db.count(sql);
   try {
     await waitFor("every stored event to be applied", () => count("SELECT COUNT(*) AS n FROM WebhookEvent WHERE status = 'processed'") === 100, { timeoutMs: 60_000, intervalMs: 100 }).catch((error: Error) => {
-      const stuck = db.prepare("SELECT eventId, status, attempts, lastError, leaseOwner, leaseExpiresAt, nextAttemptAt FROM WebhookEvent WHERE status <> 'processed'").all();
+      const stuck = db.all("SELECT eventId, status, attempts, lastError, leaseOwner, leaseExpiresAt, nextAttemptAt FROM WebhookEvent WHERE status <> 'processed'");
       throw new Error(`${error.message}; seed ${seed}; now ${new Date().toISOString()}; not processed: ${JSON.stringify(stuck)}; workers alive: ${workers.map((worker) => worker.alive)}; worker logs: ${workers.map((worker) => worker.log()).join("\n---\n")}`);
     });
     const context = `seed ${seed}; kills: ${kills.join("; ")}`;

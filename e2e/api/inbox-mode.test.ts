@@ -1,16 +1,18 @@
 import "../support/test-env";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
 import { closeDb, db } from "@/lib/db/client";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { createOrder, deliverLab, labEvent, readOrder } from "../support/http";
-import { TEST_DB_FILE } from "../support/test-env";
+import { holdWriteLock } from "../support/sql-reader";
+import { TEST_DB } from "../support/test-env";
 
-// Inbox mode for the lab endpoint (read per request), and a short busy timeout so a locked database
-// answers 503 quickly (settings are read on first use, after this line).
+// Inbox mode for the lab endpoint (read per request), and a short busy timeout (SQLite) and statement
+// timeout (PostgreSQL) so a locked database answers 503 quickly (settings are read on first use, after
+// these lines).
 process.env.LAB_PROCESSING_MODE = "inbox";
 process.env.DATABASE_BUSY_TIMEOUT_MS = "100";
+process.env.DATABASE_STATEMENT_TIMEOUT_MS = "300";
 
 const policy = { baseDelayMs: 60_000, maxDelayMs: 600_000, maxAttempts: 5, maxAgeSeconds: 86_400 };
 const worker = () => new InboxWorker(db, { policy, leaseMs: 30_000, random: () => 0.5 });
@@ -91,15 +93,13 @@ describe("inbox mode: store first, acknowledge, apply in a worker", () => {
   });
 
   test("when the database cannot store the event the answer is 503 and nothing is stored; the provider's retry is accepted", async () => {
-    const lock = new Database(TEST_DB_FILE);
-    lock.exec("BEGIN EXCLUSIVE");
+    const lock = await holdWriteLock(TEST_DB);
     const body = labEvent("evt_d1", "payment.approved", "ord_d", "pay_d1", 3000000);
     let refused;
     try {
       refused = await deliverLab(body);
     } finally {
-      lock.exec("ROLLBACK");
-      lock.close();
+      await lock.release();
     }
     assert.equal(refused.status, 503);
     assert.deepEqual(refused.json, { outcome: "rejected", reason: "database unavailable, event not stored; retry later" });

@@ -3,10 +3,11 @@
 // exact place, and the tests check what a restart does.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
 import { labEvent } from "../support/http";
 import { FakeMerchant } from "../support/merchant";
 import { baseEnv, Child, ensureBuilt, newDatabase, postLab, postOrder, startServer, startWorker, waitFor } from "../support/real-server";
+import { holdWriteLock, sqlReader } from "../support/sql-reader";
+import type { TestDatabase } from "../support/test-database";
 
 const children: Child[] = [];
 function track<T extends Child>(child: T): T {
@@ -14,18 +15,17 @@ function track<T extends Child>(child: T): T {
   return child;
 }
 
-/** A read-only look at a test database from this process (WAL: readers never block the writers). */
-function reader(file: string) {
-  const database = new Database(file, { readonly: true });
-  const count = (sql: string, ...params: unknown[]) => Number((database.prepare(sql).get(...params) as { n: number | bigint }).n);
+/** A read-only look at a test database from this process (SQLite or PostgreSQL, see sql-reader.ts). */
+function reader(database: TestDatabase) {
+  const sql = sqlReader(database);
   return {
-    count,
-    event: (eventId: string) => database.prepare("SELECT status, attempts, leaseOwner FROM WebhookEvent WHERE eventId = ?").get(eventId) as { status: string; attempts: number; leaseOwner: string | null } | undefined,
-    order: (id: string) => database.prepare("SELECT status FROM \"Order\" WHERE id = ?").get(id) as { status: string },
-    ledger: (orderId: string) => (database.prepare("SELECT businessKey FROM LedgerEntry WHERE orderId = ? ORDER BY businessKey").all(orderId) as { businessKey: string }[]).map((row) => row.businessKey),
-    applied: (eventId: string) => count("SELECT COUNT(*) AS n FROM Decision WHERE eventId = ? AND outcome = 'applied'", eventId),
-    outbox: (orderId: string) => database.prepare("SELECT status, attempts FROM OutboxMessage WHERE orderId = ?").all(orderId) as { status: string; attempts: number }[],
-    close: () => database.close(),
+    count: sql.count,
+    event: (eventId: string) => sql.get<{ status: string; attempts: number; leaseOwner: string | null }>("SELECT status, attempts, leaseOwner FROM WebhookEvent WHERE eventId = ?", eventId),
+    order: (id: string) => sql.get<{ status: string }>("SELECT status FROM \"Order\" WHERE id = ?", id)!,
+    ledger: (orderId: string) => sql.all<{ businessKey: string }>("SELECT businessKey FROM LedgerEntry WHERE orderId = ? ORDER BY businessKey", orderId).map((row) => row.businessKey),
+    applied: (eventId: string) => sql.count("SELECT COUNT(*) AS n FROM Decision WHERE eventId = ? AND outcome = 'applied'", eventId),
+    outbox: (orderId: string) => sql.all<{ status: string; attempts: number }>("SELECT status, attempts FROM OutboxMessage WHERE orderId = ?", orderId),
+    close: sql.close,
   };
 }
 
@@ -42,7 +42,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     assert.equal(await postOrder(url, "ord_s1", 2500000), 201);
     const answer = await postLab(url, labEvent("evt_s1", "payment.approved", "ord_s1", "pay_s1", 2500000));
     assert.deepEqual([answer.status, answer.json.outcome], [200, "accepted"]);
-    const db = reader(database.file);
+    const db = reader(database);
     await waitFor("the in-process worker to apply evt_s1", () => db.event("evt_s1")?.status === "processed");
     assert.equal(db.order("ord_s1").status, "paid");
     assert.deepEqual(db.ledger("ord_s1"), ["credit:pay_s1"]);
@@ -62,7 +62,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     assert.equal((await postLab(url, labEvent("evt_k1", "payment.approved", "ord_k1", "pay_k1", 1850000))).json.outcome, "accepted");
     assert.equal((await crashing.exited).signal, "SIGKILL", crashing.log());
 
-    const db = reader(database.file);
+    const db = reader(database);
     assert.deepEqual(db.event("evt_k1")?.status, "processing");
     assert.equal(db.order("ord_k1").status, "created");
     assert.deepEqual(db.ledger("ord_k1"), []);
@@ -94,7 +94,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     assert.equal((await postLab(url, labEvent("evt_c1", "payment.approved", "ord_c1", "pay_c1", 4200000))).json.outcome, "accepted");
     assert.equal((await crashing.exited).signal, "SIGKILL", crashing.log());
 
-    const db = reader(database.file);
+    const db = reader(database);
     assert.equal(db.event("evt_c1")?.status, "processed");
     assert.deepEqual(db.ledger("ord_c1"), ["credit:pay_c1"]);
     assert.deepEqual(db.outbox("ord_c1"), [{ status: "pending", attempts: 0 }]);
@@ -128,7 +128,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     assert.equal((await crashing.exited).signal, "SIGKILL", crashing.log());
     assert.deepEqual(merchant.requests.map((request) => request.idempotencyKey), ["fulfilment:ord_u1"]);
 
-    const db = reader(database.file);
+    const db = reader(database);
     assert.deepEqual(db.outbox("ord_u1"), [{ status: "sending", attempts: 1 }]);
     const restarted = track(startWorker(env));
     await waitFor("the abandoned send to be marked uncertain", () => db.outbox("ord_u1")[0]?.status === "uncertain");
@@ -148,21 +148,19 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
 
   test("the database is unavailable at delivery: 503, nothing stored; the provider's retry later succeeds", async () => {
     const database = newDatabase();
-    const { child: server, url } = await startServer(baseEnv(database.url, { DATABASE_BUSY_TIMEOUT_MS: "200" }));
+    const { child: server, url } = await startServer(baseEnv(database.url, { DATABASE_BUSY_TIMEOUT_MS: "200", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
     track(server);
     assert.equal(await postOrder(url, "ord_d1", 1500000), 201);
     const body = labEvent("evt_d1", "payment.approved", "ord_d1", "pay_d1", 1500000);
-    const lock = new Database(database.file);
-    lock.exec("BEGIN EXCLUSIVE");
+    const lock = await holdWriteLock(database);
     let refused;
     try {
       refused = await postLab(url, body);
     } finally {
-      lock.exec("ROLLBACK");
-      lock.close();
+      await lock.release();
     }
     assert.deepEqual([refused.status, refused.json.outcome], [503, "rejected"]);
-    const db = reader(database.file);
+    const db = reader(database);
     assert.equal(db.count("SELECT COUNT(*) AS n FROM WebhookEvent"), 0);
     const retried = await postLab(url, body);
     assert.deepEqual([retried.status, retried.json.outcome], [200, "accepted"]);

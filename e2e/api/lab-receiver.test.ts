@@ -1,16 +1,17 @@
-import { TEST_DB_FILE, TEST_LAB_SECRET, TEST_LAB_SECRET_NEXT } from "../support/test-env";
+import { TEST_DB, TEST_LAB_SECRET, TEST_LAB_SECRET_NEXT } from "../support/test-env";
 // The log file is read by the last test: every line the process logged.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import Database from "better-sqlite3";
-import { closeDb, db, openSqlite } from "@/lib/db/client";
+import { closeDb, db, openDb, openSqlite } from "@/lib/db/client";
+import { withDatabase } from "@/lib/db/postgres-database";
 import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
 import { receiveWebhook } from "@/lib/webhooks/receive-webhook";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { createOrder, deliver, deliverLab, labEvent, readOrder, sentSignatures } from "../support/http";
+import { onPostgres, storedText } from "../support/test-database";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -222,8 +223,10 @@ describe("bad input and failures (control 5)", () => {
   });
 
   test("a database failure answers 503 so the provider retries, and the retry applies", async () => {
-    const folder = mkdtempSync(path.join(tmpdir(), "acredita-broken-"));
-    const broken = await openSqlite(`file:${path.join(folder, "empty.db")}`, 100);
+    // SQLite: an empty file (no tables). PostgreSQL: a database that does not exist on the test cluster.
+    const broken = onPostgres
+      ? await openDb(withDatabase(TEST_DB.url, "acredita_no_such_database"))
+      : await openSqlite(`file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-broken-")), "empty.db")}`, 100);
     const body = labEvent("evt_dbdown", "payment.approved", "ord_dbdown", "pay_dbdown", 9000);
     const headers = new Headers({ "Lab-Signature": signTimestamped(TEST_LAB_SECRET, now(), body) });
     const answer = await receiveWebhook({ endpointName: "lab", headers, body: Buffer.from(body) }, { db: broken });
@@ -236,15 +239,12 @@ describe("bad input and failures (control 5)", () => {
   });
 
   test("no secret or signature reaches the database file or the logs, and decision rows hold no raw body", async () => {
-    await (await db()).$executeRawUnsafe("PRAGMA wal_checkpoint(FULL)");
-    const files = [TEST_DB_FILE, `${TEST_DB_FILE}-wal`, process.env.LOG_FILE!].filter((file) => existsSync(file));
-    const haystack = Buffer.concat(files.map((file) => readFileSync(file))).toString("latin1");
+    if (!onPostgres) await (await db()).$executeRawUnsafe("PRAGMA wal_checkpoint(FULL)");
+    const haystack = `${await storedText(TEST_DB)}\n${readFileSync(process.env.LOG_FILE!, "latin1")}`;
     assert.ok(sentSignatures.size >= 20, `signatures sent: ${sentSignatures.size}`);
     assert.match(readFileSync(process.env.LOG_FILE!, "utf8"), /"decision"/);
     for (const needle of [TEST_LAB_SECRET, TEST_LAB_SECRET_NEXT, ...sentSignatures]) assert.equal(haystack.includes(needle), false, `found ${needle.slice(0, 6)}…`);
-    const database = new Database(TEST_DB_FILE, { readonly: true });
-    const rows = database.prepare("SELECT * FROM Decision").all() as Record<string, unknown>[];
-    database.close();
+    const rows = await (await db()).decision.findMany();
     assert.ok(rows.length > 30);
     assert.equal(JSON.stringify(rows).includes("payment_id"), false);
   });

@@ -1,4 +1,4 @@
-import { TEST_DB_FILE } from "../support/test-env";
+import { TEST_DB } from "../support/test-env";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -14,7 +14,7 @@ function reconcileCli(csv: string, ...flags: string[]) {
   const file = path.join(folder, `settlement-${Math.random().toString(36).slice(2)}.csv`);
   writeFileSync(file, csv);
   const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/reconcile.ts", file, ...flags], {
-    env: { ...process.env, DATABASE_URL: `file:${TEST_DB_FILE}`, LOG_LEVEL: "silent" },
+    env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" },
     encoding: "utf8",
   });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim(), file };

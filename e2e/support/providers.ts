@@ -5,6 +5,7 @@ import Stripe from "stripe";
 import { db } from "@/lib/db/client";
 import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
 import { deliver, sentSignatures } from "./http";
+import { onPostgres } from "./test-database";
 
 /** Offline Stripe client: only its webhook helpers are used (no network). */
 export const stripe = new Stripe("sk_test_dummy");
@@ -127,10 +128,16 @@ export async function decisionsOf(eventId: string) {
   return (await db()).decision.findMany({ where: { eventId }, orderBy: { at: "asc" } });
 }
 
-/** The most recently inserted decision row of an endpoint (SQLite rowid order: `at` may tie under a frozen clock). */
+/**
+ * The most recently inserted decision row of an endpoint (`at` may tie under a frozen clock): SQLite's
+ * rowid order; on PostgreSQL the inserting transaction's id (`xmin`), each decision being written by
+ * its own transaction.
+ */
 export async function lastDecision(endpoint: string) {
   const database = await db();
-  const rows = await database.$queryRaw<{ id: string }[]>`SELECT id FROM Decision WHERE endpoint = ${endpoint} ORDER BY rowid DESC LIMIT 1`;
+  const rows = onPostgres
+    ? await database.$queryRaw<{ id: string }[]>`SELECT id FROM "Decision" WHERE endpoint = ${endpoint} ORDER BY xmin::text::bigint DESC LIMIT 1`
+    : await database.$queryRaw<{ id: string }[]>`SELECT id FROM Decision WHERE endpoint = ${endpoint} ORDER BY rowid DESC LIMIT 1`;
   if (rows.length === 0) throw new Error(`no decision for ${endpoint}`);
   return database.decision.findUniqueOrThrow({ where: { id: rows[0].id } });
 }

@@ -5,9 +5,9 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { applySqliteMigrations } from "@/lib/db/apply-migrations";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { freePort } from "./server";
+import { newTestDatabase, type TestDatabase } from "./test-database";
 
 export { freePort };
 
@@ -56,11 +56,9 @@ export function ensureBuilt(): void {
   }
 }
 
-/** A new migrated SQLite database in its own temporary folder. */
-export function newDatabase(): { file: string; url: string } {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "acredita-e2e-")), "e2e.db");
-  applySqliteMigrations(file);
-  return { file, url: `file:${file}` };
+/** A new migrated database of the kind under test (SQLite file, or PostgreSQL with TEST_DATABASE=postgres). */
+export function newDatabase(): TestDatabase {
+  return newTestDatabase("e2e");
 }
 
 /** Polls `check` every `intervalMs` until it returns a truthy value; throws after `timeoutMs` naming `what`. */

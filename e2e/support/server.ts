@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { applySqliteMigrations } from "@/lib/db/apply-migrations";
+import { newTestDatabase } from "./test-database";
 
 /** Asks the OS for a free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -18,12 +16,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** A fresh, migrated SQLite database file in a temporary folder; returns its `file:` URL. */
+/** A fresh, migrated database of the kind under test (SQLite file or PostgreSQL database); returns its URL. */
 export function freshDatabaseUrl(): string {
-  const folder = mkdtempSync(path.join(tmpdir(), "acredita-server-"));
-  const file = path.join(folder, "acredita.db");
-  applySqliteMigrations(file);
-  return `file:${file}`;
+  return newTestDatabase("server").url;
 }
 
 export interface RunningServer {
@@ -42,7 +37,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   if (!existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first");
   const port = await freePort();
   const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, DATABASE_URL: freshDatabaseUrl(), LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1", ...env },
+    env: { ...process.env, DATABASE_URL: env.DATABASE_URL ?? freshDatabaseUrl(), LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -4,6 +4,7 @@ import { nextCookies } from "better-auth/next-js";
 import { settings, type Settings } from "@/lib/config/settings";
 import { db, type Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
+import { isPostgresUrl } from "@/lib/db/url";
 
 /** Session lifetime: 8 hours, refreshed once an hour of use (a support shift, not a month). */
 const SESSION_SECONDS = 8 * 60 * 60;
@@ -38,7 +39,8 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
     baseURL: authBaseUrl(config),
     trustedOrigins: authTrustedOrigins(config),
     secret: config.AUTH_SECRET,
-    database: prismaAdapter(prisma, { provider: "sqlite" }),
+    // The adapter builds slightly different queries per database (e.g. case-insensitive matching).
+    database: prismaAdapter(prisma, { provider: isPostgresUrl(config.DATABASE_URL) ? "postgresql" : "sqlite" }),
     telemetry: { enabled: false },
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10, maxPasswordLength: 128 },
     session: { expiresIn: SESSION_SECONDS, updateAge: SESSION_REFRESH_SECONDS },

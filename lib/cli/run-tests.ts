@@ -1,8 +1,12 @@
-// npm test: builds the production app, runs every node:test file (lib/**, e2e/api/**), then the
-// Playwright specs in real Chromium. Exits non-zero when any stage fails.
+// npm test: builds the production app, runs every node:test file (lib/**, e2e/api/**) on SQLite, then
+// again on PostgreSQL, then the Playwright specs in real Chromium. For the PostgreSQL pass it starts a
+// throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the end, unless TEST_POSTGRES_URL names
+// one already running. Exits non-zero when any stage fails.
+//   npm test [-- build|unit|sqlite|postgres|browser]   one stage only (unit = both databases)
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-cluster";
 
 function findTests(folder: string, pattern: RegExp): string[] {
   if (!existsSync(folder)) return [];
@@ -14,22 +18,66 @@ function findTests(folder: string, pattern: RegExp): string[] {
   });
 }
 
+let cluster: ThrowawayCluster | undefined;
+
+function stopCluster(): void {
+  try {
+    cluster?.stop();
+  } catch (error) {
+    console.error(`could not stop the PostgreSQL test cluster: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  cluster = undefined;
+}
+
 function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
   console.log(`\n== ${label}: ${command} ${args.length > 6 ? `${args.slice(0, 6).join(" ")} …` : args.join(" ")}`);
+  const started = Date.now();
   const result = spawnSync(command, args, { stdio: "inherit", env });
+  console.log(`== ${label}: ${result.status === 0 ? "passed" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (result.status !== 0) {
     console.error(`\n${label} failed (exit ${result.status ?? result.signal})`);
+    stopCluster();
     process.exit(result.status ?? 1);
   }
 }
 
-const only = process.argv[2];
-const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("e2e/api", /\.test\.ts$/)].sort();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stopCluster();
+    process.exit(130);
+  });
+}
 
-if (!only || only === "build") run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"]);
-if (!only || only === "unit") {
-  run("node tests", process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...nodeTests], { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" });
+async function main(): Promise<void> {
+  const only = process.argv[2];
+  const stage = (name: string) => !only || only === name || (only === "unit" && (name === "sqlite" || name === "postgres"));
+  const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("e2e/api", /\.test\.ts$/)].sort();
+  const nodeArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...nodeTests];
+  const testEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
+
+  if (stage("build")) run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"]);
+  if (stage("sqlite")) run("node tests on SQLite", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "sqlite" });
+  if (stage("postgres")) {
+    let adminUrl = process.env.TEST_POSTGRES_URL;
+    if (!adminUrl) {
+      const started = Date.now();
+      cluster = await startThrowawayCluster();
+      adminUrl = cluster.url;
+      console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    try {
+      run("node tests on PostgreSQL", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
+    } finally {
+      stopCluster();
+    }
+  }
+  if (stage("browser") && findTests("e2e/browser", /\.spec\.ts$/).length > 0) {
+    run("browser tests", process.execPath, ["node_modules/@playwright/test/cli.js", "test"]);
+  }
 }
-if ((!only || only === "browser") && findTests("e2e/browser", /\.spec\.ts$/).length > 0) {
-  run("browser tests", process.execPath, ["node_modules/@playwright/test/cli.js", "test"]);
-}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  stopCluster();
+  process.exit(1);
+});

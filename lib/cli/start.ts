@@ -5,6 +5,7 @@ import path from "node:path";
 import { readSettings, SettingsError, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
+import { migrateDeploy } from "@/lib/db/migrate-deploy";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
@@ -33,6 +34,10 @@ async function main(): Promise<void> {
     throw error;
   }
   banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL, INBOX_WORKER_IN_PROCESS: config.INBOX_WORKER_IN_PROCESS, FULFILMENT_WEBHOOK_URL: config.FULFILMENT_WEBHOOK_URL ? "(set)" : "(not set: no fulfilment webhook)" });
+  const database = isPostgresUrl(config.DATABASE_URL)
+    ? { DATABASE: "PostgreSQL", DATABASE_POOL_SIZE: config.DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS: config.DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS: config.DATABASE_STATEMENT_TIMEOUT_MS }
+    : { DATABASE: "SQLite", DATABASE_BUSY_TIMEOUT_MS: config.DATABASE_BUSY_TIMEOUT_MS };
+  for (const [name, value] of Object.entries({ ...database, DATABASE_TRANSACTION_TIMEOUT_MS: config.DATABASE_TRANSACTION_TIMEOUT_MS })) console.log(`  ${name.padEnd(28)} ${value}`);
   try {
     console.log(`Webhook endpoints:\n${describeEndpoints(loadEndpoints()).map((line) => `  ${line}`).join("\n")}`);
   } catch (error) {
@@ -44,13 +49,13 @@ async function main(): Promise<void> {
   }
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
-  const migrate = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "migrate", "deploy"], { stdio: ["ignore", "pipe", "inherit"], env: process.env });
-  if (migrate.status !== 0) {
-    console.error(String(migrate.stdout));
+  const migrate = migrateDeploy(config.DATABASE_URL);
+  if (!migrate.ok) {
+    console.error(migrate.output);
     console.error("Acredita cannot start: migrations failed");
     process.exit(1);
   }
-  console.log("Migrations applied.");
+  console.log(`Migrations applied (${isPostgresUrl(config.DATABASE_URL) ? "PostgreSQL" : "SQLite"}).`);
 
   const seeded = await seedDemoData(await db());
   console.log(seeded > 0 ? `Demo data: ${seeded} orders created.` : "Demo data: database already has orders, nothing seeded.");

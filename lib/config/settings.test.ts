@@ -38,3 +38,21 @@ test("the webhook body cap and payload retention default to 1 MiB and 30 days, a
   );
   assert.throws(() => readSettings({ WEBHOOK_MAX_BODY_BYTES: "100" }), /WEBHOOK_MAX_BODY_BYTES: Too small: expected number to be >=1024/);
 });
+
+test("PostgreSQL pool and timeout settings have defaults and refuse nonsense, naming the variable", () => {
+  const defaults = readSettings({});
+  assert.deepEqual(
+    [defaults.DATABASE_POOL_SIZE, defaults.DATABASE_POOL_TIMEOUT_MS, defaults.DATABASE_STATEMENT_TIMEOUT_MS, defaults.DATABASE_TRANSACTION_TIMEOUT_MS],
+    [10, 10_000, 5_000, 15_000],
+  );
+  const set = readSettings({ DATABASE_URL: "postgresql://app@db.internal:5432/acredita", DATABASE_POOL_SIZE: "25", DATABASE_STATEMENT_TIMEOUT_MS: "2000" });
+  assert.deepEqual([set.DATABASE_URL, set.DATABASE_POOL_SIZE, set.DATABASE_STATEMENT_TIMEOUT_MS], ["postgresql://app@db.internal:5432/acredita", 25, 2_000]);
+  assert.throws(
+    () => readSettings({ DATABASE_POOL_SIZE: "0", DATABASE_POOL_TIMEOUT_MS: "soon", DATABASE_STATEMENT_TIMEOUT_MS: "-1", DATABASE_TRANSACTION_TIMEOUT_MS: "1.5" }),
+    (error: unknown) => {
+      assert.ok(error instanceof SettingsError);
+      assert.deepEqual(error.issues.map((issue) => issue.split(":")[0]), ["DATABASE_POOL_SIZE", "DATABASE_POOL_TIMEOUT_MS", "DATABASE_STATEMENT_TIMEOUT_MS", "DATABASE_TRANSACTION_TIMEOUT_MS"]);
+      return true;
+    },
+  );
+});

@@ -42,6 +42,14 @@ const settingsSchema = z.object({
   WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(67_108_864).default(1_048_576),
   /** Days a stored payload (WebhookEvent.payload, DeadLetter.payload) is kept; decisions, ledger and orders stay. */
   PAYLOAD_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  /** PostgreSQL: connections this process keeps open at most (per server or worker process). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
+  /** PostgreSQL: how long a request waits for a free pooled connection, or to start a transaction (ms). */
+  DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** PostgreSQL: the server cancels any one statement running longer than this (ms; `statement_timeout`). */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
+  /** Both databases: a transaction still open after this long is rolled back and the delivery answers 503 (ms). */
+  DATABASE_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
   /** Processing mode of the Stripe, Yolfi and Standard Webhooks endpoints (issue 4: inbox by default). */
   WEBHOOK_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inbox"),
   /** Processing mode of the lab endpoint (inline by default, as in the seed article). */

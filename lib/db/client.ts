@@ -1,6 +1,7 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { settings } from "@/lib/config/settings";
+import { openPostgres } from "@/lib/db/open-postgres";
 import { serializedSqliteFactory } from "@/lib/db/serialized-sqlite-adapter";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 
@@ -13,11 +14,11 @@ export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
  * WAL journal, `synchronous=FULL` (a 2xx must survive a power cut, not only a process crash) and a
  * busy timeout (ms). `synchronous` is per connection, so it is set on every client opened here.
  */
-export async function openSqlite(url: string, busyTimeoutMs: number): Promise<Db> {
+export async function openSqlite(url: string, busyTimeoutMs: number, transactionTimeoutMs = 15_000): Promise<Db> {
   const client = new PrismaClient({
     adapter: serializedSqliteFactory(new PrismaBetterSQLite3({ url: sqliteFilePath(url), timeout: busyTimeoutMs })),
     // Transactions queue behind each other on SQLite's one connection: wait for a turn, do not fail fast.
-    transactionOptions: { maxWait: 30_000, timeout: 15_000 },
+    transactionOptions: { maxWait: 30_000, timeout: transactionTimeoutMs },
   });
   await client.$executeRawUnsafe("PRAGMA journal_mode = WAL");
   await client.$executeRawUnsafe("PRAGMA synchronous = FULL");
@@ -26,12 +27,23 @@ export async function openSqlite(url: string, busyTimeoutMs: number): Promise<Db
 }
 
 /**
- * Opens a client for `url` (default: the DATABASE_URL setting). PostgreSQL URLs are refused until the
- * PostgreSQL client exists; anything else is SQLite.
+ * Opens a client for `url` (default: the DATABASE_URL setting): a postgres:// or postgresql:// URL
+ * opens PostgreSQL with a connection pool (lib/db/open-postgres.ts), anything else the SQLite file.
+ * This is the one place that picks the database; both return the same model API. Pool size and
+ * timeouts come from the settings (DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS,
+ * DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_TRANSACTION_TIMEOUT_MS).
  */
 export async function openDb(url: string = settings().DATABASE_URL): Promise<Db> {
-  if (isPostgresUrl(url)) throw new Error("DATABASE_URL: PostgreSQL is not supported by this build");
-  return openSqlite(url, settings().DATABASE_BUSY_TIMEOUT_MS);
+  const config = settings();
+  if (isPostgresUrl(url)) {
+    return openPostgres(url, {
+      poolSize: config.DATABASE_POOL_SIZE,
+      poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
+      statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      transactionTimeoutMs: config.DATABASE_TRANSACTION_TIMEOUT_MS,
+    });
+  }
+  return openSqlite(url, config.DATABASE_BUSY_TIMEOUT_MS, config.DATABASE_TRANSACTION_TIMEOUT_MS);
 }
 
 const globalForDb = globalThis as unknown as { acreditaDb?: Promise<Db> };

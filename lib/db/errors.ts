@@ -16,8 +16,27 @@ export function uniqueViolationFields(error: unknown): string[] | undefined {
   return fields.map((field) => field.replace(/^"|"$/g, ""));
 }
 
-/** True for errors a retry may cure: SQLite busy/locked (P1008, SQLITE_BUSY*), PostgreSQL serialization and deadlocks. */
+/**
+ * True when the database gave up on time: PostgreSQL cancelled a statement (`statement_timeout`,
+ * SQLSTATE 57014), Prisma expired an interactive transaction (P2028, DATABASE_TRANSACTION_TIMEOUT_MS), or
+ * no connection or transaction slot came free in time (DATABASE_POOL_TIMEOUT_MS). The transaction was
+ * rolled back. Not retried inside the request: a database this slow is overloaded or blocked, and the
+ * provider's own retry after a 503 comes later, when it may have recovered.
+ */
+export function isTimeoutDbError(error: unknown): boolean {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2024") return true;
+  const cause = (error as { cause?: { originalCode?: string; code?: string } } | undefined)?.cause;
+  if (cause?.originalCode === "57014" || cause?.code === "57014") return true;
+  const text = error instanceof Error ? error.message : String(error);
+  return /statement timeout|expired transaction|Unable to start a transaction in the given time|timeout exceeded when trying to connect/i.test(text);
+}
+
+/**
+ * True for errors a retry may cure: SQLite busy/locked (P1008, SQLITE_BUSY*), PostgreSQL serialization
+ * failures and deadlocks. Timeouts ({@link isTimeoutDbError}) are not transient.
+ */
 export function isTransientDbError(error: unknown): boolean {
+  if (isTimeoutDbError(error)) return false;
   if (error instanceof Prisma.PrismaClientKnownRequestError && ["P1008", "P2034", "P1017"].includes(error.code)) return true;
   const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
   return /SQLITE_BUSY|SQLITE_LOCKED|database is locked|could not serialize|deadlock detected|Transaction already closed|Unable to start a transaction/i.test(text);

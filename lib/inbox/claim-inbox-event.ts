@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { databaseKind } from "@/lib/db/database-kind";
 
 /** An inbox event this worker now holds under lease. `attempts` already counts this attempt. */
 export interface ClaimedInboxEvent {
@@ -26,15 +27,49 @@ const CLAIM_SCAN = 8;
 /**
  * Claims the next due inbox event for `owner` under a lease of `leaseMs`: a `received` or parked
  * (`failed`) event whose nextAttemptAt has come, or a `processing` one whose lease expired (its worker
- * died). The claim is ONE conditional UPDATE per candidate, guarded by the status and attempt count read
- * just before, so of two workers racing for an event exactly one update matches; the claim sets status
- * `processing`, the lease, and attempts + 1. Returns the claimed event, or null when nothing is due.
+ * died). The claim sets status `processing`, the lease, and attempts + 1, so two workers never hold one
+ * event. Returns the claimed event, or null when nothing is due.
  *
- * This is the one place that decides how work is claimed. On SQLite each statement runs on its own
- * (autocommit) and SQLite has one writer at a time, so the guarded UPDATE is enough; the PostgreSQL
- * issue replaces the candidate query here with `SELECT ... FOR UPDATE SKIP LOCKED`.
+ * This is the one place that decides how work is claimed, with one statement per database:
+ * - SQLite: {@link claimWithGuardedUpdate}. Each statement runs on its own (autocommit) and SQLite has
+ *   one writer at a time, so an UPDATE guarded by the status and attempt count read just before is enough.
+ * - PostgreSQL: {@link claimWithSkipLocked}, one `UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP
+ *   LOCKED)`: concurrent workers each lock a different due row without waiting for one another, where
+ *   guarded updates would have them all race for the same first candidates.
  */
 export async function claimNextInboxEvent(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
+  return databaseKind(db) === "postgresql" ? claimWithSkipLocked(db, owner, now, leaseMs) : claimWithGuardedUpdate(db, owner, now, leaseMs);
+}
+
+/**
+ * PostgreSQL's claim: picks the first due event in (nextAttemptAt, receivedAt) order that no other
+ * transaction has locked, and takes it in the same statement (PostgreSQL docs, SELECT "The Locking
+ * Clause": SKIP LOCKED for queue-like tables). Under READ COMMITTED a row that another worker claimed
+ * between this statement's snapshot and its lock is re-checked against the WHERE clause and skipped.
+ */
+export async function claimWithSkipLocked(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
+  const leaseExpiresAt = new Date(now.getTime() + leaseMs);
+  const rows = await db.$queryRaw<Omit<ClaimedInboxEvent, "leaseExpiresAt">[]>`
+    WITH next AS (
+      SELECT "id" FROM "WebhookEvent"
+      WHERE ("status" IN ('received', 'failed') AND "nextAttemptAt" <= ${now})
+         OR ("status" = 'processing' AND "leaseExpiresAt" <= ${now})
+      ORDER BY "nextAttemptAt" ASC NULLS FIRST, "receivedAt" ASC
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE "WebhookEvent" AS event
+    SET "status" = 'processing', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${leaseExpiresAt}, "attempts" = event."attempts" + 1
+    FROM next
+    WHERE event."id" = next."id"
+    RETURNING event."id", event."provider", event."endpoint", event."account", event."livemode", event."eventId", event."type",
+      event."bodyHash", event."orderId", event."paymentKey", event."payload", event."secretLabel", event."attempts",
+      event."receivedAt", event."firstFailedAt"`;
+  return rows.length === 1 ? { ...rows[0], leaseExpiresAt } : null;
+}
+
+/** SQLite's claim: ONE conditional UPDATE per candidate, guarded by the status and attempt count read just before. */
+export async function claimWithGuardedUpdate(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
   const candidates = await db.webhookEvent.findMany({
     where: {
       OR: [

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { databaseKind } from "@/lib/db/database-kind";
 
 /** An outbox message this dispatcher now holds (status `sending`). `attempts` already counts this send. */
 export interface ClaimedOutboxMessage {
@@ -27,11 +28,35 @@ export async function markAbandonedSendsUncertain(db: Db, now: Date): Promise<nu
 }
 
 /**
- * Claims the next due `pending` message for `owner` (status `sending`, lease of `leaseMs`, attempts + 1)
- * with one guarded UPDATE per candidate, like the inbox claim. Returns it, or null when none is due.
- * The one place that decides how outbox work is claimed (see claimNextInboxEvent).
+ * Claims the next due `pending` message for `owner` (status `sending`, lease of `leaseMs`, attempts + 1).
+ * Returns it, or null when none is due. The one place that decides how outbox work is claimed, one
+ * statement per database like the inbox claim (see claimNextInboxEvent): SQLite one guarded UPDATE per
+ * candidate, PostgreSQL `FOR UPDATE SKIP LOCKED`.
  */
 export async function claimNextOutboxMessage(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedOutboxMessage | null> {
+  return databaseKind(db) === "postgresql" ? claimOutboxWithSkipLocked(db, owner, now, leaseMs) : claimOutboxWithGuardedUpdate(db, owner, now, leaseMs);
+}
+
+/** PostgreSQL's outbox claim: the first due pending message no other transaction has locked, taken in one statement. */
+export async function claimOutboxWithSkipLocked(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedOutboxMessage | null> {
+  const rows = await db.$queryRaw<ClaimedOutboxMessage[]>`
+    WITH next AS (
+      SELECT "id" FROM "OutboxMessage"
+      WHERE "status" = 'pending' AND "nextAttemptAt" <= ${now}
+      ORDER BY "nextAttemptAt" ASC, "createdAt" ASC
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE "OutboxMessage" AS message
+    SET "status" = 'sending', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${new Date(now.getTime() + leaseMs)}, "attempts" = message."attempts" + 1, "updatedAt" = ${now}
+    FROM next
+    WHERE message."id" = next."id"
+    RETURNING message."id", message."idempotencyKey", message."orderId", message."target", message."body", message."attempts"`;
+  return rows.length === 1 ? rows[0] : null;
+}
+
+/** SQLite's outbox claim: one guarded UPDATE per candidate. */
+export async function claimOutboxWithGuardedUpdate(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedOutboxMessage | null> {
   const candidates = await db.outboxMessage.findMany({
     where: { status: "pending", nextAttemptAt: { lte: now } },
     orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }],
