@@ -65,6 +65,10 @@ describe("npm run reconcile", () => {
     assert.equal(bad.stderr, `reconcile: ${bad.file}: line 3: amount: must be a whole number of minor units`);
     const missing = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/reconcile.ts", "/nonexistent.csv"], { encoding: "utf8" });
     assert.equal(missing.status, 2);
+    const folder = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/reconcile.ts", tmpdir()], { encoding: "utf8" });
+    assert.deepEqual([folder.status, folder.stderr.trim()], [2, `reconcile: ${tmpdir()}: not a file`]);
+    const empty = reconcileCli("");
+    assert.deepEqual([empty.code, empty.stderr], [2, `reconcile: ${empty.file}: line 1: empty file: expected the header order_id,provider_status,amount,currency`]);
     assert.equal(await (await db()).reconciliationRun.count(), before);
   });
 });

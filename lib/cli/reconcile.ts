@@ -1,6 +1,6 @@
 // npm run reconcile -- <settlement.csv> [--json]: compare every order with the provider's settlement.
 // Exit 0 when everything matches, 1 on mismatches, 2 on bad input (with the line number).
-import { createReadStream, existsSync } from "node:fs";
+import { createReadStream, existsSync, statSync } from "node:fs";
 import { closeDb, db } from "@/lib/db/client";
 import { formatReport, reconcile, reportJson } from "@/lib/reconciliation/reconcile";
 import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
@@ -15,6 +15,10 @@ async function main(): Promise<number> {
   }
   if (!existsSync(file)) {
     console.error(`reconcile: ${file}: no such file`);
+    return 2;
+  }
+  if (!statSync(file).isFile()) {
+    console.error(`reconcile: ${file}: not a file`);
     return 2;
   }
   try {

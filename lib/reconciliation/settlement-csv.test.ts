@@ -33,3 +33,10 @@ test("bad rows are reported with their line number", async () => {
   assert.equal(await failure("order_id,amount,currency\nord_1,100,ARS\n"), "line 1: missing column(s): provider_status");
   assert.match(await failure('order_id,provider_status,amount,currency\nord_1,approved,"100,ARS\n'), /^line \d+: not a valid CSV/);
 });
+
+test("an empty file is bad input; a header-only file is a settlement with no rows", async () => {
+  assert.equal(await failure(""), "line 1: empty file: expected the header order_id,provider_status,amount,currency");
+  assert.equal(await failure("\n\n"), "line 1: empty file: expected the header order_id,provider_status,amount,currency");
+  assert.deepEqual(await collect("order_id,provider_status,amount,currency\n"), []);
+  assert.equal(await failure("order_id,amount\n"), "line 1: missing column(s): provider_status, currency");
+});

@@ -35,21 +35,27 @@ export class SettlementCsvError extends Error {
   }
 }
 
+function checkHeader(names: string[]): void {
+  const missing = SETTLEMENT_COLUMNS.filter((column) => !names.includes(column));
+  if (missing.length > 0) throw new SettlementCsvError(1, `missing column(s): ${missing.join(", ")}`);
+}
+
 /**
  * Streams a settlement CSV (header `order_id,provider_status,amount,currency`, any column order) with
  * csv-parse and yields validated rows. Throws {@link SettlementCsvError} with the line number on the
- * first bad row, a missing column, or a repeated order id (kept in memory as a Set, ~100 B per order).
+ * first bad row, an empty file, a missing column, or a repeated order id (kept in memory as a Set, ~100 B per order).
  */
 export async function* readSettlementCsv(input: Readable | string | Buffer): AsyncGenerator<SettlementRow> {
   const source = typeof input === "string" || Buffer.isBuffer(input) ? Readable.from([input]) : input;
-  const parser = source.pipe(parse({ columns: (header: string[]) => header.map((name) => name.trim().toLowerCase()), skip_empty_lines: true, trim: true, info: true, bom: true }));
+  let header: string[] | undefined;
+  const columns = (names: string[]) => (header = names.map((name) => name.trim().toLowerCase()));
+  const parser = source.pipe(parse({ columns, skip_empty_lines: true, trim: true, info: true, bom: true }));
   const seen = new Set<string>();
   let headerChecked = false;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       if (!headerChecked) {
-        const missing = SETTLEMENT_COLUMNS.filter((column) => !(column in record));
-        if (missing.length > 0) throw new SettlementCsvError(1, `missing column(s): ${missing.join(", ")}`);
+        checkHeader(header ?? Object.keys(record));
         headerChecked = true;
       }
       const parsed = rowSchema.safeParse(record);
@@ -60,6 +66,11 @@ export async function* readSettlementCsv(input: Readable | string | Buffer): Asy
       if (seen.has(parsed.data.order_id)) throw new SettlementCsvError(info.lines, `order ${parsed.data.order_id} appears twice`);
       seen.add(parsed.data.order_id);
       yield { line: info.lines, orderId: parsed.data.order_id, providerStatus: parsed.data.provider_status, amount: parsed.data.amount, currency: parsed.data.currency };
+    }
+    // A header-only file is a settlement with no payments; a file without even a header is not one.
+    if (!headerChecked) {
+      if (!header) throw new SettlementCsvError(1, `empty file: expected the header ${SETTLEMENT_COLUMNS.join(",")}`);
+      checkHeader(header);
     }
   } catch (error) {
     if (error instanceof SettlementCsvError) throw error;
