@@ -4,14 +4,15 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, test } from "node:test";
-import Database from "better-sqlite3";
-import { sqliteFilePath } from "@/lib/db/url";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
-import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
+import { startServer, type RunningServer } from "../support/server";
+import { sqlReader } from "../support/sql-reader";
+import { newTestDatabase } from "../support/test-database";
 
 const SECRET = "limits_server_secret_01";
 const TOKEN = "limits-server-token-01";
-const databaseUrl = freshDatabaseUrl();
+const testDatabase = newTestDatabase("limits");
+const databaseUrl = testDatabase.url;
 let server: RunningServer;
 
 before(async () => {
@@ -59,9 +60,12 @@ function postStreaming(headers: Record<string, string>, chunk: Buffer, chunks: n
 }
 
 function decisionsWithStatus(status: number): { reason: string; verified: number; eventId: string | null }[] {
-  const database = new Database(sqliteFilePath(databaseUrl), { readonly: true });
+  const database = sqlReader(testDatabase);
   try {
-    return database.prepare("SELECT reason, verified, eventId FROM Decision WHERE httpStatus = ? ORDER BY at, id").all(status) as never;
+    // verified: SQLite stores 0/1, PostgreSQL a boolean.
+    return database
+      .all<{ reason: string; verified: number | boolean; eventId: string | null }>("SELECT reason, verified, eventId FROM Decision WHERE httpStatus = ? ORDER BY at, id", status)
+      .map((row) => ({ ...row, verified: Number(row.verified) }));
   } finally {
     database.close();
   }
@@ -89,8 +93,8 @@ test("after both refusals the server still serves, and each left one unverified 
     { reason: "body too large: Content-Length 5000000, limit 1048576 bytes", verified: 0, eventId: null },
   ]);
   assert.equal(decisionsWithStatus(405).length, 1);
-  const database = new Database(sqliteFilePath(databaseUrl), { readonly: true });
-  const events = database.prepare("SELECT COUNT(*) AS n FROM WebhookEvent").get() as { n: number };
+  const database = sqlReader(testDatabase);
+  const events = database.count("SELECT COUNT(*) AS n FROM WebhookEvent");
   database.close();
-  assert.equal(events.n, 0);
+  assert.equal(events, 0);
 });

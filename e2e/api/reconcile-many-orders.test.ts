@@ -1,9 +1,8 @@
-import { TEST_DB_FILE } from "../support/test-env";
+import "../support/test-env";
 // Regression: a reconciliation with more orders than SQLite's 999 bound values per statement (Prisma
 // splits findMany's IN lists, not groupBy's). Found by the 1,000,000-row benchmark (issue 7).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import Database from "better-sqlite3";
 import { closeDb, db } from "@/lib/db/client";
 import { reconcile } from "@/lib/reconciliation/reconcile";
 import { readSettlementCsv } from "@/lib/reconciliation/settlement-csv";
@@ -12,19 +11,13 @@ const ORDERS = 2_500;
 const LISTED = 1_300;
 const id = (i: number) => `ord_m${String(i).padStart(5, "0")}`;
 
-before(() => {
+before(async () => {
   // Bulk rows straight into the test database: every even order paid with its credit, odd ones created.
-  const database = new Database(TEST_DB_FILE);
-  const now = new Date().toISOString().replace("Z", "+00:00");
-  const order = database.prepare(`INSERT INTO "Order" (id, amount, currency, status, createdAt, updatedAt) VALUES (?, 1000, 'ARS', ?, ?, ?)`);
-  const credit = database.prepare(`INSERT INTO LedgerEntry (id, businessKey, orderId, paymentKey, kind, amount, currency, provider, eventId, createdAt) VALUES (?, ?, ?, ?, 'credit', 1000, 'ARS', 'lab', ?, ?)`);
-  database.transaction(() => {
-    for (let i = 0; i < ORDERS; i++) {
-      order.run(id(i), i % 2 === 0 ? "paid" : "created", now, now);
-      if (i % 2 === 0) credit.run(`l${i}`, `credit:pay_m${i}`, id(i), `pay_m${i}`, `evt_m${i}`, now);
-    }
-  })();
-  database.close();
+  const database = await db();
+  await database.order.createMany({ data: Array.from({ length: ORDERS }, (_, i) => ({ id: id(i), amount: 1000, currency: "ARS", status: i % 2 === 0 ? "paid" : "created" })) });
+  await database.ledgerEntry.createMany({
+    data: Array.from({ length: ORDERS / 2 }, (_, k) => k * 2).map((i) => ({ id: `l${i}`, businessKey: `credit:pay_m${i}`, orderId: id(i), paymentKey: `pay_m${i}`, kind: "credit", amount: 1000, currency: "ARS", provider: "lab", eventId: `evt_m${i}` })),
+  });
 });
 after(closeDb);
 

@@ -1,4 +1,4 @@
-import { TEST_DB_FILE } from "../support/test-env";
+import { TEST_DB } from "../support/test-env";
 // Issue 7, hardening: payload retention. Finished events' and resolved dead letters' payloads older than
 // the retention period are emptied; unfinished events and open dead letters keep theirs; decisions,
 // ledger and orders are untouched; the event keys keep deduplicating.
@@ -26,7 +26,7 @@ async function snapshot() {
 }
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: `file:${TEST_DB_FILE}`, LOG_LEVEL: "silent" }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" }, encoding: "utf8" });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 

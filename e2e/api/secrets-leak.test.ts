@@ -1,17 +1,18 @@
 // Issue 7, hardening: the whole lab against the production build, then a search for every secret and
 // every signature sent in everything the product wrote or showed: each log line (LOG_FILE), the
-// server's stdout/stderr, the SQLite file and its WAL (before and after a checkpoint), every row of
-// every table, and every page and API response the test can fetch. None may appear.
+// server's stdout/stderr, the SQLite file and its WAL (before and after a checkpoint; on PostgreSQL
+// every row instead), every row of every table, and every page and API response the test can fetch.
+// None may appear.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import Database from "better-sqlite3";
-import { sqliteFilePath } from "@/lib/db/url";
 import { LAB_ORDERS } from "@/lib/demo/lab-orders";
 import { runLab, type LabRun } from "@/lib/lab/run-lab";
-import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
+import { startServer, type RunningServer } from "../support/server";
+import { newTestDatabase, storedText } from "../support/test-database";
 
 const LAB_SECRET = "lab_secret_leak_check_A1";
 const LAB_SECRET_NEXT = "lab_secret_leak_check_B2";
@@ -19,8 +20,10 @@ const API_TOKEN = "api-token-leak-check-C3";
 const ATTACKER_KEY = "attacker_guessed_key_0000";
 const folder = mkdtempSync(path.join(tmpdir(), "acredita-secrets-"));
 const logFile = path.join(folder, "server.log");
-const databaseUrl = freshDatabaseUrl();
-const dbFile = sqliteFilePath(databaseUrl);
+const testDatabase = newTestDatabase("leak");
+const databaseUrl = testDatabase.url;
+/** The SQLite file (undefined on PostgreSQL). */
+const dbFile = testDatabase.file;
 
 let server: RunningServer;
 let run: LabRun;
@@ -65,7 +68,9 @@ function signatures(): string[] {
   return [...new Set(found)].flatMap((hex) => [hex, hex.toUpperCase()]);
 }
 
-function dumpEveryRow(): string {
+/** Every row of every table as JSON (SQLite: sqlite_master's tables; PostgreSQL: the public schema's). */
+async function dumpEveryRow(): Promise<string> {
+  if (!dbFile) return storedText(testDatabase);
   const database = new Database(dbFile, { readonly: true });
   try {
     const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
@@ -75,8 +80,8 @@ function dumpEveryRow(): string {
   }
 }
 
-function databaseBytes(): string {
-  return [dbFile, `${dbFile}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file).toString("latin1")).join("\n");
+function databaseBytes(file: string): string {
+  return [file, `${file}-wal`].filter((name) => existsSync(name)).map((name) => readFileSync(name).toString("latin1")).join("\n");
 }
 
 function assertAbsent(haystack: string, where: string, needles: string[]): void {
@@ -104,15 +109,17 @@ test("no secret, signature or signature header in any log line, nor in the serve
   assertAbsent(labOutput.join("\n"), "lab output", needles);
 });
 
-test("no secret or signature in the database file, its WAL, or any row, before and after a checkpoint", () => {
+test("no secret or signature in the database file, its WAL, or any row, before and after a checkpoint", async () => {
   const needles = [LAB_SECRET, LAB_SECRET_NEXT, API_TOKEN, ATTACKER_KEY, ...signatures(), ...signatureHeaders];
-  assertAbsent(databaseBytes(), "database file + WAL", needles);
-  const writer = new Database(dbFile);
-  const [checkpoint] = writer.pragma("wal_checkpoint(FULL)") as { busy: number }[];
-  writer.close();
-  assert.equal(checkpoint.busy, 0);
-  assertAbsent(databaseBytes(), "database file + WAL after checkpoint", needles);
-  const rows = dumpEveryRow();
+  if (dbFile) {
+    assertAbsent(databaseBytes(dbFile), "database file + WAL", needles);
+    const writer = new Database(dbFile);
+    const [checkpoint] = writer.pragma("wal_checkpoint(FULL)") as { busy: number }[];
+    writer.close();
+    assert.equal(checkpoint.busy, 0);
+    assertAbsent(databaseBytes(dbFile), "database file + WAL after checkpoint", needles);
+  }
+  const rows = await dumpEveryRow();
   assert.match(rows, /evt_0005/);
   assertAbsent(rows, "table rows", needles);
 });
