@@ -37,7 +37,8 @@ describe("Stripe-style t=,v1= headers", () => {
   });
 });
 
-test("a header with two timestamps is malformed, whichever comes first", () => {
+test("a header with two different timestamps is malformed; the same header twice (joined by HTTP) is not", () => {
   assert.equal(parseTimestampedHeader("t=1,t=2,v1=ab"), undefined);
   assert.equal(parseTimestampedHeader("v1=ab,t=2,t=1"), undefined);
+  assert.deepEqual(parseTimestampedHeader("t=1,v1=ab, t=1,v1=ab"), { timestamp: "1", v1: ["ab", "ab"] });
 });

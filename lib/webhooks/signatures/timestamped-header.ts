@@ -11,7 +11,7 @@ export interface TimestampedSignatureHeader {
 /**
  * Parses a Stripe-style signature header (`t=...,v1=...`, also the lab's `Lab-Signature`).
  * Unknown schemes (v0, v2, ...) are ignored, as Stripe documents. Returns undefined when no `t` or no
- * `v1` element exists, or when `t` appears twice.
+ * `v1` element exists, or when `t` appears twice with different values.
  */
 export function parseTimestampedHeader(header: string): TimestampedSignatureHeader | undefined {
   let timestamp: string | undefined;
@@ -22,8 +22,9 @@ export function parseTimestampedHeader(header: string): TimestampedSignatureHead
     const key = element.slice(0, separator).trim();
     const value = element.slice(separator + 1).trim();
     if (key === "t") {
-      // Two timestamps make the header ambiguous: which one was signed is the attacker's choice.
-      if (timestamp !== undefined) return undefined;
+      // Two different timestamps make the header ambiguous (which one was signed would be the sender's
+      // choice); the same header sent twice, which HTTP joins with a comma, repeats the same one.
+      if (timestamp !== undefined && timestamp !== value) return undefined;
       timestamp = value;
     }
     else if (key === "v1") v1.push(value);
