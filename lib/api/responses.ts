@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { isTimeoutDbError, isTransientDbError } from "@/lib/db/errors";
 import { describeZodError } from "@/lib/webhooks/json";
 
 /** `{error, code}` JSON with a status; the one shape every API error takes. */
@@ -26,4 +27,19 @@ export function refusal(result: "unauthenticated" | "forbidden" | object): Respo
 /** 400 naming each invalid field of a zod validation. */
 export function invalidBody(error: z.ZodError): Response {
   return jsonError(400, "invalid_body", describeZodError(error));
+}
+
+/**
+ * Runs a route's work and answers 503 `database_unavailable` when the database timed out or is busy
+ * ({@link isTimeoutDbError}, {@link isTransientDbError}: pool wait, statement or transaction timeout,
+ * SQLite busy): a temporary failure must not look like a bug (500), and the caller may retry. Any other
+ * error propagates (Next.js answers 500 without details).
+ */
+export async function withDatabaseErrors(work: () => Promise<Response>): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isTimeoutDbError(error) || isTransientDbError(error)) return jsonError(503, "database_unavailable", "database unavailable; retry later");
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 // GET /api/orders: list orders; POST /api/orders: create one idempotently. Bearer API_TOKEN or a session.
 import { authorizeApi } from "@/lib/api/authorize-api";
-import { invalidBody, jsonError, refusal } from "@/lib/api/responses";
+import { invalidBody, jsonError, refusal, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { createOrder, listOrders, listQuerySchema, newOrderSchema } from "@/lib/orders/orders";
 
@@ -11,7 +11,7 @@ export async function GET(request: Request): Promise<Response> {
   if (denied) return denied;
   const query = listQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success) return invalidBody(query.error);
-  return Response.json(await listOrders(await db(), query.data));
+  return withDatabaseErrors(async () => Response.json(await listOrders(await db(), query.data)));
 }
 
 export async function POST(request: Request): Promise<Response> {
@@ -25,7 +25,9 @@ export async function POST(request: Request): Promise<Response> {
   }
   const parsed = newOrderSchema.safeParse(json);
   if (!parsed.success) return invalidBody(parsed.error);
-  const result = await createOrder(await db(), parsed.data);
-  if (result.kind === "conflict") return jsonError(409, "conflict", result.reason);
-  return Response.json(result.order, { status: result.kind === "created" ? 201 : 200 });
+  return withDatabaseErrors(async () => {
+    const result = await createOrder(await db(), parsed.data);
+    if (result.kind === "conflict") return jsonError(409, "conflict", result.reason);
+    return Response.json(result.order, { status: result.kind === "created" ? 201 : 200 });
+  });
 }
