@@ -7,7 +7,8 @@ import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 /** The background work of one process: an inbox worker, an outbox dispatcher and the daily payload retention. */
 export interface BackgroundWorkers {
   inbox: InboxWorker;
-  outbox: OutboxDispatcher;
+  /** Undefined when started with `outbox: false` (an inbox-only worker process). */
+  outbox: OutboxDispatcher | undefined;
   retention: RetentionScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
@@ -19,24 +20,24 @@ export interface BackgroundWorkers {
  * `npm run worker`; run as many processes as needed (retention runs once a day across all of them).
  */
 export function startBackgroundWorkers(
-  options: { database?: () => Promise<Db>; inbox?: InboxWorkerOptions; outbox?: OutboxDispatcherOptions; where?: string } = {},
+  options: { database?: () => Promise<Db>; inbox?: InboxWorkerOptions; outbox?: OutboxDispatcherOptions | false; where?: string } = {},
 ): BackgroundWorkers {
   const database = options.database ?? defaultDb;
   const inbox = new InboxWorker(database, options.inbox);
-  const outbox = new OutboxDispatcher(database, options.outbox);
+  const outbox = options.outbox === false ? undefined : new OutboxDispatcher(database, options.outbox);
   const retention = new RetentionScheduler(database);
   inbox.start();
-  outbox.start();
+  outbox?.start();
   retention.start();
-  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, where: options.where ?? "process" }, "background workers started");
+  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox?.owner ?? "none", where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
     inbox,
     outbox,
     retention,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), retention.stop()]).then(() => {
-        logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
+      stopping ??= Promise.all([inbox.stop(), outbox?.stop(), retention.stop()]).then(() => {
+        logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox?.owner ?? "none" }, "background workers stopped");
       });
       return stopping;
     },
