@@ -133,8 +133,8 @@ export async function startServer(env: Env): Promise<{ child: Child; url: string
 }
 
 /** Starts `npm run worker` (as one node process). `env` may arm a test crash point. */
-export function startWorker(env: Env, args: string[] = []): Child {
-  return new Child("worker", spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts", ...args], { cwd: ROOT, env: { ...env, NODE_ENV: "test" } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
+export function startWorker(env: Env): Child {
+  return new Child("worker", spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], { cwd: ROOT, env: { ...env, NODE_ENV: "test" } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 /** Posts a signed lab delivery to a running server. */

@@ -1,3 +1,4 @@
+import { settings } from "@/lib/config/settings";
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { InboxWorker, type InboxWorkerOptions } from "@/lib/inbox/inbox-worker";
 import { logger } from "@/lib/log/logger";
@@ -7,8 +8,7 @@ import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 /** The background work of one process: an inbox worker, an outbox dispatcher and the daily payload retention. */
 export interface BackgroundWorkers {
   inbox: InboxWorker;
-  /** Undefined when started with `outbox: false` (an inbox-only worker process). */
-  outbox: OutboxDispatcher | undefined;
+  outbox: OutboxDispatcher;
   retention: RetentionScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
@@ -16,28 +16,28 @@ export interface BackgroundWorkers {
 
 /**
  * Starts one inbox worker, one outbox dispatcher and the daily payload retention (lib/retention) on
- * `database` (default: the process's client). Used by the server process (instrumentation.ts) and by
+ * `database` (default: the process's client); the dispatcher only when OUTBOX_DISPATCHER_ENABLED. Used by the server process (instrumentation.ts) and by
  * `npm run worker`; run as many processes as needed (retention runs once a day across all of them).
  */
 export function startBackgroundWorkers(
-  options: { database?: () => Promise<Db>; inbox?: InboxWorkerOptions; outbox?: OutboxDispatcherOptions | false; where?: string } = {},
+  options: { database?: () => Promise<Db>; inbox?: InboxWorkerOptions; outbox?: OutboxDispatcherOptions; where?: string } = {},
 ): BackgroundWorkers {
   const database = options.database ?? defaultDb;
   const inbox = new InboxWorker(database, options.inbox);
-  const outbox = options.outbox === false ? undefined : new OutboxDispatcher(database, options.outbox);
+  const outbox = new OutboxDispatcher(database, options.outbox);
   const retention = new RetentionScheduler(database);
   inbox.start();
-  outbox?.start();
+  if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
   retention.start();
-  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox?.owner ?? "none", where: options.where ?? "process" }, "background workers started");
+  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
     inbox,
     outbox,
     retention,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox?.stop(), retention.stop()]).then(() => {
-        logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox?.owner ?? "none" }, "background workers stopped");
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), retention.stop()]).then(() => {
+        logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;
     },

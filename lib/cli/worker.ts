@@ -15,10 +15,7 @@ function main(): void {
     }
     throw error;
   }
-  // --inbox-only: no outbox dispatcher in this process (dispatchers run elsewhere, or a test needs the
-  // outbox left alone while this worker crashes on purpose).
-  const inboxOnly = process.argv.includes("--inbox-only");
-  const workers = startBackgroundWorkers({ where: inboxOnly ? "worker process (inbox only)" : "worker process", ...(inboxOnly ? { outbox: false as const } : {}) });
+  const workers = startBackgroundWorkers({ where: "worker process" });
   let exiting = false;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {
