@@ -30,8 +30,17 @@ function reader(database: TestDatabase) {
 }
 
 before(() => ensureBuilt());
+const merchants: FakeMerchant[] = [];
+function trackedMerchant(): FakeMerchant {
+  const merchant = new FakeMerchant();
+  merchants.push(merchant);
+  return merchant;
+}
 after(async () => {
   await Promise.all(children.map((child) => child.kill("SIGKILL")));
+  // A failed assertion skips a test's own merchant.stop(); a listening server would keep this file's
+  // process (and so the whole test run) alive.
+  await Promise.all(merchants.map((merchant) => merchant.stop()));
 });
 
 describe("recovery of the inbox, the worker and the outbox (real processes, SIGKILL)", () => {
@@ -82,7 +91,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
   });
 
   test("a worker killed after the commit, before it finished the event: on restart nothing is applied twice", async () => {
-    const merchant = new FakeMerchant();
+    const merchant = trackedMerchant();
     const target = await merchant.start();
     const database = newDatabase();
     const env = baseEnv(database.url, { INBOX_WORKER_IN_PROCESS: "false", INBOX_LEASE_MS: "1000", FULFILMENT_WEBHOOK_URL: target });
@@ -117,7 +126,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
   });
 
   test("a dispatcher killed after sending, before recording the answer: the message becomes uncertain and is not re-sent", async () => {
-    const merchant = new FakeMerchant();
+    const merchant = trackedMerchant();
     const target = await merchant.start();
     const database = newDatabase();
     const env = baseEnv(database.url, { INBOX_WORKER_IN_PROCESS: "false", FULFILMENT_WEBHOOK_URL: target, OUTBOX_TIMEOUT_MS: "500", OUTBOX_LEASE_MS: "1000" });
