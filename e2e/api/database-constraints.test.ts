@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
+import { deliverLab } from "../support/http";
 import { TEST_DATABASE as KIND } from "../support/test-database";
 
 after(closeDb);
@@ -58,5 +59,20 @@ describe(`unique keys on ${KIND}`, () => {
     assert.deepEqual(await violation((tx) => tx.delivery.create({ data: { orderId: "ord_keys", paymentKey: "pay_other", provider: "lab", eventId: "evt_b" } })), ["orderId"]);
     assert.equal(await database.ledgerEntry.count({ where: { orderId: "ord_keys" } }), 1);
     assert.equal(await database.delivery.count({ where: { orderId: "ord_keys" } }), 1);
+  });
+});
+
+describe(`text PostgreSQL cannot store, on ${KIND}`, () => {
+  test("an event id with a NUL character is refused as malformed (422) before anything is stored, with its one decision row", async () => {
+    const database = await db();
+    const before = await database.decision.count();
+    const body = JSON.stringify({ id: "evt_nul\u0000x", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_nul", order_id: "ord_nul", amount: 100, currency: "ARS" } });
+    const answer = await deliverLab(body);
+    assert.deepEqual([answer.status, answer.json.outcome], [422, "rejected"]);
+    assert.match(answer.json.reason, /^invalid lab event: id: must not contain a NUL character/);
+    assert.equal(await database.decision.count(), before + 1);
+    const row = await database.decision.findFirstOrThrow({ where: { httpStatus: 422, reason: { startsWith: "invalid lab event: id" } } });
+    assert.equal(row.eventId, "evt_nul\ufffdx");
+    assert.equal(await database.webhookEvent.count({ where: { eventId: { startsWith: "evt_nul" } } }), 0);
   });
 });

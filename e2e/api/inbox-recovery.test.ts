@@ -90,7 +90,9 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     track(server);
     assert.equal(await postOrder(url, "ord_c1", 4200000), 201);
     assert.equal(await postOrder(url, "ord_c2", 1000), 201);
-    const crashing = track(startWorker({ ...env, ACREDITA_TEST_HOOKS: "1", ACREDITA_TEST_CRASH_POINT: "after-commit-before-done" }));
+    // The crashing worker sends nothing: its own dispatcher could claim the fulfilment between the commit
+    // and the crash point (seen on PostgreSQL), which is the dispatcher test's case, not this one.
+    const crashing = track(startWorker({ ...env, OUTBOX_DISPATCHER_ENABLED: "false", ACREDITA_TEST_HOOKS: "1", ACREDITA_TEST_CRASH_POINT: "after-commit-before-done" }));
     assert.equal((await postLab(url, labEvent("evt_c1", "payment.approved", "ord_c1", "pay_c1", 4200000))).json.outcome, "accepted");
     assert.equal((await crashing.exited).signal, "SIGKILL", crashing.log());
 

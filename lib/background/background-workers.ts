@@ -1,3 +1,4 @@
+import { settings } from "@/lib/config/settings";
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { InboxWorker, type InboxWorkerOptions } from "@/lib/inbox/inbox-worker";
 import { logger } from "@/lib/log/logger";
@@ -15,7 +16,7 @@ export interface BackgroundWorkers {
 
 /**
  * Starts one inbox worker, one outbox dispatcher and the daily payload retention (lib/retention) on
- * `database` (default: the process's client). Used by the server process (instrumentation.ts) and by
+ * `database` (default: the process's client); the dispatcher only when OUTBOX_DISPATCHER_ENABLED. Used by the server process (instrumentation.ts) and by
  * `npm run worker`; run as many processes as needed (retention runs once a day across all of them).
  */
 export function startBackgroundWorkers(
@@ -26,7 +27,7 @@ export function startBackgroundWorkers(
   const outbox = new OutboxDispatcher(database, options.outbox);
   const retention = new RetentionScheduler(database);
   inbox.start();
-  outbox.start();
+  if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
   retention.start();
   logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;

@@ -56,6 +56,8 @@ const settingsSchema = z.object({
   LAB_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inline"),
   /** Run the inbox worker and outbox dispatcher inside the server process (instrumentation.ts). */
   INBOX_WORKER_IN_PROCESS: booleanSetting.default(true),
+  /** Whether this process (server or `npm run worker`) also runs an outbox dispatcher; false leaves sending to other processes. */
+  OUTBOX_DISPATCHER_ENABLED: booleanSetting.default(true),
   /** How often an idle worker looks for due inbox events and outbox messages (ms). */
   INBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /** How long a claimed inbox event stays reserved for its worker before another may take it (ms). */

@@ -20,10 +20,15 @@ export interface DecisionInput {
   source?: "receiver" | "worker" | "retry" | "cli";
 }
 
-/** Bounds free text so a hostile body cannot blow up a decision row. */
+/**
+ * Bounds free text so a hostile body cannot blow up a decision row, and replaces NUL characters (which
+ * PostgreSQL's text columns refuse, so the row would be lost) with U+FFFD: an unverified event id or a
+ * reason quoting one may carry anything.
+ */
 function clip(text: string | null | undefined, max: number): string | null {
   if (text === null || text === undefined) return null;
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  const clean = text.replaceAll("\u0000", "\ufffd");
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
 /**
@@ -33,7 +38,7 @@ function clip(text: string | null | undefined, max: number): string | null {
 export async function recordDecision(client: Db | Tx, input: DecisionInput): Promise<void> {
   const row = {
     provider: input.provider,
-    endpoint: input.endpoint,
+    endpoint: clip(input.endpoint, 100) ?? "",
     eventId: clip(input.eventId, 255),
     verified: input.verified,
     eventType: clip(input.eventType, 100),

@@ -12,5 +12,13 @@ export const currencySchema = z
   .regex(/^[A-Za-z]{3}$/, "must be a 3-letter ISO 4217 code")
   .transform((code) => code.toUpperCase());
 
-/** Identifiers from providers: non-empty, at most 255 characters. */
-export const idSchema = z.string().min(1).max(255);
+/**
+ * Identifiers from providers: non-empty, at most 255 characters, no NUL character. PostgreSQL's text
+ * columns cannot hold U+0000 ("invalid byte sequence for encoding UTF8: 0x00"), so such an id could be
+ * stored on SQLite but never on PostgreSQL: it is refused as malformed on both, before anything is stored.
+ */
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((id) => !id.includes("\u0000"), "must not contain a NUL character");
