@@ -33,11 +33,12 @@ export function ensureProductionBuild(force = false): void {
   if (build.status !== 0) throw new Error(`next build failed (exit ${build.status})`);
 }
 
-async function waitUntilUp(child: ChildProcess, url: string, stderr: () => string): Promise<void> {
+/** Waits until `url` answers (with 200 when `healthy`: Acredita's health check says its database is up). */
+async function waitUntilUp(child: ChildProcess, url: string, stderr: () => string, healthy = false): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${stderr().slice(-2_000)}`);
-    const up = await fetch(url).then(() => true, () => false);
+    const up = await fetch(url).then((response) => !healthy || response.status === 200, () => false);
     if (up) return;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
@@ -65,10 +66,12 @@ function track(child: ChildProcess, url: string): BenchServer {
 
 /**
  * Starts Acredita's production build (`next start`, one process) on a free port against the SQLite
- * `databaseFile`, with the benchmark secret and token and `env` added. With `cpuProfDir`, Node writes
+ * `databaseFile` (or a postgresql:// URL), with the benchmark secret and token and `env` added. With `cpuProfDir`, Node writes
  * a V8 CPU profile there when the process exits (`--cpu-prof`).
  */
 export async function startAcredita(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string): Promise<BenchServer> {
+  // A SQLite file path, or a postgresql:// URL as it is.
+  const databaseUrl = /^postgres(ql)?:\/\//.test(databaseFile) ? databaseFile : `file:${databaseFile}`;
   const port = await freePort();
   const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
   const child = spawn(process.execPath, [...flags, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
@@ -78,7 +81,7 @@ export async function startAcredita(databaseFile: string, env: Record<string, st
       AUTH_BASE_URL: `http://127.0.0.1:${port}`,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: `file:${databaseFile}`,
+      DATABASE_URL: databaseUrl,
       LAB_WEBHOOK_SECRET: BENCH_SECRET,
       API_TOKEN: BENCH_API_TOKEN,
       LOG_LEVEL: "info",
@@ -88,7 +91,7 @@ export async function startAcredita(databaseFile: string, env: Record<string, st
     stdio: ["ignore", "ignore", "pipe"],
   });
   const server = track(child, `http://127.0.0.1:${port}`);
-  await waitUntilUp(child, `${server.url}/api/health`, server.stderr);
+  await waitUntilUp(child, `${server.url}/api/health`, server.stderr, true);
   return server;
 }
 

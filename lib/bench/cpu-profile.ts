@@ -30,7 +30,9 @@ function categoryOf(url: string, name: string): string {
   if (name === "(program)") return "V8/native (program)";
   if (url.startsWith("wasm://") || /query_compiler|\.wasm/.test(url)) return "Prisma query compiler (WebAssembly)";
   if (/@prisma|prisma\/client|\/runtime\/client|generated\/prisma/.test(url)) return "Prisma client runtime";
-  if (/adapter-better-sqlite3|better-sqlite3/.test(url)) return "better-sqlite3 + Prisma adapter";
+  // The production build bundles @prisma/adapter-better-sqlite3 into .next chunks: its two functions that
+  // run statements (and wait for the commit's fsync) are recognised by name.
+  if (/adapter-better-sqlite3|better-sqlite3/.test(url) || name === "executeIO" || name === "performIO") return "SQLite: better-sqlite3 + Prisma adapter (statements, commit fsync)";
   if (/pino|sonic-boom|thread-stream/.test(url)) return "pino logging";
   if (/zod/.test(url)) return "zod";
   if (/next\/dist|\.next\/server\/chunks\/.*next|node_modules\/next/.test(url)) return "Next.js server";
@@ -42,7 +44,7 @@ function categoryOf(url: string, name: string): string {
 /** Entry points whose inclusive time says how much a whole step costs. Matched on the function name. */
 const STEPS: { step: string; test: (name: string, url: string) => boolean }[] = [
   { step: "Prisma query compilation (compileQuery/wasm)", test: (name, url) => url.startsWith("wasm://") || /compile/i.test(name) && /prisma|\.next\/server/.test(url) },
-  { step: "SQLite statements (better-sqlite3 run/all/get)", test: (name, url) => /better-sqlite3/.test(url) && /^(run|all|get|iterate)$/.test(name) },
+  { step: "SQLite statements and commits (adapter executeIO/performIO)", test: (name) => name === "executeIO" || name === "performIO" },
   { step: "JSON logging (pino write)", test: (name, url) => /pino|sonic-boom/.test(url) && /write|asJson/i.test(name) },
 ];
 

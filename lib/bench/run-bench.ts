@@ -1,4 +1,4 @@
-// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,dashboard,reconcile,profile --quick]
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile --quick]
 // Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
 // it exits non-zero only when a correctness check fails (a delivery lost, a duplicate applied).
@@ -13,8 +13,10 @@ import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/lib/
 import { machineInfo, median, type MachineInfo } from "@/lib/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/lib/bench/reconcile-bench";
 import { measureWorkerDrain, type DrainMeasurement } from "@/lib/bench/worker-drain";
+import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/lib/bench/worker-drain-postgres";
+import { postgresBinDir } from "@/lib/db/postgres-cluster";
 
-const SECTIONS = ["ingest", "storm", "drain", "dashboard", "reconcile", "profile"] as const;
+const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile"] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -28,6 +30,7 @@ interface BenchOptions {
   stormCopies: number;
   stormConnections: number;
   drainEvents: number;
+  postgresWorkers: number[];
   dashboardOrders: number;
   decisionsPerOrder: number;
   reconcileOrders: number;
@@ -57,6 +60,11 @@ function parseOptions(argv: string[]): BenchOptions {
     stormCopies: number("--storm-copies", 10),
     stormConnections: number("--storm-connections", 64),
     drainEvents: number("--drain-events", quick ? 300 : 20_000),
+    postgresWorkers: (value("--postgres-workers") ?? "1,2,4").split(",").map((n) => {
+      const workers = Number(n);
+      if (!Number.isInteger(workers) || workers < 1 || workers > 16) throw new Error("--postgres-workers: whole numbers from 1 to 16, comma-separated");
+      return workers;
+    }),
     dashboardOrders: number("--dashboard-orders", quick ? 5_000 : 100_000),
     decisionsPerOrder: number("--decisions-per-order", 10),
     reconcileOrders: number("--reconcile-orders", quick ? 20_000 : 1_000_000),
@@ -88,6 +96,7 @@ interface BenchReport {
   ingest?: { runs: IngestMeasurement[][]; summary: IngestSummary[] };
   storm?: StormMeasurement[];
   drain?: DrainMeasurement;
+  drainPostgres?: PostgresDrainMeasurement | { skipped: string };
   dashboard?: DashboardMeasurement;
   reconcile?: ReconcileMeasurement;
   profile?: { deliveries: number; summary: ProfileSummary };
@@ -181,6 +190,19 @@ async function main(): Promise<number> {
     failed ||= !drain.check.ok;
     console.log(`\nWorker drain: ${drain.events} pending inbox events (filled at ${drain.fill.perSecond.toFixed(1)} deliveries/s, worker off), 1 worker process, SQLite`);
     console.log(`  ${drain.perSecond.toFixed(1)} events/s applied (first to last processedAt); ${drain.wallSeconds} s from worker start to empty inbox; ${drain.check.detail}${drain.check.ok ? " - ok" : " - FAILED"}`);
+  }
+
+  if (options.sections.includes("drain-postgres")) {
+    if (postgresBinDir() === undefined) {
+      report.drainPostgres = { skipped: "PostgreSQL binaries not found (PG_BIN or /usr/lib/postgresql/<version>/bin)" };
+      console.log(`\nWorker drain on PostgreSQL: skipped (${report.drainPostgres.skipped})`);
+    } else {
+      const drain = await measurePostgresDrain(options.drainEvents, options.connections, options.postgresWorkers);
+      report.drainPostgres = drain;
+      failed ||= drain.runs.some((run) => !run.check.ok);
+      console.log(`\nWorker drain on PostgreSQL (fsync, synchronous_commit on): ${drain.events} pending inbox events (filled at ${drain.fill.perSecond.toFixed(1)} deliveries/s, worker off)`);
+      for (const run of drain.runs) console.log(`  ${String(run.workers).padStart(2)} worker(s): ${run.perSecond.toFixed(1)} events/s applied; ${run.wallSeconds} s wall; ${run.check.detail}${run.check.ok ? " - ok" : " - FAILED"}`);
+    }
   }
 
   if (options.sections.includes("dashboard")) {

@@ -44,6 +44,7 @@ export async function measureWorkerDrain(events: number, connections: number): P
   } finally {
     await server.stop();
   }
+  if (fill.non2xx + fill.errors > 0) throw new Error(`filling the inbox: ${fill.non2xx} non-2xx answers, ${fill.errors} errors`);
 
   const started = Date.now();
   const worker = spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], {
