@@ -86,6 +86,8 @@ test("a Content-Length above the cap is answered 413 after 10 bytes of an announ
 test("after both refusals the server still serves, and each left one unverified decision row and nothing else", async () => {
   const health = await fetch(`${server.url}/api/health`);
   assert.deepEqual([health.status, await health.json()], [200, { ok: true, database: "up" }]);
+  const live = await fetch(`${server.url}/api/health/live`);
+  assert.deepEqual([live.status, await live.json()], [200, { ok: true }]);
   const wrongMethod = await fetch(`${server.url}/api/webhooks/lab`);
   assert.deepEqual([wrongMethod.status, wrongMethod.headers.get("allow")], [405, "POST"]);
   assert.deepEqual(decisionsWithStatus(413), [

@@ -1,14 +1,16 @@
 import Database from "better-sqlite3";
 import { acreditaCounts, benchFolder, createBenchDatabase, labApprovals, seedOrders } from "@/lib/bench/bench-data";
 import { startAcredita, startBaseline, type BenchServer } from "@/lib/bench/bench-processes";
-import { postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
+import { getRepeatedly, postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
 
 /**
  * Who receives: the bare yardsticks, or Acredita's production build: inline (store and apply before
  * answering), inbox (store and answer; the in-process worker switched off, so this is the receiving
  * path alone) or inbox+worker (the default set-up: the worker applies in the same process meanwhile).
+ * `route` is the floor under every webhook route: the same build answering GET /api/health/live, a
+ * route handler that reads nothing.
  */
-export type IngestTarget = "limit" | "naive" | "inline" | "inbox" | "inbox+worker";
+export type IngestTarget = "limit" | "naive" | "route" | "inline" | "inbox" | "inbox+worker";
 
 /** One measured ingest run, plus the database check that every delivery did what it should. */
 export interface IngestMeasurement extends LoadResult {
@@ -57,9 +59,20 @@ export async function measureIngest(target: IngestTarget, options: IngestOptions
   if (target === "limit" || target === "naive") server = await startBaseline(target, file);
   else {
     const mode: Record<string, string> = target === "inline" ? { LAB_PROCESSING_MODE: "inline" } : { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: target === "inbox+worker" ? "true" : "false" };
+    if (target === "route") mode.INBOX_WORKER_IN_PROCESS = "false";
     server = await startAcredita(file, { ...mode, ...options.env }, options.cpuProfDir);
   }
   let load: LoadResult;
+  if (target === "route") {
+    try {
+      await getRepeatedly(server.url, "/api/health/live", options.warmup, Math.min(options.connections, 8));
+      load = await getRepeatedly(server.url, "/api/health/live", options.deliveries, options.connections);
+    } finally {
+      await server.stop();
+    }
+    const ok = load.statusCounts["200"] === options.deliveries;
+    return { target, ...load, check: { expected: options.deliveries, found: load.statusCounts["200"] ?? 0, ok, detail: `${load.statusCounts["200"] ?? 0} answers 200 (no database work)` } };
+  }
   try {
     await postDeliveries(server.url, labApprovals("evt_w", "ord_w", options.warmup, 2_500), Math.min(options.connections, 8));
     load = await postDeliveries(server.url, labApprovals("evt_m", "ord_m", options.deliveries, 2_500), options.connections);

@@ -53,3 +53,14 @@ export async function postDeliveries(url: string, deliveries: SignedDelivery[], 
     statusCounts,
   };
 }
+
+/**
+ * Sends `amount` GETs of `path` over `connections` keep-alive connections: what one route handler of
+ * the build costs with nothing behind it (the floor under any webhook route). Same figures as above.
+ */
+export async function getRepeatedly(url: string, path: string, amount: number, connections: number): Promise<LoadResult> {
+  const result = await autocannon({ url: url + path, connections, pipelining: 1, amount, timeout: 60 });
+  const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, Number(stat.count)]));
+  const answered = Object.values(statusCounts).reduce((sum, n) => sum + n, 0);
+  return { deliveries: answered, seconds: result.duration, perSecond: answered / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, statusCounts };
+}

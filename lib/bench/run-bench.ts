@@ -1,4 +1,5 @@
-// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile --quick]
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile
+//                  --targets limit,naive,route,inline,inbox,inbox+worker --quick]
 // Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
 // it exits non-zero only when a correctness check fails (a delivery lost, a duplicate applied).
@@ -38,6 +39,16 @@ interface BenchOptions {
   targets: IngestTarget[];
 }
 
+const TARGETS: IngestTarget[] = ["limit", "naive", "route", "inline", "inbox", "inbox+worker"];
+
+/** `--targets limit,inbox`: the ingest targets to run (the limit always runs: every ratio is taken to it). */
+function parseTargets(given: string | undefined): IngestTarget[] {
+  if (given === undefined) return TARGETS;
+  const names = given.split(",").map((name) => name.trim());
+  for (const name of names) if (!TARGETS.includes(name as IngestTarget)) throw new Error(`--targets: unknown target ${name} (targets: ${TARGETS.join(", ")})`);
+  return TARGETS.filter((target) => target === "limit" || names.includes(target));
+}
+
 function parseOptions(argv: string[]): BenchOptions {
   const value = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
   const number = (name: string, fallback: number) => {
@@ -69,7 +80,7 @@ function parseOptions(argv: string[]): BenchOptions {
     decisionsPerOrder: number("--decisions-per-order", 10),
     reconcileOrders: number("--reconcile-orders", quick ? 20_000 : 1_000_000),
     sections: (only as Section[] | undefined) ?? [...SECTIONS],
-    targets: ["limit", "naive", "inline", "inbox", "inbox+worker"],
+    targets: parseTargets(value("--targets")),
   };
 }
 
@@ -99,13 +110,14 @@ interface BenchReport {
   drainPostgres?: PostgresDrainMeasurement | { skipped: string };
   dashboard?: DashboardMeasurement;
   reconcile?: ReconcileMeasurement;
-  profile?: { deliveries: number; summary: ProfileSummary };
+  profile?: { mode: "inbox" | "inline"; deliveries: number; summary: ProfileSummary }[];
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 const LABELS: Record<IngestTarget, string> = {
   limit: "limit: node:http + HMAC + 1 UNIQUE insert",
   naive: "naive: verify + apply, no dedupe",
+  route: "floor: a route handler doing nothing",
   inline: "Acredita inline (next start)",
   inbox: "Acredita inbox, receiving only (worker off)",
   "inbox+worker": "Acredita inbox + in-process worker",
@@ -156,7 +168,7 @@ async function main(): Promise<number> {
     for (let run = 1; run <= options.runs; run++) {
       const measured: IngestMeasurement[] = [];
       for (const target of options.targets) {
-        const deliveries = target === "limit" || target === "naive" ? options.yardstickDeliveries : options.deliveries;
+        const deliveries = target === "limit" || target === "naive" || target === "route" ? options.yardstickDeliveries : options.deliveries;
         const measurement = await measureIngest(target, { deliveries, connections: options.connections, warmup: options.warmup });
         console.log(`  run ${run}: ${target.padEnd(6)} ${measurement.perSecond.toFixed(1)} deliveries/s, p50 ${measurement.p50Ms} ms, p99 ${measurement.p99Ms} ms, errors ${measurement.errors + measurement.non2xx}; ${measurement.check.detail}`);
         measured.push(measurement);
@@ -223,17 +235,21 @@ async function main(): Promise<number> {
   }
 
   if (options.sections.includes("profile")) {
-    const folder = mkdtempSync(path.join(tmpdir(), "acredita-cpu-prof-"));
-    const deliveries = Math.max(options.deliveries, 1_000);
-    await measureIngest("inline", { deliveries, connections: options.connections, warmup: options.warmup, cpuProfDir: folder });
-    const file = readdirSync(folder).find((name) => name.endsWith(".cpuprofile"));
-    if (file) {
+    report.profile = [];
+    for (const mode of ["inbox", "inline"] as const) {
+      const folder = mkdtempSync(path.join(tmpdir(), "acredita-cpu-prof-"));
+      const deliveries = Math.max(options.deliveries, 1_000);
+      await measureIngest(mode, { deliveries, connections: options.connections, warmup: options.warmup, cpuProfDir: folder });
+      const file = readdirSync(folder).find((name) => name.endsWith(".cpuprofile"));
+      if (!file) continue;
       const summary = summarizeCpuProfile(path.join(folder, file));
-      report.profile = { deliveries, summary };
-      console.log(`\nCPU profile of Acredita's server, inline ingest of ${deliveries} deliveries (${path.join(folder, file)}): busy ${summary.busyMs} ms of ${summary.totalMs} ms`);
-      for (const category of summary.categories.slice(0, 8)) console.log(`  ${(category.share * 100).toFixed(1).padStart(5)}%  ${category.category}`);
+      report.profile.push({ mode, deliveries, summary });
+      console.log(`\nCPU profile of Acredita's server, ${mode} ingest of ${deliveries} deliveries (${path.join(folder, file)}): busy ${summary.busyMs} ms of ${summary.totalMs} ms, ${round(summary.busyMs / (deliveries + options.warmup), 2)} ms per delivery`);
+      for (const category of summary.categories.slice(0, 9)) console.log(`  ${(category.share * 100).toFixed(1).padStart(5)}%  ${category.category}`);
       console.log("  busiest functions (self time):");
-      for (const fn of summary.functions.slice(0, 8)) console.log(`  ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name} (${fn.where})`);
+      for (const fn of summary.functions.slice(0, 10)) console.log(`  ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name} (${fn.where})`);
+      console.log("  steps (inclusive time):");
+      for (const step of summary.inclusive) console.log(`  ${(step.share * 100).toFixed(1).padStart(5)}%  ${step.step}`);
     }
   }
 

@@ -31,12 +31,12 @@ function clip(text: string | null | undefined, max: number): string | null {
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
-/**
- * Writes one decision row with `client` (a transaction when the decision is part of an effect) and logs
- * it. Throws whatever the database throws; use {@link recordDecisionSafely} outside a transaction.
- */
-export async function recordDecision(client: Db | Tx, input: DecisionInput): Promise<void> {
-  const row = {
+/** The decision row as stored: free text clipped, NUL replaced, defaults filled (no id or time: the database sets them). */
+export type DecisionRow = ReturnType<typeof decisionRow>;
+
+/** Builds the row {@link recordDecision} stores for `input` (exported for batched writers: one createMany). */
+export function decisionRow(input: DecisionInput) {
+  return {
     provider: input.provider,
     endpoint: clip(input.endpoint, 100) ?? "",
     eventId: clip(input.eventId, 255),
@@ -50,8 +50,21 @@ export async function recordDecision(client: Db | Tx, input: DecisionInput): Pro
     diagnosis: clip(input.diagnosis, 500),
     source: input.source ?? "receiver",
   };
-  await client.decision.create({ data: row });
+}
+
+/** Logs a stored decision row (pino, secrets redacted by the logger; a row never holds one anyway). */
+export function logDecision(row: DecisionRow): void {
   logger.info({ decision: row }, "decision");
+}
+
+/**
+ * Writes one decision row with `client` (a transaction when the decision is part of an effect) and logs
+ * it. Throws whatever the database throws; use {@link recordDecisionSafely} outside a transaction.
+ */
+export async function recordDecision(client: Db | Tx, input: DecisionInput): Promise<void> {
+  const row = decisionRow(input);
+  await client.decision.create({ data: row });
+  logDecision(row);
 }
 
 /** Like {@link recordDecision}, but a database failure is logged instead of thrown (the answer is already decided). */

@@ -5,13 +5,15 @@ import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient
 import { recordDecision, recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/lib/events/delivery-answers";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
+import { acceptedReason, inboxGroupCommit } from "@/lib/inbox/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
 
 /**
  * Inbox mode's receiver step: stores a verified, validated delivery in the inbox (WebhookEvent, status
- * `received`, due now) under its UNIQUE event key, with its decision row, in ONE transaction, and only
- * then acknowledges. Stripe and Yolfi ask for a fast 2xx and slow work later; the 2xx here means
- * "stored durably" (synchronous=FULL), never "held in memory".
+ * `received`, due now) under its UNIQUE event key, with its decision row, and only then acknowledges.
+ * Stripe and Yolfi ask for a fast 2xx and slow work later; the 2xx here means "stored durably"
+ * (synchronous=FULL), never "held in memory". Concurrent deliveries share one transaction and one
+ * commit (lib/inbox/inbox-group-commit.ts); a delivery whose batch failed is stored alone, with retries.
  * Returns 200 `accepted`; 200 `duplicate` with the stored status when the same event and body are already
  * stored; 409 `dead_lettered` for a reused id with another body; 422 for an organisation mismatch; 503
  * when the insert fails (never acknowledge what was not stored). Never throws for expected failures.
@@ -20,8 +22,21 @@ export async function storeInInbox(db: Db, delivery: VerifiedDelivery, now = new
   const key = eventKeyOf(delivery);
   const mismatch = organisationMismatch(delivery);
   if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
+
+  const outcome = await inboxGroupCommit(db).store(delivery, now);
+  if (outcome === "stored") return { httpStatus: 200, outcome: "accepted", reason: acceptedReason(key.eventId), orderId: orderIdOf(delivery.event) };
+  if (outcome === "exists") {
+    const answer = await answerStoredEvent(db, delivery, key);
+    if (answer) return answer;
+  }
+  return storeOne(db, delivery, now);
+}
+
+/** Stores one delivery in its own transaction, retrying transient failures; the fallback of a failed batch. */
+async function storeOne(db: Db, delivery: VerifiedDelivery, now: Date): Promise<ProcessResult> {
+  const key = eventKeyOf(delivery);
   const orderId = orderIdOf(delivery.event);
-  const reason = `event ${key.eventId} stored in the inbox; a worker applies it`;
+  const reason = acceptedReason(key.eventId);
 
   for (let attempt = 1; ; attempt++) {
     try {
