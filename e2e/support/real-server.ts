@@ -137,6 +137,18 @@ export function startWorker(env: Env): Child {
   return new Child("worker", spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], { cwd: ROOT, env: { ...env, NODE_ENV: "test" } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
+/** Starts `npm run receiver` (as one node process) on a free port; resolves once it answers its liveness probe. */
+export async function startReceiver(env: Env): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  const child = new Child("receiver", spawn(process.execPath, ["--import", "tsx", "lib/cli/receiver.ts"], { cwd: ROOT, env: { ...env, RECEIVER_PORT: String(port) } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`receiver on ${url}`, async () => {
+    if (!child.alive) throw new Error(`receiver exited:\n${child.log()}`);
+    return (await fetch(`${url}/api/health/live`)).status === 200;
+  });
+  return { child, url };
+}
+
 /** Posts a signed lab delivery to a running server. */
 export async function postLab(url: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<{ status: number; json: { outcome: string; reason: string } }> {
   const response = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(E2E_LAB_SECRET, timestamp, body) } });

@@ -19,10 +19,14 @@ export interface LoadResult {
  * Posts every delivery once, in order, to `url` + `/api/webhooks/lab` with autocannon over
  * `connections` keep-alive connections (no pipelining), and returns throughput and latency. Each request
  * takes the next delivery from a shared cursor, so `deliveries[i]` is sent i-th (± the connections in
- * flight).
+ * flight). The time is measured here, from the start to the last answer: autocannon ends an `amount`
+ * run on its next one-second tick, so its `duration` (and any timing around the call) is rounded up to
+ * whole seconds (seen: every run of 2,000 deliveries took "4.01 s"), up to 25% off on a 4 s run.
  */
 export async function postDeliveries(url: string, deliveries: SignedDelivery[], connections: number): Promise<LoadResult> {
   let cursor = 0;
+  let lastAnswer = 0;
+  const started = performance.now();
   const result = await autocannon({
     url,
     connections,
@@ -37,15 +41,19 @@ export async function postDeliveries(url: string, deliveries: SignedDelivery[], 
           const delivery = deliveries[cursor++ % deliveries.length];
           return { ...request, body: delivery.body, headers: { "content-type": "application/json", "lab-signature": delivery.signature } };
         },
+        onResponse: () => {
+          lastAnswer = performance.now();
+        },
       },
     ],
   });
+  const seconds = (lastAnswer - started) / 1000;
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, Number(stat.count)]));
   const answered = Object.values(statusCounts).reduce((sum, n) => sum + n, 0);
   return {
     deliveries: answered,
-    seconds: result.duration,
-    perSecond: answered / result.duration,
+    seconds,
+    perSecond: answered / seconds,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts,
@@ -59,8 +67,11 @@ export async function postDeliveries(url: string, deliveries: SignedDelivery[], 
  * the build costs with nothing behind it (the floor under any webhook route). Same figures as above.
  */
 export async function getRepeatedly(url: string, path: string, amount: number, connections: number): Promise<LoadResult> {
-  const result = await autocannon({ url: url + path, connections, pipelining: 1, amount, timeout: 60 });
+  let lastAnswer = 0;
+  const started = performance.now();
+  const result = await autocannon({ url, connections, pipelining: 1, amount, timeout: 60, requests: [{ method: "GET", path, onResponse: () => (lastAnswer = performance.now()) }] });
+  const seconds = (lastAnswer - started) / 1000;
   const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, Number(stat.count)]));
   const answered = Object.values(statusCounts).reduce((sum, n) => sum + n, 0);
-  return { deliveries: answered, seconds: result.duration, perSecond: answered / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, statusCounts };
+  return { deliveries: answered, seconds, perSecond: answered / seconds, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, statusCounts };
 }

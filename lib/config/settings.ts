@@ -29,6 +29,9 @@ const booleanSetting = z
 
 const settingsSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535),
+  /** `npm run receiver`: the port and address of the dedicated webhook receiver process. */
+  RECEIVER_PORT: z.coerce.number().int().min(1).max(65535).default(3001),
+  RECEIVER_HOST: z.string().trim().min(1).default("127.0.0.1"),
   DATABASE_URL: z
     .string()
     .trim()

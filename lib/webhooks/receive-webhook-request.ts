@@ -4,7 +4,7 @@ import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import { logger } from "@/lib/log/logger";
 import { receiveWebhook, type InboxStore, type WebhookAnswer } from "@/lib/webhooks/receive-webhook";
-import { readBodyWithCap } from "@/lib/webhooks/request-body";
+import { readBodyWithCap, type CappedBody } from "@/lib/webhooks/request-body";
 
 /** A webhook answer plus the response headers it needs (`Allow` on a 405). */
 export interface WebhookHttpAnswer extends WebhookAnswer {
@@ -47,6 +47,17 @@ export function contentTypeProblem(header: string | null): string | undefined {
 }
 
 /**
+ * One HTTP request as any transport hands it over: the method, the headers, and a reader of the raw
+ * body that never holds more than the cap (a Web Request in the route handler, a Node IncomingMessage
+ * in the dedicated receiver process).
+ */
+export interface WebhookHttpRequest {
+  method: string;
+  headers: Headers;
+  readBody: (maxBytes: number) => Promise<CappedBody>;
+}
+
+/**
  * Receives one HTTP request on `POST /api/webhooks/{endpointName}` before any byte of the body is trusted:
  * unknown endpoint 404; a method other than POST 405 (with `Allow: POST`); a Content-Type other than
  * JSON 415; a body above the cap 413, before reading when Content-Length says so and while streaming
@@ -54,7 +65,12 @@ export function contentTypeProblem(header: string | null): string | undefined {
  * decision row (unverified, no event id: the body is never parsed). Anything else goes to
  * {@link receiveWebhook} (verify, parse, store, apply), which writes its own one row.
  */
-export async function receiveWebhookRequest(request: Request, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
+export function receiveWebhookRequest(request: Request, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
+  return receiveWebhookHttp({ method: request.method, headers: request.headers, readBody: (maxBytes) => readBodyWithCap(request, maxBytes) }, endpointName, options);
+}
+
+/** {@link receiveWebhookRequest} for any transport: the same checks, answers and decision rows. */
+export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
   let endpoint: Endpoint | undefined;
   try {
     endpoint = resolveEndpoint(endpointName);
@@ -73,7 +89,7 @@ export async function receiveWebhookRequest(request: Request, endpointName: stri
   const contentType = contentTypeProblem(request.headers.get("content-type"));
   if (contentType) return reject(415, contentType);
 
-  const read = await readBodyWithCap(request, options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES);
+  const read = await request.readBody(options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES);
   if (!read.ok) return reject(read.status, read.reason, read.status === 413 ? { connection: "close" } : {});
 
   const answer = await receiveWebhook({ endpointName, headers: request.headers, body: read.body, now: options.now }, { db: options.db, inbox: options.inbox });

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from "node:http";
+
 /** The raw body as read, or why it was not. `receivedBytes` counts what was read before stopping. */
 export type CappedBody =
   | { ok: true; body: Buffer }
@@ -13,10 +15,8 @@ export type CappedBody =
  * Returns the bytes exactly as sent (the signature covers them, CRLF and all).
  */
 export async function readBodyWithCap(request: Request, maxBytes: number): Promise<CappedBody> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && /^\s*\d+\s*$/.test(declared) && Number(declared) > maxBytes) {
-    return { ok: false, status: 413, reason: tooLarge(maxBytes, `Content-Length ${Number(declared)}`), receivedBytes: 0 };
-  }
+  const announced = refuseAnnouncedLength(request.headers.get("content-length"), maxBytes);
+  if (announced) return announced;
   if (!request.body) return { ok: true, body: Buffer.alloc(0) };
 
   const reader = request.body.getReader();
@@ -44,4 +44,46 @@ export async function readBodyWithCap(request: Request, maxBytes: number): Promi
 
 function tooLarge(maxBytes: number, what: string): string {
   return `body too large: ${what}, limit ${maxBytes} bytes`;
+}
+
+/** The 413 for a Content-Length above the cap, answered before a byte is read; undefined otherwise. */
+function refuseAnnouncedLength(declared: string | null | undefined, maxBytes: number): CappedBody | undefined {
+  if (declared !== null && declared !== undefined && /^\s*\d+\s*$/.test(declared) && Number(declared) > maxBytes) {
+    return { ok: false, status: 413, reason: tooLarge(maxBytes, `Content-Length ${Number(declared)}`), receivedBytes: 0 };
+  }
+  return undefined;
+}
+
+/**
+ * {@link readBodyWithCap} for a Node.js request (the dedicated receiver process): the same 413 before
+ * reading and while streaming (reading stops and the rest is never buffered; the caller answers with
+ * `Connection: close`), 400 when the client breaks off. Returns the bytes exactly as sent.
+ */
+export function readNodeBodyWithCap(message: IncomingMessage, maxBytes: number): Promise<CappedBody> {
+  const announced = refuseAnnouncedLength(message.headers["content-length"], maxBytes);
+  if (announced) return Promise.resolve(announced);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const finish = (result: CappedBody) => {
+      if (settled) return;
+      settled = true;
+      message.off("data", onData);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > maxBytes) {
+        message.pause();
+        finish({ ok: false, status: 413, reason: tooLarge(maxBytes, `more than ${maxBytes} bytes received`), receivedBytes: total });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    message.on("data", onData);
+    message.once("end", () => finish({ ok: true, body: Buffer.concat(chunks, total) }));
+    message.once("aborted", () => finish({ ok: false, status: 400, reason: "request body could not be read", receivedBytes: total }));
+    message.once("error", () => finish({ ok: false, status: 400, reason: "request body could not be read", receivedBytes: total }));
+  });
 }

@@ -1,0 +1,137 @@
+// `npm run receiver`, the dedicated webhook receiver process, as a provider meets it: over real HTTP,
+// the same contract as the route handler (statuses, bodies, body cap, decision rows), then a worker
+// process applies what it stored.
+import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import { after, before, test } from "node:test";
+import { closeDb, openDb, type Db } from "@/lib/db/client";
+import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { baseEnv, newDatabase, postLab, startReceiver, startWorker, waitFor, type Child } from "../support/real-server";
+import { sqlReader } from "../support/sql-reader";
+
+const database = newDatabase();
+let receiver: { child: Child; url: string };
+let client: Db;
+
+before(async () => {
+  receiver = await startReceiver(baseEnv(database.url, { LOG_LEVEL: "warn" }));
+  client = await openDb(database.url);
+  for (let i = 0; i < 100; i++) await client.order.create({ data: { id: `ord_rp_${i}`, amount: 1000 + i, currency: "ARS" } });
+});
+after(async () => {
+  await receiver?.child.kill("SIGKILL");
+  await client?.$disconnect();
+  await closeDb();
+});
+
+const approval = (i: number, amount = 1000 + i) => JSON.stringify({ id: `evt_rp_${i}`, type: "payment.approved", created: 1760181330, data: { payment_id: `pay_rp_${i}`, order_id: `ord_rp_${i}`, amount, currency: "ARS" } });
+
+/** Sends raw bytes with `headers`, in `chunks` writes of `chunk`; resolves with the answer (the server may close early). */
+function post(path: string, headers: Record<string, string>, chunk: Buffer, chunks = 1): Promise<{ status: number; headers: Record<string, unknown>; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = httpRequest(`${receiver.url}${path}`, { method: "POST", headers }, (res) => {
+      answered = true;
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (part) => (text += part));
+      res.on("end", () => {
+        req.destroy();
+        resolve({ status: res.statusCode!, headers: res.headers, json: JSON.parse(text) });
+      });
+    });
+    req.on("error", (error) => (answered ? undefined : reject(error)));
+    let sent = 0;
+    const writeMore = () => {
+      while (!answered && sent < chunks) {
+        sent++;
+        if (!req.write(chunk)) return void req.once("drain", writeMore);
+      }
+      if (!answered && headers["content-length"] === undefined) req.end();
+    };
+    writeMore();
+  });
+}
+
+test("a signed delivery is stored and answered 200 accepted; the same again is a duplicate; the id with another body is a 409 conflict; a forgery is 401", async () => {
+  const accepted = await postLab(receiver.url, approval(0));
+  assert.deepEqual(accepted, { status: 200, json: { outcome: "accepted", reason: "event evt_rp_0 stored in the inbox; a worker applies it" } });
+  const again = await postLab(receiver.url, approval(0));
+  assert.deepEqual(again, { status: 200, json: { outcome: "duplicate", reason: "event evt_rp_0 already stored (status received); nothing changed" } });
+  const conflict = await postLab(receiver.url, approval(0, 999_999));
+  assert.deepEqual([conflict.status, conflict.json.outcome], [409, "dead_lettered"]);
+  const body = approval(1);
+  const forged = await fetch(`${receiver.url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped("attacker-key-0001", Math.floor(Date.now() / 1000), body) } });
+  assert.equal(forged.status, 401);
+  assert.equal(((await forged.json()) as { outcome: string }).outcome, "rejected");
+  assert.equal(forged.headers.get("content-type"), "application/json");
+
+  const reader = sqlReader(database);
+  assert.equal(reader.count("SELECT COUNT(*) AS n FROM WebhookEvent WHERE eventId LIKE 'evt_rp_%'"), 1);
+  assert.deepEqual(
+    reader.all("SELECT outcome, httpStatus FROM Decision WHERE eventId IN ('evt_rp_0', 'evt_rp_1') ORDER BY at, outcome"),
+    [
+      { outcome: "accepted", httpStatus: 200 },
+      { outcome: "duplicate", httpStatus: 200 },
+      { outcome: "dead_lettered", httpStatus: 409 },
+      { outcome: "rejected", httpStatus: 401 },
+    ],
+  );
+  reader.close();
+});
+
+test("refusals before the body is trusted: 404 unknown endpoint, 405 with Allow, 415, 413 announced and streamed; one decision row each; other paths 404", async () => {
+  const unknown = await fetch(`${receiver.url}/api/webhooks/nope`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+  assert.deepEqual([unknown.status, await unknown.json()], [404, { outcome: "rejected", reason: "unknown webhook endpoint" }]);
+  const malformed = await fetch(`${receiver.url}/api/webhooks/%ZZ`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+  assert.deepEqual([malformed.status, await malformed.json()], [404, { outcome: "rejected", reason: "unknown webhook endpoint" }]);
+  const wrongMethod = await fetch(`${receiver.url}/api/webhooks/lab`);
+  assert.deepEqual([wrongMethod.status, wrongMethod.headers.get("allow"), await wrongMethod.json()], [405, "POST", { outcome: "rejected", reason: "method GET not allowed: webhooks are POST" }]);
+  const text = await fetch(`${receiver.url}/api/webhooks/lab`, { method: "POST", body: "hello", headers: { "content-type": "text/plain" } });
+  assert.deepEqual([text.status, await text.json()], [415, { outcome: "rejected", reason: "unsupported Content-Type text/plain: expected application/json" }]);
+  const announced = await post("/api/webhooks/lab", { "content-type": "application/json", "content-length": "5000000" }, Buffer.from('{"id":"x",'));
+  assert.deepEqual([announced.status, announced.json], [413, { outcome: "rejected", reason: "body too large: Content-Length 5000000, limit 1048576 bytes" }]);
+  const streamed = await post("/api/webhooks/lab", { "content-type": "application/json" }, Buffer.alloc(65_536, 0x20), 64);
+  assert.deepEqual([streamed.status, streamed.json, streamed.headers.connection], [413, { outcome: "rejected", reason: "body too large: more than 1048576 bytes received, limit 1048576 bytes" }, "close"]);
+  const elsewhere = await fetch(`${receiver.url}/api/orders`);
+  assert.equal(elsewhere.status, 404);
+
+  const reader = sqlReader(database);
+  assert.deepEqual(
+    reader.all("SELECT httpStatus, verified, eventId FROM Decision WHERE httpStatus IN (404, 405, 413, 415) ORDER BY httpStatus"),
+    [
+      { httpStatus: 404, verified: database.file ? 0 : false, eventId: null },
+      { httpStatus: 404, verified: database.file ? 0 : false, eventId: null },
+      { httpStatus: 405, verified: database.file ? 0 : false, eventId: null },
+      { httpStatus: 413, verified: database.file ? 0 : false, eventId: null },
+      { httpStatus: 413, verified: database.file ? 0 : false, eventId: null },
+      { httpStatus: 415, verified: database.file ? 0 : false, eventId: null },
+    ],
+  );
+  reader.close();
+});
+
+test("200 concurrent deliveries (99 new events twice each, 2 copies of a stored one) are 99 accepted + 101 duplicates, stored once; a worker then credits each order once", async () => {
+  const sends = [];
+  for (let copy = 0; copy < 2; copy++) for (let i = 1; i < 100; i++) sends.push(postLab(receiver.url, approval(i)));
+  sends.push(postLab(receiver.url, approval(0)), postLab(receiver.url, approval(0)));
+  const answers = await Promise.all(sends);
+  const tally = (outcome: string) => answers.filter((answer) => answer.status === 200 && answer.json.outcome === outcome).length;
+  assert.deepEqual([tally("accepted"), tally("duplicate"), answers.length], [99, 101, 200]);
+
+  const worker = startWorker(baseEnv(database.url));
+  try {
+    const reader = sqlReader(database);
+    await waitFor("the worker to apply 100 events", () => reader.count("SELECT COUNT(*) AS n FROM WebhookEvent WHERE eventId LIKE 'evt_rp_%' AND status = 'processed'") === 100, { timeoutMs: 60_000 });
+    assert.equal(reader.count("SELECT COUNT(*) AS n FROM LedgerEntry WHERE paymentKey LIKE 'pay_rp_%'"), 100);
+    assert.equal(reader.count("SELECT COALESCE(SUM(amount), 0) AS n FROM LedgerEntry WHERE paymentKey LIKE 'pay_rp_%'"), 100 * 1000 + (99 * 100) / 2);
+    assert.equal(reader.count("SELECT COUNT(*) AS n FROM \"Order\" WHERE id LIKE 'ord_rp_%' AND status = 'paid'"), 100);
+    reader.close();
+  } finally {
+    await worker.kill("SIGTERM");
+  }
+});
+
+test("SIGTERM: the receiver stops accepting and exits 0", async () => {
+  assert.deepEqual(await receiver.child.kill("SIGTERM"), { code: 0, signal: null });
+});

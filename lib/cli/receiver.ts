@@ -1,0 +1,44 @@
+// npm run receiver: the dedicated webhook receiver process (lib/receiver/receiver-server.ts) on
+// RECEIVER_HOST:RECEIVER_PORT (default 127.0.0.1:3001), on the same database as the dashboard.
+// The database must be set up first (`npm start` applies the migrations). Stops cleanly on
+// SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included), exits 0.
+import { readSettings, SettingsError } from "@/lib/config/settings";
+import { closeDb, db } from "@/lib/db/client";
+import { logger } from "@/lib/log/logger";
+import { createReceiverServer } from "@/lib/receiver/receiver-server";
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = readSettings();
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      console.error(`Acredita receiver cannot start: ${error.issues.join("; ")}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  try {
+    await (await db()).webhookEvent.findFirst({ select: { id: true } });
+  } catch (error) {
+    console.error(`Acredita receiver cannot start: database not ready (${error instanceof Error ? error.message.split("\n").filter(Boolean).at(-1) : String(error)}); run npm start once to apply the migrations`);
+    process.exit(1);
+  }
+  const server = createReceiverServer();
+  server.listen(config.RECEIVER_PORT, config.RECEIVER_HOST, () => {
+    logger.info({ host: config.RECEIVER_HOST, port: config.RECEIVER_PORT }, "webhook receiver listening");
+    console.log(`Acredita webhook receiver on http://${config.RECEIVER_HOST}:${config.RECEIVER_PORT}/api/webhooks/{endpoint}`);
+  });
+  let exiting = false;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      if (exiting) return;
+      exiting = true;
+      logger.info({ signal }, "receiver stopping");
+      server.close(() => void closeDb().then(() => process.exit(0)));
+      server.closeIdleConnections();
+    });
+  }
+}
+
+void main();
