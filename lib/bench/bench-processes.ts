@@ -95,6 +95,32 @@ export async function startAcredita(databaseFile: string, env: Record<string, st
   return server;
 }
 
+/**
+ * Starts `npm run receiver` (the dedicated webhook receiver, lib/receiver/) as one node process on a
+ * free port against the SQLite `databaseFile`, with the same secret and settings as {@link startAcredita}.
+ */
+export async function startReceiverProcess(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string): Promise<BenchServer> {
+  const port = await freePort();
+  const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", "lib/cli/receiver.ts"], {
+    env: {
+      ...process.env,
+      RECEIVER_PORT: String(port),
+      NODE_ENV: "production",
+      DATABASE_URL: /^postgres(ql)?:\/\//.test(databaseFile) ? databaseFile : `file:${databaseFile}`,
+      LAB_WEBHOOK_SECRET: BENCH_SECRET,
+      API_TOKEN: BENCH_API_TOKEN,
+      LOG_LEVEL: "info",
+      LOG_FILE: "",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const server = track(child, `http://127.0.0.1:${port}`);
+  await waitUntilUp(child, `${server.url}/api/health/live`, server.stderr, true);
+  return server;
+}
+
 /** Starts one of the yardstick servers (lib/bench/baseline-server.ts) on a free port. */
 export async function startBaseline(kind: "limit" | "naive", databaseFile: string): Promise<BenchServer> {
   const port = await freePort();

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { acreditaCounts, benchFolder, createBenchDatabase, labApprovals, seedOrders } from "@/lib/bench/bench-data";
-import { startAcredita, startBaseline, type BenchServer } from "@/lib/bench/bench-processes";
+import { startAcredita, startBaseline, startReceiverProcess, type BenchServer } from "@/lib/bench/bench-processes";
 import { getRepeatedly, postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
 
 /**
@@ -8,9 +8,10 @@ import { getRepeatedly, postDeliveries, type LoadResult } from "@/lib/bench/post
  * answering), inbox (store and answer; the in-process worker switched off, so this is the receiving
  * path alone) or inbox+worker (the default set-up: the worker applies in the same process meanwhile).
  * `route` is the floor under every webhook route: the same build answering GET /api/health/live, a
- * route handler that reads nothing.
+ * route handler that reads nothing. `receiver` is inbox mode through `npm run receiver`, the dedicated
+ * receiver process (no Next.js in the path; no worker).
  */
-export type IngestTarget = "limit" | "naive" | "route" | "inline" | "inbox" | "inbox+worker";
+export type IngestTarget = "limit" | "naive" | "route" | "inline" | "inbox" | "inbox+worker" | "receiver";
 
 /** One measured ingest run, plus the database check that every delivery did what it should. */
 export interface IngestMeasurement extends LoadResult {
@@ -57,6 +58,7 @@ export async function measureIngest(target: IngestTarget, options: IngestOptions
 
   let server: BenchServer;
   if (target === "limit" || target === "naive") server = await startBaseline(target, file);
+  else if (target === "receiver") server = await startReceiverProcess(file, { LAB_PROCESSING_MODE: "inbox", ...options.env }, options.cpuProfDir);
   else {
     const mode: Record<string, string> = target === "inline" ? { LAB_PROCESSING_MODE: "inline" } : { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: target === "inbox+worker" ? "true" : "false" };
     if (target === "route") mode.INBOX_WORKER_IN_PROCESS = "false";
@@ -88,7 +90,7 @@ export async function measureIngest(target: IngestTarget, options: IngestOptions
     const found = (database.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     database.close();
     check = { expected: total, found, ok: found === total, detail: `${found} ${table} rows` };
-  } else if (target === "inbox") {
+  } else if (target === "inbox" || target === "receiver") {
     const database = new Database(file, { readonly: true });
     const received = (database.prepare(`SELECT COUNT(*) AS n FROM WebhookEvent WHERE status = 'received'`).get() as { n: number }).n;
     database.close();

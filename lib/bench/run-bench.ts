@@ -1,5 +1,5 @@
 // npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile
-//                  --targets limit,naive,route,inline,inbox,inbox+worker --quick]
+//                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick]
 // Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
 // it exits non-zero only when a correctness check fails (a delivery lost, a duplicate applied).
@@ -39,7 +39,7 @@ interface BenchOptions {
   targets: IngestTarget[];
 }
 
-const TARGETS: IngestTarget[] = ["limit", "naive", "route", "inline", "inbox", "inbox+worker"];
+const TARGETS: IngestTarget[] = ["limit", "naive", "route", "inline", "inbox", "inbox+worker", "receiver"];
 
 /** `--targets limit,inbox`: the ingest targets to run (the limit always runs: every ratio is taken to it). */
 function parseTargets(given: string | undefined): IngestTarget[] {
@@ -121,6 +121,7 @@ const LABELS: Record<IngestTarget, string> = {
   inline: "Acredita inline (next start)",
   inbox: "Acredita inbox, receiving only (worker off)",
   "inbox+worker": "Acredita inbox + in-process worker",
+  receiver: "Acredita inbox, npm run receiver",
 };
 
 function summarizeIngest(runs: IngestMeasurement[][], targets: IngestTarget[]): IngestSummary[] {
