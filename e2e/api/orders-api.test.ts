@@ -2,6 +2,8 @@ import { TEST_API_TOKEN } from "../support/test-env";
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { closeDb } from "@/lib/db/client";
+import * as ordersRoute from "@/app/api/orders/route";
+import * as orderRoute from "@/app/api/orders/[id]/route";
 import { createOrder, deliverLab, labEvent, listOrdersWith, readOrder } from "../support/http";
 
 after(closeDb);
@@ -23,6 +25,27 @@ describe("orders API", () => {
     assert.deepEqual([fraction.status, fraction.json.error], [400, "amount: Invalid input: expected int, received number"]);
     const currency = await createOrder("ord_api_bad", 10, "PESOS");
     assert.deepEqual([currency.status, currency.json.error], [400, "currency: must be a 3-letter ISO 4217 code"]);
+  });
+
+  test("a method a route does not serve is 405 JSON with Allow (PUT, PATCH, DELETE on the list; POST, PUT, PATCH, DELETE on one order)", async () => {
+    const answers = [];
+    for (const method of ["PUT", "PATCH", "DELETE"] as const) {
+      const response = ordersRoute[method](new Request("http://127.0.0.1/api/orders", { method }));
+      answers.push([method, response.status, response.headers.get("allow"), await response.json()]);
+    }
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"] as const) {
+      const response = orderRoute[method](new Request("http://127.0.0.1/api/orders/ord_1", { method }));
+      answers.push([method, response.status, response.headers.get("allow"), await response.json()]);
+    }
+    assert.deepEqual(answers, [
+      ["PUT", 405, "GET, POST", { error: "method PUT not allowed here; allowed: GET, POST", code: "method_not_allowed" }],
+      ["PATCH", 405, "GET, POST", { error: "method PATCH not allowed here; allowed: GET, POST", code: "method_not_allowed" }],
+      ["DELETE", 405, "GET, POST", { error: "method DELETE not allowed here; allowed: GET, POST", code: "method_not_allowed" }],
+      ["POST", 405, "GET", { error: "method POST not allowed here; allowed: GET", code: "method_not_allowed" }],
+      ["PUT", 405, "GET", { error: "method PUT not allowed here; allowed: GET", code: "method_not_allowed" }],
+      ["PATCH", 405, "GET", { error: "method PATCH not allowed here; allowed: GET", code: "method_not_allowed" }],
+      ["DELETE", 405, "GET", { error: "method DELETE not allowed here; allowed: GET", code: "method_not_allowed" }],
+    ]);
   });
 
   test("GET needs the bearer token: none or a wrong one is 401", async () => {

@@ -7,6 +7,19 @@ export function jsonError(status: number, code: string, message: string): Respon
   return Response.json({ error: message, code }, { status });
 }
 
+/**
+ * A route handler answering 405 `method_not_allowed` (JSON, with `Allow`) for a method the route does not
+ * serve; export it as the route's PUT/PATCH/DELETE (Next.js's own 405 has an empty body and no Allow).
+ */
+export function methodNotAllowed(allowed: string[]): (request: Request) => Response {
+  const allow = allowed.join(", ");
+  return (request) => {
+    const response = jsonError(405, "method_not_allowed", `method ${request.method.slice(0, 20)} not allowed here; allowed: ${allow}`);
+    response.headers.set("allow", allow);
+    return response;
+  };
+}
+
 /** 401 for a missing or wrong API token and no valid session. */
 export function unauthorized(): Response {
   return jsonError(401, "unauthorized", "missing or invalid bearer token or session");

@@ -6,12 +6,12 @@ import { readSettings, SettingsError, settingsOnDemoDefaults } from "@/lib/confi
 import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
 import { migrateDeploy } from "@/lib/db/migrate-deploy";
-import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { describeDatabaseUrl, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
 import { seedDemoData } from "@/lib/demo/seed";
 
-const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "DATABASE_URL", "AUTH_SECRET"]);
+const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);
 
 function banner(values: Record<string, unknown>): void {
   const onDefaults = new Set(settingsOnDemoDefaults());
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  banner({ PORT: config.PORT, DATABASE_URL: config.DATABASE_URL, API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL, INBOX_WORKER_IN_PROCESS: config.INBOX_WORKER_IN_PROCESS, FULFILMENT_WEBHOOK_URL: config.FULFILMENT_WEBHOOK_URL ? "(set)" : "(not set: no fulfilment webhook)" });
+  banner({ PORT: config.PORT, DATABASE_URL: describeDatabaseUrl(config.DATABASE_URL), API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL, INBOX_WORKER_IN_PROCESS: config.INBOX_WORKER_IN_PROCESS, FULFILMENT_WEBHOOK_URL: config.FULFILMENT_WEBHOOK_URL ? "(set)" : "(not set: no fulfilment webhook)" });
   const database = isPostgresUrl(config.DATABASE_URL)
     ? { DATABASE: "PostgreSQL", DATABASE_POOL_SIZE: config.DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS: config.DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS: config.DATABASE_STATEMENT_TIMEOUT_MS }
     : { DATABASE: "SQLite", DATABASE_BUSY_TIMEOUT_MS: config.DATABASE_BUSY_TIMEOUT_MS };

@@ -13,3 +13,19 @@ export function isPostgresUrl(url: string): boolean {
 export function sqliteFilePath(url: string): string {
   return url.replace(/^file:/, "");
 }
+
+/**
+ * The database URL as safe to print: a SQLite `file:` URL as it is (a path holds no secret); a
+ * PostgreSQL URL with its password replaced by `***` (user, host, port and database kept, query dropped:
+ * it may carry `password=`); "(set)" when it cannot be parsed, so nothing secret leaks by accident.
+ */
+export function describeDatabaseUrl(url: string): string {
+  if (!isPostgresUrl(url)) return url;
+  try {
+    const parsed = new URL(url);
+    const user = parsed.username ? `${decodeURIComponent(parsed.username)}${parsed.password ? ":***" : ""}@` : "";
+    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "(set)";
+  }
+}

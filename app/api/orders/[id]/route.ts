@@ -1,6 +1,6 @@
 // GET /api/orders/[id]: one order with its ledger and events. Bearer API_TOKEN or a session.
 import { authorizeApi } from "@/lib/api/authorize-api";
-import { jsonError, refusal } from "@/lib/api/responses";
+import { jsonError, methodNotAllowed, refusal, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { getOrder } from "@/lib/orders/orders";
 
@@ -10,7 +10,12 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   const denied = refusal(await authorizeApi(request, "orders.read"));
   if (denied) return denied;
   const { id } = await context.params;
-  const order = await getOrder(await db(), id);
-  if (!order) return jsonError(404, "not_found", `order ${id} not found`);
-  return Response.json(order);
+  return withDatabaseErrors(async () => {
+    const order = await getOrder(await db(), id);
+    if (!order) return jsonError(404, "not_found", `order ${id} not found`);
+    return Response.json(order);
+  });
 }
+
+export const POST = methodNotAllowed(["GET"]);
+export { POST as PUT, POST as PATCH, POST as DELETE };
