@@ -2,7 +2,11 @@
 // the same contract as the route handler (statuses, bodies, body cap, decision rows), then a worker
 // process applies what it stored.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import { closeDb, openDb, type Db } from "@/lib/db/client";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
@@ -134,4 +138,18 @@ test("200 concurrent deliveries (99 new events twice each, 2 copies of a stored 
 
 test("SIGTERM: the receiver stops accepting and exits 0", async () => {
   assert.deepEqual(await receiver.child.kill("SIGTERM"), { code: 0, signal: null });
+});
+
+test("a wrong setting or an unmigrated database stops the receiver at start with exit 1 and a message naming the problem", () => {
+  const run = (env: Record<string, string>) => spawnSync(process.execPath, ["--import", "tsx", "lib/cli/receiver.ts"], { env: { ...baseEnv(database.url), ...env } as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
+  const badPort = run({ RECEIVER_PORT: "70000" });
+  assert.equal(badPort.status, 1);
+  assert.equal(badPort.stderr.trim(), "Acredita receiver cannot start: RECEIVER_PORT: Too big: expected number to be <=65535");
+  const missing = path.join(tmpdir(), `acredita-unmigrated-${process.pid}.db`);
+  const empty = run({ DATABASE_URL: `file:${missing}`, RECEIVER_PORT: "1" });
+  rmSync(missing, { force: true });
+  rmSync(`${missing}-wal`, { force: true });
+  rmSync(`${missing}-shm`, { force: true });
+  assert.equal(empty.status, 1);
+  assert.match(empty.stderr, /^Acredita receiver cannot start: database not ready \(.*\); run npm start once to apply the migrations\n$/);
 });

@@ -64,30 +64,31 @@ function track(child: ChildProcess, url: string): BenchServer {
   };
 }
 
+/** The environment of an Acredita process under benchmark: production, the bench secret and token, info logs to stdout, `extra` last. */
+function acreditaEnv(databaseFile: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "production",
+    // A SQLite file path, or a postgresql:// URL as it is.
+    DATABASE_URL: /^postgres(ql)?:\/\//.test(databaseFile) ? databaseFile : `file:${databaseFile}`,
+    LAB_WEBHOOK_SECRET: BENCH_SECRET,
+    API_TOKEN: BENCH_API_TOKEN,
+    LOG_LEVEL: "info",
+    LOG_FILE: "",
+    ...extra,
+  };
+}
+
 /**
  * Starts Acredita's production build (`next start`, one process) on a free port against the SQLite
  * `databaseFile` (or a postgresql:// URL), with the benchmark secret and token and `env` added. With `cpuProfDir`, Node writes
  * a V8 CPU profile there when the process exits (`--cpu-prof`).
  */
 export async function startAcredita(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string): Promise<BenchServer> {
-  // A SQLite file path, or a postgresql:// URL as it is.
-  const databaseUrl = /^postgres(ql)?:\/\//.test(databaseFile) ? databaseFile : `file:${databaseFile}`;
   const port = await freePort();
   const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
   const child = spawn(process.execPath, [...flags, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      AUTH_BASE_URL: `http://127.0.0.1:${port}`,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: databaseUrl,
-      LAB_WEBHOOK_SECRET: BENCH_SECRET,
-      API_TOKEN: BENCH_API_TOKEN,
-      LOG_LEVEL: "info",
-      LOG_FILE: "",
-      ...env,
-    },
+    env: acreditaEnv(databaseFile, { PORT: String(port), AUTH_BASE_URL: `http://127.0.0.1:${port}`, NEXT_TELEMETRY_DISABLED: "1", ...env }),
     stdio: ["ignore", "ignore", "pipe"],
   });
   const server = track(child, `http://127.0.0.1:${port}`);
@@ -103,17 +104,7 @@ export async function startReceiverProcess(databaseFile: string, env: Record<str
   const port = await freePort();
   const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
   const child = spawn(process.execPath, [...flags, "--import", "tsx", "lib/cli/receiver.ts"], {
-    env: {
-      ...process.env,
-      RECEIVER_PORT: String(port),
-      NODE_ENV: "production",
-      DATABASE_URL: /^postgres(ql)?:\/\//.test(databaseFile) ? databaseFile : `file:${databaseFile}`,
-      LAB_WEBHOOK_SECRET: BENCH_SECRET,
-      API_TOKEN: BENCH_API_TOKEN,
-      LOG_LEVEL: "info",
-      LOG_FILE: "",
-      ...env,
-    },
+    env: acreditaEnv(databaseFile, { RECEIVER_PORT: String(port), ...env }),
     stdio: ["ignore", "ignore", "pipe"],
   });
   const server = track(child, `http://127.0.0.1:${port}`);

@@ -2,22 +2,13 @@
 // RECEIVER_HOST:RECEIVER_PORT (default 127.0.0.1:3001), on the same database as the dashboard.
 // The database must be set up first (`npm start` applies the migrations). Stops cleanly on
 // SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included), exits 0.
-import { readSettings, SettingsError } from "@/lib/config/settings";
+import { readSettingsOrExit } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { createReceiverServer } from "@/lib/receiver/receiver-server";
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = readSettings();
-  } catch (error) {
-    if (error instanceof SettingsError) {
-      console.error(`Acredita receiver cannot start: ${error.issues.join("; ")}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = readSettingsOrExit("Acredita receiver");
   try {
     await (await db()).webhookEvent.findFirst({ select: { id: true } });
   } catch (error) {

@@ -2,7 +2,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { readSettings, SettingsError, settingsOnDemoDefaults } from "@/lib/config/settings";
+import { readSettingsOrExit, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
 import { migrateDeploy } from "@/lib/db/migrate-deploy";
@@ -23,16 +23,7 @@ function banner(values: Record<string, unknown>): void {
 }
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = readSettings();
-  } catch (error) {
-    if (error instanceof SettingsError) {
-      console.error(`Acredita cannot start: ${error.issues.join("; ")}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = readSettingsOrExit("Acredita");
   banner({ PORT: config.PORT, DATABASE_URL: describeDatabaseUrl(config.DATABASE_URL), API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL, INBOX_WORKER_IN_PROCESS: config.INBOX_WORKER_IN_PROCESS, FULFILMENT_WEBHOOK_URL: config.FULFILMENT_WEBHOOK_URL ? "(set)" : "(not set: no fulfilment webhook)" });
   const database = isPostgresUrl(config.DATABASE_URL)
     ? { DATABASE: "PostgreSQL", DATABASE_POOL_SIZE: config.DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS: config.DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS: config.DATABASE_STATEMENT_TIMEOUT_MS }

@@ -1,20 +1,12 @@
 // npm run worker: an inbox worker and an outbox dispatcher in their own process (as many as needed).
 // Stops cleanly on SIGTERM/SIGINT: finishes the event or send in hand, claims nothing new, exits 0.
 import { startBackgroundWorkers } from "@/lib/background/background-workers";
-import { readSettings, SettingsError } from "@/lib/config/settings";
+import { readSettingsOrExit } from "@/lib/config/settings";
 import { closeDb } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 
 function main(): void {
-  try {
-    readSettings();
-  } catch (error) {
-    if (error instanceof SettingsError) {
-      console.error(`Acredita worker cannot start: ${error.issues.join("; ")}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  readSettingsOrExit("Acredita worker");
   const workers = startBackgroundWorkers({ where: "worker process" });
   let exiting = false;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -115,6 +115,20 @@ export class SettingsError extends Error {
 }
 
 /**
+ * For commands: {@link readSettings}, or prints "<who> cannot start: <each wrong variable>" to stderr and
+ * exits the process with 1. Any other error propagates.
+ */
+export function readSettingsOrExit(who: string): Settings {
+  try {
+    return readSettings();
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(`${who} cannot start: ${error.issues.join("; ")}`);
+    process.exit(1);
+  }
+}
+
+/**
  * Reads and validates settings from `env` (default `process.env`), filling demo defaults for unset ones.
  * Returns the parsed {@link Settings}. Throws {@link SettingsError} naming each wrong variable.
  */
