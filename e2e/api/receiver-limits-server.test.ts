@@ -2,11 +2,11 @@
 // with 413 while the client is still sending (chunked, no length) and before the body is sent at all
 // (Content-Length above the cap); the server keeps serving and each refusal is one decision row.
 import assert from "node:assert/strict";
-import { request as httpRequest } from "node:http";
 import { after, before, test } from "node:test";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { startServer, type RunningServer } from "../support/server";
 import { sqlReader } from "../support/sql-reader";
+import { postStreaming as postStreamingTo } from "../support/streaming-post";
 import { newTestDatabase } from "../support/test-database";
 
 const SECRET = "limits_server_secret_01";
@@ -20,43 +20,9 @@ before(async () => {
 });
 after(() => server.stop());
 
-interface Answer {
-  status: number;
-  json: { outcome: string; reason: string };
-  bytesWritten: number;
-}
-
-/**
- * Posts to the lab endpoint, writing `chunk` up to `chunks` times (stopping as soon as the answer
- * arrives), and resolves with the answer and how many body bytes were written before it came.
- */
-function postStreaming(headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    let bytesWritten = 0;
-    let answered = false;
-    const req = httpRequest(`${server.url}/api/webhooks/lab`, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
-      answered = true;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (part) => (text += part));
-      res.on("end", () => {
-        req.destroy();
-        resolve({ status: res.statusCode!, json: JSON.parse(text), bytesWritten });
-      });
-    });
-    // The server closes the connection after a 413 while we may still be writing: that is expected.
-    req.on("error", (error) => (answered ? undefined : reject(error)));
-    let sent = 0;
-    const writeMore = () => {
-      while (!answered && sent < chunks) {
-        sent++;
-        bytesWritten += chunk.length;
-        if (!req.write(chunk)) return void req.once("drain", writeMore);
-      }
-      if (!answered && sent >= chunks && headers["content-length"] === undefined) req.end();
-    };
-    writeMore();
-  });
+/** Posts to the lab endpoint with {@link postStreamingTo}. */
+function postStreaming(headers: Record<string, string>, chunk: Buffer, chunks: number) {
+  return postStreamingTo(`${server.url}/api/webhooks/lab`, headers, chunk, chunks);
 }
 
 function decisionsWithStatus(status: number): { reason: string; verified: number; eventId: string | null }[] {

@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -12,6 +11,7 @@ import { closeDb, openDb, type Db } from "@/lib/db/client";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { baseEnv, newDatabase, postLab, startReceiver, startWorker, waitFor, type Child } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
+import { postStreaming } from "../support/streaming-post";
 
 const database = newDatabase();
 let receiver: { child: Child; url: string };
@@ -30,31 +30,9 @@ after(async () => {
 
 const approval = (i: number, amount = 1000 + i) => JSON.stringify({ id: `evt_rp_${i}`, type: "payment.approved", created: 1760181330, data: { payment_id: `pay_rp_${i}`, order_id: `ord_rp_${i}`, amount, currency: "ARS" } });
 
-/** Sends raw bytes with `headers`, in `chunks` writes of `chunk`; resolves with the answer (the server may close early). */
-function post(path: string, headers: Record<string, string>, chunk: Buffer, chunks = 1): Promise<{ status: number; headers: Record<string, unknown>; json: unknown }> {
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = httpRequest(`${receiver.url}${path}`, { method: "POST", headers }, (res) => {
-      answered = true;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (part) => (text += part));
-      res.on("end", () => {
-        req.destroy();
-        resolve({ status: res.statusCode!, headers: res.headers, json: JSON.parse(text) });
-      });
-    });
-    req.on("error", (error) => (answered ? undefined : reject(error)));
-    let sent = 0;
-    const writeMore = () => {
-      while (!answered && sent < chunks) {
-        sent++;
-        if (!req.write(chunk)) return void req.once("drain", writeMore);
-      }
-      if (!answered && headers["content-length"] === undefined) req.end();
-    };
-    writeMore();
-  });
+/** Posts raw bytes to the receiver with {@link postStreaming} (the answer may come before the body is sent). */
+function post(path: string, headers: Record<string, string>, chunk: Buffer, chunks = 1) {
+  return postStreaming(`${receiver.url}${path}`, headers, chunk, chunks);
 }
 
 test("a signed delivery is stored and answered 200 accepted; the same again is a duplicate; the id with another body is a 409 conflict; a forgery is 401", async () => {
