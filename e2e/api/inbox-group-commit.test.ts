@@ -24,8 +24,8 @@ function labDelivery(eventId: string, bodyHash = `hash-${eventId}`): VerifiedDel
   } as VerifiedDelivery;
 }
 
-/** `db` with its interactive transactions counted, and the first `failFirst` of them refused. */
-function countingDb(client: Db, failFirst = 0): { db: Db; transactions: () => number } {
+/** `db` with its interactive transactions counted, the first `failFirst` of them refused and the first `hangFirst` never ending. */
+function countingDb(client: Db, failFirst = 0, hangFirst = 0): { db: Db; transactions: () => number } {
   let transactions = 0;
   const wrapped = new Proxy(client, {
     get(target, property, receiver) {
@@ -33,6 +33,7 @@ function countingDb(client: Db, failFirst = 0): { db: Db; transactions: () => nu
       return (callback: (tx: unknown) => Promise<unknown>) => {
         transactions++;
         if (transactions <= failFirst) return Promise.reject(new Error("simulated: database is locked"));
+        if (transactions <= hangFirst) return new Promise(() => {});
         return target.$transaction(callback as never);
       };
     },
@@ -98,5 +99,17 @@ describe("inbox group commit: concurrent deliveries share one transaction and on
     const client = await db();
     assert.equal(await client.webhookEvent.count({ where: { eventId: { startsWith: "evt_gf_" } } }), 12);
     assert.equal(await client.decision.count({ where: { eventId: { startsWith: "evt_gf_" }, outcome: "accepted" } }), 12);
+  });
+
+  test("a batch that hangs is answered failed after stallMs and the next batch is still committed", async () => {
+    const counted = countingDb(await db(), 0, 1);
+    const batcher = new InboxGroupCommit(counted.db, 10, 300);
+    const started = Date.now();
+    const hung = await Promise.all([labDelivery("evt_gh_0"), labDelivery("evt_gh_1")].map((delivery) => batcher.store(delivery, new Date())));
+    assert.deepEqual(hung, ["failed", "failed"]);
+    assert.ok(Date.now() - started >= 290, "answered before the stall limit");
+    assert.deepEqual(await batcher.store(labDelivery("evt_gh_2"), new Date()), "stored");
+    assert.deepEqual(batcher.stats(), { batches: 1, failedBatches: 1, stored: 1, existing: 0 });
+    assert.equal(await (await db()).webhookEvent.count({ where: { eventId: { startsWith: "evt_gh_" } } }), 1);
   });
 });

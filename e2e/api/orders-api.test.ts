@@ -27,7 +27,7 @@ describe("orders API", () => {
     assert.deepEqual([currency.status, currency.json.error], [400, "currency: must be a 3-letter ISO 4217 code"]);
   });
 
-  test("a method a route does not serve is 405 JSON with Allow (PUT, PATCH, DELETE on the list; POST, PUT, PATCH, DELETE on one order)", async () => {
+  test("a method a route does not serve is 405 JSON with Allow (PUT, PATCH, DELETE on the list; POST, PUT, PATCH, DELETE on one order); OPTIONS lists the same", async () => {
     const answers = [];
     for (const method of ["PUT", "PATCH", "DELETE"] as const) {
       const response = ordersRoute[method](new Request("http://127.0.0.1/api/orders", { method }));
@@ -38,14 +38,17 @@ describe("orders API", () => {
       answers.push([method, response.status, response.headers.get("allow"), await response.json()]);
     }
     assert.deepEqual(answers, [
-      ["PUT", 405, "GET, POST", { error: "method PUT not allowed here; allowed: GET, POST", code: "method_not_allowed" }],
-      ["PATCH", 405, "GET, POST", { error: "method PATCH not allowed here; allowed: GET, POST", code: "method_not_allowed" }],
-      ["DELETE", 405, "GET, POST", { error: "method DELETE not allowed here; allowed: GET, POST", code: "method_not_allowed" }],
-      ["POST", 405, "GET", { error: "method POST not allowed here; allowed: GET", code: "method_not_allowed" }],
-      ["PUT", 405, "GET", { error: "method PUT not allowed here; allowed: GET", code: "method_not_allowed" }],
-      ["PATCH", 405, "GET", { error: "method PATCH not allowed here; allowed: GET", code: "method_not_allowed" }],
-      ["DELETE", 405, "GET", { error: "method DELETE not allowed here; allowed: GET", code: "method_not_allowed" }],
+      ["PUT", 405, "GET, POST, HEAD, OPTIONS", { error: "method PUT not allowed here; allowed: GET, POST, HEAD, OPTIONS", code: "method_not_allowed" }],
+      ["PATCH", 405, "GET, POST, HEAD, OPTIONS", { error: "method PATCH not allowed here; allowed: GET, POST, HEAD, OPTIONS", code: "method_not_allowed" }],
+      ["DELETE", 405, "GET, POST, HEAD, OPTIONS", { error: "method DELETE not allowed here; allowed: GET, POST, HEAD, OPTIONS", code: "method_not_allowed" }],
+      ["POST", 405, "GET, HEAD, OPTIONS", { error: "method POST not allowed here; allowed: GET, HEAD, OPTIONS", code: "method_not_allowed" }],
+      ["PUT", 405, "GET, HEAD, OPTIONS", { error: "method PUT not allowed here; allowed: GET, HEAD, OPTIONS", code: "method_not_allowed" }],
+      ["PATCH", 405, "GET, HEAD, OPTIONS", { error: "method PATCH not allowed here; allowed: GET, HEAD, OPTIONS", code: "method_not_allowed" }],
+      ["DELETE", 405, "GET, HEAD, OPTIONS", { error: "method DELETE not allowed here; allowed: GET, HEAD, OPTIONS", code: "method_not_allowed" }],
     ]);
+    const listOptions = ordersRoute.OPTIONS();
+    const oneOptions = orderRoute.OPTIONS();
+    assert.deepEqual([listOptions.status, listOptions.headers.get("allow"), oneOptions.status, oneOptions.headers.get("allow")], [204, "GET, POST, HEAD, OPTIONS", 204, "GET, HEAD, OPTIONS"]);
   });
 
   test("GET needs the bearer token: none or a wrong one is 401", async () => {

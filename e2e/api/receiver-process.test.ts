@@ -4,12 +4,13 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { closeDb, openDb, type Db } from "@/lib/db/client";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
-import { baseEnv, newDatabase, postLab, startReceiver, startWorker, waitFor, type Child } from "../support/real-server";
+import { baseEnv, E2E_LAB_SECRET, newDatabase, postLab, startReceiver, startWorker, waitFor, type Child } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 import { postStreaming } from "../support/streaming-post";
 
@@ -114,8 +115,34 @@ test("200 concurrent deliveries (99 new events twice each, 2 copies of a stored 
   }
 });
 
-test("SIGTERM: the receiver stops accepting and exits 0", async () => {
-  assert.deepEqual(await receiver.child.kill("SIGTERM"), { code: 0, signal: null });
+test("answers carry the dashboard's security headers; a trailing slash is a 308 to the path without it, as Next.js answers", async () => {
+  const live = await fetch(`${receiver.url}/api/health/live?probe=1`);
+  assert.deepEqual([live.status, live.headers.get("x-frame-options"), live.headers.get("x-content-type-options"), live.headers.get("referrer-policy")], [200, "DENY", "nosniff", "same-origin"]);
+  assert.match(live.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+  const slash = await fetch(`${receiver.url}/api/webhooks/lab/?x=1`, { method: "POST", body: "{}", headers: { "content-type": "application/json" }, redirect: "manual" });
+  assert.deepEqual([slash.status, slash.headers.get("location")], [308, "/api/webhooks/lab?x=1"]);
+});
+
+test("SIGTERM while a delivery is being sent: that delivery is still answered (Connection: close), then the receiver exits 0", async () => {
+  const body = approval(50);
+  const signature = signTimestamped(E2E_LAB_SECRET, Math.floor(Date.now() / 1000), body);
+  const answer = new Promise<{ status: number; connection: string | undefined; json: { outcome: string } }>((resolve, reject) => {
+    const req = httpRequest(`${receiver.url}/api/webhooks/lab`, { method: "POST", agent: new Agent({ keepAlive: true }), headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), "lab-signature": signature } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (part) => (text += part));
+      res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, json: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    req.write(body.slice(0, 10));
+    setTimeout(() => {
+      receiver.child.process.kill("SIGTERM");
+      setTimeout(() => req.end(body.slice(10)), 300);
+    }, 200);
+  });
+  const answered = await answer;
+  assert.deepEqual([answered.status, answered.connection, answered.json.outcome], [200, "close", "duplicate"]);
+  assert.deepEqual(await receiver.child.exited, { code: 0, signal: null });
 });
 
 test("a wrong setting or an unmigrated database stops the receiver at start with exit 1 and a message naming the problem", () => {

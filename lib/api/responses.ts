@@ -7,17 +7,30 @@ export function jsonError(status: number, code: string, message: string): Respon
   return Response.json({ error: message, code }, { status });
 }
 
+/** The `Allow` value of a route serving `served` (HEAD comes with GET, OPTIONS always: Next.js answers both). */
+function allowOf(served: string[]): string {
+  return [...served, ...(served.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+}
+
 /**
  * A route handler answering 405 `method_not_allowed` (JSON, with `Allow`) for a method the route does not
  * serve; export it as the route's PUT/PATCH/DELETE (Next.js's own 405 has an empty body and no Allow).
+ * Export {@link optionsAnswer} with the same list as OPTIONS: once a route exports those methods,
+ * Next.js's automatic OPTIONS would list them as allowed.
  */
-export function methodNotAllowed(allowed: string[]): (request: Request) => Response {
-  const allow = allowed.join(", ");
+export function methodNotAllowed(served: string[]): (request: Request) => Response {
+  const allow = allowOf(served);
   return (request) => {
     const response = jsonError(405, "method_not_allowed", `method ${request.method.slice(0, 20)} not allowed here; allowed: ${allow}`);
     response.headers.set("allow", allow);
     return response;
   };
+}
+
+/** A route's OPTIONS handler: 204 with the `Allow` of the methods it serves. */
+export function optionsAnswer(served: string[]): () => Response {
+  const allow = allowOf(served);
+  return () => new Response(null, { status: 204, headers: { allow } });
 }
 
 /** 401 for a missing or wrong API token and no valid session. */

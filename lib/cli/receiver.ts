@@ -1,7 +1,8 @@
 // npm run receiver: the dedicated webhook receiver process (lib/receiver/receiver-server.ts) on
 // RECEIVER_HOST:RECEIVER_PORT (default 127.0.0.1:3001), on the same database as the dashboard.
 // The database must be set up first (`npm start` applies the migrations). Stops cleanly on
-// SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included), exits 0.
+// SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included) with
+// `Connection: close`, closes every connection (all of them after 10 s), exits 0.
 import { readSettingsOrExit } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
@@ -15,8 +16,13 @@ async function main(): Promise<void> {
     console.error(`Acredita receiver cannot start: database not ready (${error instanceof Error ? error.message.split("\n").filter(Boolean).at(-1) : String(error)}); run npm start once to apply the migrations`);
     process.exit(1);
   }
-  const server = createReceiverServer();
-  server.listen(config.RECEIVER_PORT, config.RECEIVER_HOST, () => {
+  const receiver = createReceiverServer();
+  receiver.server.once("error", (error: NodeJS.ErrnoException) => {
+    const reason = error.code === "EADDRINUSE" ? `${config.RECEIVER_HOST}:${config.RECEIVER_PORT} is already in use (RECEIVER_PORT)` : error.message;
+    console.error(`Acredita receiver cannot start: ${reason}`);
+    process.exit(1);
+  });
+  receiver.server.listen(config.RECEIVER_PORT, config.RECEIVER_HOST, () => {
     logger.info({ host: config.RECEIVER_HOST, port: config.RECEIVER_PORT }, "webhook receiver listening");
     console.log(`Acredita webhook receiver on http://${config.RECEIVER_HOST}:${config.RECEIVER_PORT}/api/webhooks/{endpoint}`);
   });
@@ -26,8 +32,10 @@ async function main(): Promise<void> {
       if (exiting) return;
       exiting = true;
       logger.info({ signal }, "receiver stopping");
-      server.close(() => void closeDb().then(() => process.exit(0)));
-      server.closeIdleConnections();
+      void receiver
+        .close()
+        .then(closeDb)
+        .then(() => process.exit(0));
     });
   }
 }

@@ -10,13 +10,23 @@ import { logger } from "@/lib/log/logger";
  * Answers a delivery whose event key is already stored (inline and inbox modes alike): the same body is
  * a duplicate (200, nothing changes, the stored status in the answer); another body under the same id
  * is a conflict (409, dead-lettered for review, the stored event kept). Returns undefined when the
- * stored row vanished (its writer rolled back): the caller retries its insert.
+ * stored row vanished (its writer rolled back): the caller retries its insert. 503 when the stored row
+ * cannot be read (database busy or down): the provider's retry gets the real answer.
  */
 export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key: EventKey): Promise<ProcessResult | undefined> {
-  const stored = await db.webhookEvent.findUnique({
-    where: { provider_account_livemode_eventId: key },
-    select: { bodyHash: true, status: true, orderId: true },
-  });
+  let stored;
+  try {
+    stored = await db.webhookEvent.findUnique({
+      where: { provider_account_livemode_eventId: key },
+      select: { bodyHash: true, status: true, orderId: true },
+    });
+  } catch (error) {
+    // The event is stored (its insert hit the key), but we cannot read it to tell duplicate from conflict.
+    logger.error({ err: error instanceof Error ? error.message : String(error), eventId: key.eventId }, "stored event not readable");
+    const reason = "database unavailable; retry later";
+    await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId: orderIdOf(delivery.event), outcome: "rejected", httpStatus: 503, reason });
+    return { httpStatus: 503, outcome: "rejected", reason };
+  }
   if (!stored) return undefined;
   const orderId = stored.orderId ?? orderIdOf(delivery.event);
   if (stored.bodyHash === delivery.bodyHash) {

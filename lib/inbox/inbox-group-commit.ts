@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { notifyWork } from "@/lib/background/signals";
+import { settings } from "@/lib/config/settings";
 import type { Db, Tx } from "@/lib/db/client";
 import { decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/events/delivery";
@@ -51,16 +52,23 @@ export class InboxGroupCommit {
   private flushing = false;
   private readonly counters = { batches: 0, failedBatches: 0, stored: 0, existing: 0 };
 
+  /**
+   * @param maxBatch deliveries per transaction at most
+   * @param stallMs how long one batch may take before its deliveries are answered `failed` (and stored
+   *   one by one) while the batch finishes, or not, in the background: a connection that hangs must not
+   *   hold every later delivery of the process. Default: the transaction timeout + 5 s.
+   */
   constructor(
     private readonly db: Db,
     private readonly maxBatch = MAX_GROUP_COMMIT_DELIVERIES,
+    private readonly stallMs = settings().DATABASE_TRANSACTION_TIMEOUT_MS + 5_000,
   ) {}
 
   /** Queues `delivery` for the next batch; resolves once that batch committed or failed. Never rejects. */
   store(delivery: VerifiedDelivery, now: Date): Promise<GroupCommitOutcome> {
     return new Promise((settle) => {
       this.queue.push({ delivery, now, settle });
-      if (!this.flushing) void this.flush();
+      this.startFlushing();
     });
   }
 
@@ -69,21 +77,48 @@ export class InboxGroupCommit {
     return { ...this.counters };
   }
 
-  private async flush(): Promise<void> {
+  private startFlushing(): void {
+    if (this.flushing) return;
     this.flushing = true;
-    try {
-      // Deliveries read in the same turn of the event loop join the first batch.
-      await new Promise((resolve) => setImmediate(resolve));
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        const outcomes = await this.commit(batch);
-        batch.forEach((waiting, index) => waiting.settle(outcomes[index]));
+    this.flush()
+      .catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "inbox group commit loop failed"))
+      .finally(() => {
+        this.flushing = false;
+        if (this.queue.length > 0) this.startFlushing();
+      });
+  }
+
+  private async flush(): Promise<void> {
+    // Deliveries read in the same turn of the event loop join the first batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      let outcomes: GroupCommitOutcome[] = [];
+      try {
+        outcomes = await this.commitWithin(batch);
+      } finally {
+        // Every delivery taken from the queue is answered, whatever happened above.
+        batch.forEach((waiting, index) => waiting.settle(outcomes[index] ?? "failed"));
       }
-    } finally {
-      this.flushing = false;
     }
   }
 
+  /** {@link commit}, or all `failed` once it has taken `stallMs` (it may still commit later: see the constructor). */
+  private async commitWithin(batch: Waiting[]): Promise<GroupCommitOutcome[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<"stalled">((resolve) => {
+      timer = setTimeout(() => resolve("stalled"), this.stallMs);
+    });
+    const committing = this.commit(batch);
+    const first = await Promise.race([committing, stalled]);
+    clearTimeout(timer);
+    if (first !== "stalled") return first;
+    this.counters.failedBatches++;
+    logger.warn({ deliveries: batch.length, stallMs: this.stallMs }, "inbox group commit stalled; storing its deliveries one by one");
+    return batch.map(() => "failed");
+  }
+
+  /** Writes one batch; never throws (a failed transaction is all `failed`). */
   private async commit(batch: Waiting[]): Promise<GroupCommitOutcome[]> {
     let written: { outcomes: GroupCommitOutcome[]; decisions: DecisionRow[] };
     try {
@@ -93,12 +128,17 @@ export class InboxGroupCommit {
       this.counters.failedBatches++;
       return batch.map(() => "failed");
     }
-    logger.debug({ deliveries: batch.length, stored: written.decisions.length }, "inbox group commit");
     this.counters.batches++;
     this.counters.stored += written.decisions.length;
     this.counters.existing += batch.length - written.decisions.length;
-    for (const row of written.decisions) logDecision(row);
-    if (written.decisions.length > 0) notifyWork("inbox");
+    try {
+      logger.debug({ deliveries: batch.length, stored: written.decisions.length }, "inbox group commit");
+      for (const row of written.decisions) logDecision(row);
+      if (written.decisions.length > 0) notifyWork("inbox");
+    } catch (error) {
+      // The rows are committed: the answers stand even if logging or the wake-up failed.
+      logger.error({ err: error instanceof Error ? error.message : String(error) }, "inbox group commit: post-commit step failed");
+    }
     return written.outcomes;
   }
 }
@@ -132,7 +172,9 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
     const key = keyText(delivery);
     if (!firstOfKey.has(key)) firstOfKey.set(key, index);
   });
-  const candidates = [...firstOfKey.values()].map((index) => {
+  // Sorted by key: concurrent batches on PostgreSQL then take their unique-index locks in the same order
+  // and cannot deadlock on each other.
+  const candidates = [...firstOfKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, index]) => {
     const { delivery, now } = batch[index];
     return { index, row: { id: randomUUID(), ...storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), receivedAt: now } };
   });

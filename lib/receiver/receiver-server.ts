@@ -1,25 +1,31 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
+import { securityHeaders } from "@/lib/security/security-headers.mjs";
 import { receiveWebhookHttp, type WebhookHttpAnswer } from "@/lib/webhooks/receive-webhook-request";
 import { readNodeBodyWithCap } from "@/lib/webhooks/request-body";
 
-const WEBHOOK_PATH = /^\/api\/webhooks\/([^/?#]+)\/?(?:\?.*)?$/;
+const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)(\/?)$/;
 
-/** Headers every answer carries: JSON, never cached, never sniffed. */
-const BASE_HEADERS = { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" } as const;
+/** Headers every answer carries: JSON, never cached, and the dashboard's security headers (next.config.mjs). */
+const BASE_HEADERS: Record<string, string> = {
+  "content-type": "application/json",
+  "cache-control": "no-store",
+  ...Object.fromEntries(securityHeaders().map(({ key, value }) => [key.toLowerCase(), value])),
+};
 
-/** The request's headers as a Fetch `Headers`, repeated ones appended in order (as Next.js builds them). */
+/**
+ * The request's headers as a Fetch `Headers`, built the way Next.js builds them from Node's parsed
+ * headers: a repeated `Content-Type` or `Authorization` keeps its first value, other repeats are joined
+ * with ", " (Node's rules), so both entry points see the same values.
+ */
 function headersOf(message: IncomingMessage): Headers {
   const headers = new Headers();
-  for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) headers.append(message.rawHeaders[i], message.rawHeaders[i + 1]);
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
   return headers;
-}
-
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { ...BASE_HEADERS, ...headers, "content-length": Buffer.byteLength(text) });
-  response.end(text);
 }
 
 /** The endpoint name in the path, percent-decoded; the raw segment when it does not decode (then it is unknown: 404). */
@@ -31,40 +37,80 @@ function endpointNameOf(segment: string): string {
   }
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, options: { db?: Db }): Promise<void> {
-  const url = request.url ?? "/";
-  const webhook = WEBHOOK_PATH.exec(url);
-  if (!webhook) {
-    if (url === "/api/health/live" && request.method === "GET") return send(response, 200, { ok: true });
-    return send(response, 404, { error: "not found: this process serves POST /api/webhooks/{endpoint} only" });
-  }
-  let answer: WebhookHttpAnswer;
-  try {
-    answer = await receiveWebhookHttp({ method: request.method ?? "GET", headers: headersOf(request), readBody: (maxBytes) => readNodeBodyWithCap(request, maxBytes) }, endpointNameOf(webhook[1]), options);
-  } catch (error) {
-    logger.error({ err: error instanceof Error ? error.message : String(error) }, "webhook request failed");
-    return send(response, 500, { outcome: "rejected", reason: "internal error; retry later" });
-  }
-  send(response, answer.status, answer.body, answer.headers);
+/** A running receiver: the HTTP server and its graceful stop. */
+export interface ReceiverServer {
+  server: Server;
+  /**
+   * Stops accepting connections, answers the requests in hand (each with `Connection: close`, so a
+   * keep-alive client cannot hold the process open), and resolves when every connection is closed; after
+   * `deadlineMs` it closes the remaining connections itself.
+   */
+  close(deadlineMs?: number): Promise<void>;
 }
 
 /**
  * The dedicated webhook receiver (`npm run receiver`): a bare Node.js HTTP server answering
- * `/api/webhooks/{endpoint}` with exactly the route handler's contract (same lib function
- * {@link receiveWebhookHttp}: same statuses, bodies, body cap, decision rows and processing modes) and
- * `GET /api/health/live`; everything else is 404. It exists for throughput: one App Router route
- * handler that does nothing costs ~1 ms of CPU per request here (lib/bench, target `route`), more than
- * all of the inbox's own work. Run it beside the dashboard on the same database and send providers to it.
- * Returns the (not yet listening) server; `options.db` lets tests pass their own client.
+ * `/api/webhooks/{endpoint}` with the route handler's contract (the same lib function
+ * {@link receiveWebhookHttp}: same statuses, bodies, body cap, decision rows, processing modes and group
+ * commit; the same security headers), `/api/webhooks/{endpoint}/` with a 308 to the path without the
+ * slash (as Next.js does), and `GET`/`HEAD /api/health/live`; everything else is 404. It exists for
+ * throughput: one App Router route handler that does nothing costs ~1 ms of CPU per request here
+ * (lib/bench, target `route`), more than all of the inbox's own work. `options.db` lets tests pass a client.
  */
-export function createReceiverServer(options: { db?: Db } = {}): Server {
+export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer {
+  let closing = false;
+
+  const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    const text = JSON.stringify(body);
+    response.writeHead(status, { ...BASE_HEADERS, ...headers, ...(closing ? { connection: "close" } : {}), "content-length": Buffer.byteLength(text) });
+    response.end(text);
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const [pathname, query] = (request.url ?? "/").split(/\?(.*)/s, 2);
+    const webhook = WEBHOOK_PATH.exec(pathname);
+    if (!webhook) {
+      if (pathname === "/api/health/live" && (request.method === "GET" || request.method === "HEAD")) return send(response, 200, { ok: true });
+      return send(response, 404, { error: "not found: this process serves /api/webhooks/{endpoint} only", code: "not_found" });
+    }
+    if (webhook[2] === "/") {
+      const location = `/api/webhooks/${webhook[1]}${query === undefined ? "" : `?${query}`}`;
+      return send(response, 308, { error: `permanent redirect to ${location}`, code: "redirect" }, { location });
+    }
+    let answer: WebhookHttpAnswer;
+    try {
+      answer = await receiveWebhookHttp({ method: request.method ?? "GET", headers: headersOf(request), readBody: (maxBytes) => readNodeBodyWithCap(request, maxBytes) }, endpointNameOf(webhook[1]), options);
+    } catch (error) {
+      logger.error({ err: error instanceof Error ? error.message : String(error) }, "webhook request failed");
+      return send(response, 500, { outcome: "rejected", reason: "internal error; retry later" });
+    }
+    send(response, answer.status, answer.body, answer.headers);
+  };
+
   const server = createServer((request, response) => {
-    handle(request, response, options).catch((error: unknown) => {
+    response.once("finish", () => {
+      if (closing) server.closeIdleConnections();
+    });
+    handle(request, response).catch((error: unknown) => {
       logger.error({ err: error instanceof Error ? error.message : String(error) }, "webhook answer failed");
       if (!response.headersSent) send(response, 500, { outcome: "rejected", reason: "internal error; retry later" });
       else response.destroy();
     });
   });
   server.keepAliveTimeout = 30_000;
-  return server;
+
+  return {
+    server,
+    close(deadlineMs = 10_000) {
+      closing = true;
+      return new Promise<void>((resolve) => {
+        const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+        server.close(() => {
+          clearTimeout(deadline);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
 }

@@ -1,6 +1,6 @@
 // GET /api/orders: list orders; POST /api/orders: create one idempotently. Bearer API_TOKEN or a session.
 import { authorizeApi } from "@/lib/api/authorize-api";
-import { invalidBody, jsonError, methodNotAllowed, refusal, withDatabaseErrors } from "@/lib/api/responses";
+import { invalidBody, jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { createOrder, listOrders, listQuerySchema, newOrderSchema } from "@/lib/orders/orders";
 
@@ -33,4 +33,5 @@ export async function POST(request: Request): Promise<Response> {
 }
 
 export const PUT = methodNotAllowed(["GET", "POST"]);
+export const OPTIONS = optionsAnswer(["GET", "POST"]);
 export { PUT as PATCH, PUT as DELETE };

@@ -1,6 +1,6 @@
 // GET /api/orders/[id]: one order with its ledger and events. Bearer API_TOKEN or a session.
 import { authorizeApi } from "@/lib/api/authorize-api";
-import { jsonError, methodNotAllowed, refusal, withDatabaseErrors } from "@/lib/api/responses";
+import { jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { getOrder } from "@/lib/orders/orders";
 
@@ -18,4 +18,5 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
 }
 
 export const POST = methodNotAllowed(["GET"]);
+export const OPTIONS = optionsAnswer(["GET"]);
 export { POST as PUT, POST as PATCH, POST as DELETE };
