@@ -1,5 +1,6 @@
 // Browser tests in Debian's Chromium (never `npx playwright install`) against the BUILT app, started by
-// lib/cli/e2e-server.ts on 127.0.0.1 with its own fresh SQLite database in a temporary folder.
+// lib/cli/e2e-server.ts on 127.0.0.1 with its own fresh database: SQLite in a temporary folder, or a new
+// database on the PostgreSQL test cluster (TEST_DATABASE=postgres; see e2e/browser/support/e2e-env.ts).
 import { defineConfig } from "@playwright/test";
 import { E2E } from "./e2e/browser/support/e2e-env";
 
@@ -39,7 +40,7 @@ export default defineConfig({
     stderr: "pipe",
     env: {
       PORT: String(E2E.port),
-      DATABASE_URL: `file:${E2E.databaseFile}`,
+      DATABASE_URL: E2E.databaseUrl,
       AUTH_BASE_URL: E2E.baseURL,
       AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
       AUTH_LOGIN_MAX_ATTEMPTS: "5",

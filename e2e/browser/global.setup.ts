@@ -10,6 +10,8 @@ setup("the target is the local throwaway server", () => {
   assertLocalTarget();
   expect(() => assertLocalTarget("https://acredita.example.com")).toThrow(/local servers only/);
   expect(() => assertLocalTarget(E2E.baseURL, "/var/lib/acredita/acredita.db")).toThrow(/outside/);
+  expect(() => assertLocalTarget(E2E.baseURL, "postgresql://acredita@db.example.com:5432/acredita_e2e_browser_0a1b2c")).toThrow(/outside the local test cluster/);
+  expect(() => assertLocalTarget(E2E.baseURL, "postgresql://acredita@127.0.0.1:5432/acredita")).toThrow(/outside the local test cluster/);
 });
 
 setup("the lab's five deliveries reach the test server", async () => {

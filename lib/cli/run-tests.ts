@@ -1,5 +1,6 @@
 // npm test: builds the production app, runs every node:test file (lib/**, e2e/api/**) on SQLite, then
-// again on PostgreSQL, then the Playwright specs in real Chromium. For the PostgreSQL pass it starts a
+// again on PostgreSQL with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright
+// specs on SQLite. For the PostgreSQL pass it starts a
 // throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the end, unless TEST_POSTGRES_URL names
 // one already running. Exits non-zero when any stage fails.
 //   npm test [-- build|unit|sqlite|postgres|browser]   one stage only (unit = both databases)
@@ -54,6 +55,8 @@ async function main(): Promise<void> {
   const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("e2e/api", /\.test\.ts$/)].sort();
   const nodeArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...nodeTests];
   const testEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
+  const playwright = ["node_modules/@playwright/test/cli.js", "test"];
+  const hasBrowserTests = findTests("e2e/browser", /\.spec\.ts$/).length > 0;
 
   if (stage("build")) run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"]);
   if (stage("sqlite")) run("node tests on SQLite", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "sqlite" });
@@ -67,13 +70,12 @@ async function main(): Promise<void> {
     }
     try {
       run("node tests on PostgreSQL", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
+      if (!only && hasBrowserTests) run("browser tests on PostgreSQL", process.execPath, playwright, { ...process.env, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
     } finally {
       stopCluster();
     }
   }
-  if (stage("browser") && findTests("e2e/browser", /\.spec\.ts$/).length > 0) {
-    run("browser tests", process.execPath, ["node_modules/@playwright/test/cli.js", "test"]);
-  }
+  if (stage("browser") && hasBrowserTests) run("browser tests on SQLite", process.execPath, playwright, { ...process.env, TEST_DATABASE: "sqlite" });
 }
 
 main().catch((error: unknown) => {

@@ -1,18 +1,37 @@
-// Direct reads of the test server's own temporary SQLite file, for exact assertions (row counts,
-// attempts) that a page does not show. Read-only except `insertUncertainOutboxRow`.
+// Direct reads of the test server's own temporary database (SQLite file, or the PostgreSQL test
+// database on the PostgreSQL pass), for exact assertions (row counts, attempts) that a page does not
+// show. Queries are written for SQLite; e2e/support/sql-reader.ts adapts them for PostgreSQL.
+// Read-only except `insertUncertainOutboxRow`.
+import { execFileSync } from "node:child_process";
 import Database from "better-sqlite3";
+import { postgresBinDir } from "@/lib/db/postgres-cluster";
+import { sqlReader, toPostgresSql } from "../../support/sql-reader";
 import { assertLocalTarget, E2E } from "./e2e-env";
 
-function open(readonly = true): Database.Database {
+const onPostgres = E2E.databaseUrl.startsWith("postgres");
+
+/** Runs one query and returns its rows (the connection is closed again at once). */
+export function query<T>(sql: string, ...params: (string | number | boolean | null)[]): T[] {
   assertLocalTarget();
-  return new Database(E2E.databaseFile, { readonly, fileMustExist: true });
+  const reader = sqlReader(onPostgres ? { url: E2E.databaseUrl } : { url: E2E.databaseUrl, file: E2E.databaseFile });
+  try {
+    return reader.all<T>(sql, ...params);
+  } finally {
+    reader.close();
+  }
 }
 
-/** Runs one query and returns its rows (the database is closed again at once). */
-export function query<T>(sql: string, ...params: unknown[]): T[] {
-  const database = open();
+/** Runs one writing statement (SQLite-flavoured, `?` parameters). */
+function execute(sql: string, ...params: (string | number | null)[]): void {
+  assertLocalTarget();
+  if (onPostgres) {
+    const bin = postgresBinDir();
+    execFileSync(bin ? `${bin}/psql` : "psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", E2E.databaseUrl, "-c", toPostgresSql(sql, params)], { encoding: "utf8" });
+    return;
+  }
+  const database = new Database(E2E.databaseFile, { fileMustExist: true });
   try {
-    return database.prepare(sql).all(...params) as T[];
+    database.prepare(sql).run(...params);
   } finally {
     database.close();
   }
@@ -30,13 +49,17 @@ export function deadLetterOf(eventId: string): { id: string; status: string; att
  * 4's), and the review queue must be tested on one.
  */
 export function insertUncertainOutboxRow(id: string, orderId: string): void {
-  const database = open(false);
-  try {
-    const now = new Date().toISOString();
-    database
-      .prepare("INSERT INTO OutboxMessage (id, idempotencyKey, orderId, target, body, status, attempts, nextAttemptAt, lastError, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, 'uncertain', 1, ?, ?, ?, ?)")
-      .run(id, `fulfil:${orderId}`, orderId, "https://merchant.example/fulfil", "{}", now, "timeout after send: the target may have acted", now, now);
-  } finally {
-    database.close();
-  }
+  const now = new Date().toISOString();
+  execute(
+    "INSERT INTO OutboxMessage (id, idempotencyKey, orderId, target, body, status, attempts, nextAttemptAt, lastError, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, 'uncertain', 1, ?, ?, ?, ?)",
+    id,
+    `fulfil:${orderId}`,
+    orderId,
+    "https://merchant.example/fulfil",
+    "{}",
+    now,
+    "timeout after send: the target may have acted",
+    now,
+    now,
+  );
 }

@@ -1,5 +1,7 @@
-// The browser tests' environment: a free port and a fresh temporary database folder, chosen ONCE in the
+// The browser tests' environment: a free port and a fresh temporary database, chosen ONCE in the
 // Playwright runner process (which loads the config first) and inherited by its workers through the env.
+// SQLite by default (a file in a new temporary folder); with TEST_DATABASE=postgres and TEST_POSTGRES_URL
+// (the test cluster's admin URL, as `npm test` sets them) a new migrated database on that local cluster.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,22 +9,38 @@ import path from "node:path";
 
 process.env.E2E_PORT ??= execFileSync(process.execPath, ["-e", 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{process.stdout.write(String(s.address().port));s.close()})']).toString();
 process.env.E2E_DB_DIR ??= mkdtempSync(path.join(tmpdir(), "acredita-e2e-"));
+if (process.env.TEST_DATABASE === "postgres" && process.env.TEST_POSTGRES_URL) {
+  process.env.E2E_DATABASE_URL ??= execFileSync(process.execPath, ["--import", "tsx", "e2e/support/postgres-test-database.ts", process.env.TEST_POSTGRES_URL, "e2e_browser"], { encoding: "utf8" }).trim();
+}
+
+const databaseFile = path.join(process.env.E2E_DB_DIR, "acredita.db");
 
 export const E2E = {
   port: Number(process.env.E2E_PORT),
   baseURL: `http://127.0.0.1:${process.env.E2E_PORT}`,
-  databaseFile: path.join(process.env.E2E_DB_DIR, "acredita.db"),
+  /** The server's database: a postgresql:// URL on the PostgreSQL pass, else `file:` + {@link E2E.databaseFile}. */
+  databaseUrl: process.env.E2E_DATABASE_URL ?? `file:${databaseFile}`,
+  /** The SQLite file (on the PostgreSQL pass it is never created). */
+  databaseFile,
   apiToken: "e2e-api-token-0001",
   labSecret: "lab_e2e_secret_0001",
 } as const;
 
 /**
  * Refuses to run against anything but the local throwaway server: the base URL must be 127.0.0.1 or
- * localhost and the database a file under the OS temp folder (dub's assert-local-database idea).
+ * localhost, and the database a file under the OS temp folder, or a PostgreSQL test database
+ * (`acredita_e2e_browser_*`) on 127.0.0.1 (dub's assert-local-database idea).
  */
-export function assertLocalTarget(baseURL: string = E2E.baseURL, databaseFile: string = E2E.databaseFile): void {
+export function assertLocalTarget(baseURL: string = E2E.baseURL, databaseUrl: string = E2E.databaseUrl): void {
   const host = new URL(baseURL).hostname;
   if (host !== "127.0.0.1" && host !== "localhost") throw new Error(`refusing to run browser tests against ${host}: local servers only`);
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const database = new URL(databaseUrl);
+    if ((database.hostname !== "127.0.0.1" && database.hostname !== "localhost") || !/^\/acredita_e2e_browser_[0-9a-f]+$/.test(database.pathname)) {
+      throw new Error("refusing to run browser tests on a PostgreSQL database outside the local test cluster");
+    }
+    return;
+  }
   const temp = realpathSync(tmpdir());
-  if (!path.resolve(databaseFile).startsWith(temp + path.sep)) throw new Error(`refusing to run browser tests on a database outside ${temp}`);
+  if (!path.resolve(databaseUrl.replace(/^file:/, "")).startsWith(temp + path.sep)) throw new Error(`refusing to run browser tests on a database outside ${temp}`);
 }
