@@ -1,5 +1,4 @@
-import { PollLoop } from "@/lib/background/poll-loop";
-import { onWork } from "@/lib/background/signals";
+import { ClaimingWorker } from "@/lib/background/claiming-worker";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
@@ -49,16 +48,15 @@ function retryableStatus(statusCode: number): boolean {
  * Sent but no answer (timeout, reset), or the dispatcher died before recording: uncertain, never
  * re-sent blindly (issue 4: no HTTP webhook offers exactly-once across services).
  */
-export class OutboxDispatcher {
+export class OutboxDispatcher extends ClaimingWorker<DispatchResult> {
   readonly owner: string;
-  private readonly loop: PollLoop;
   private readonly config: Required<Omit<OutboxDispatcherOptions, "owner" | "pollIntervalMs" | "random" | "signingSecret">> & { random?: () => number; signingSecret?: string };
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly database: () => Promise<Db>,
     options: OutboxDispatcherOptions = {},
   ) {
+    super("outbox-dispatcher", "outbox", options.pollIntervalMs ?? settings().INBOX_POLL_INTERVAL_MS);
     const config = settings();
     this.owner = options.owner ?? newWorkerId("outbox");
     this.config = {
@@ -71,7 +69,6 @@ export class OutboxDispatcher {
       random: options.random,
       signingSecret: options.signingSecret ?? config.FULFILMENT_WEBHOOK_SECRET,
     };
-    this.loop = new PollLoop("outbox-dispatcher", async () => (await this.runOnce()) !== null, options.pollIntervalMs ?? config.INBOX_POLL_INTERVAL_MS);
   }
 
   /** Marks abandoned sends uncertain, then sends at most one due message. Returns its result, or null when none was due. */
@@ -86,29 +83,6 @@ export class OutboxDispatcher {
     const outcome = await postWithIdempotencyKey(message.target, message.body, message.idempotencyKey, this.config.timeoutMs, signature);
     crashAt("outbox-after-send-before-record");
     return this.record(db, message, outcome);
-  }
-
-  /** Sends due messages until none is left (or `maxSteps`). For tests and tools. */
-  async drain(maxSteps = 10_000): Promise<DispatchResult[]> {
-    const results: DispatchResult[] = [];
-    for (let step = 0; step < maxSteps; step++) {
-      const result = await this.runOnce();
-      if (!result) break;
-      results.push(result);
-    }
-    return results;
-  }
-
-  start(): void {
-    this.unsubscribe ??= onWork("outbox", () => this.loop.wake());
-    this.loop.start();
-  }
-
-  /** Stops: a send in flight is finished and recorded (bounded by OUTBOX_TIMEOUT_MS), nothing new is claimed. */
-  async stop(): Promise<void> {
-    this.unsubscribe?.();
-    this.unsubscribe = undefined;
-    await this.loop.stop();
   }
 
   private async record(db: Db, message: ClaimedOutboxMessage, outcome: SendOutcome): Promise<DispatchResult> {
