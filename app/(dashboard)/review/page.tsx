@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { getTranslations } from "next-intl/server";
+import { StaticTable } from "@/app/_components/static-table";
 import { DateTime, Money } from "@/app/_components/money";
 import { actorCan, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -20,104 +21,62 @@ export default async function ReviewPage() {
           {t("extraCharges")} ({queue.extraCharges.count})
         </h2>
         <p className="help">{t("extraHelp")}</p>
-        {queue.extraCharges.count === 0 ? (
-          <p className="empty">{t("emptyExtra")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table data-testid="extra-charges">
-              <thead>
-                <tr>
-                  <th scope="col">{t("created")}</th>
-                  <th scope="col">{t("order")}</th>
-                  <th scope="col">{t("payment")}</th>
-                  <th scope="col" className="num">
-                    {t("amount")}
-                  </th>
-                  <th scope="col">{t("event")}</th>
-                  <th scope="col">{t("note")}</th>
-                  {canManage ? <th scope="col">{t("resolve")}</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {queue.extraCharges.data.map((extra) => (
-                  <tr key={extra.id}>
-                    <td className="nowrap">
-                      <DateTime value={extra.createdAt} />
-                    </td>
-                    <td>
-                      <Link href={`/orders/${encodeURIComponent(extra.orderId)}`} className="mono">
-                        {extra.orderId}
-                      </Link>
-                    </td>
-                    <td className="mono">{extra.paymentKey}</td>
-                    <td className="num">
-                      <Money minor={extra.amount} currency={extra.currency} />
-                    </td>
-                    <td className="mono">
-                      {extra.eventId} <span className="muted">({extra.provider})</span>
-                    </td>
-                    <td>{extra.note ?? "—"}</td>
-                    {canManage ? (
-                      <td>
-                        <ResolveForm kind="extra_charge" id={extra.id} />
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <StaticTable testId="extra-charges" rowCount={queue.extraCharges.count} empty={t("emptyExtra")} columns={[{ label: t("created") }, { label: t("order") }, { label: t("payment") }, { label: t("amount"), numeric: true }, { label: t("event") }, { label: t("note") }, canManage ? { label: t("resolve") } : null]}>
+          {queue.extraCharges.data.map((extra) => (
+            <tr key={extra.id}>
+              <td className="nowrap">
+                <DateTime value={extra.createdAt} />
+              </td>
+              <td>
+                <Link href={`/orders/${encodeURIComponent(extra.orderId)}`} className="mono">
+                  {extra.orderId}
+                </Link>
+              </td>
+              <td className="mono">{extra.paymentKey}</td>
+              <td className="num">
+                <Money minor={extra.amount} currency={extra.currency} />
+              </td>
+              <td className="mono">
+                {extra.eventId} <span className="muted">({extra.provider})</span>
+              </td>
+              <td>{extra.note ?? "—"}</td>
+              {canManage ? (
+                <td>
+                  <ResolveForm kind="extra_charge" id={extra.id} />
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </StaticTable>
       </section>
       <section aria-labelledby="outbox-h">
         <h2 id="outbox-h">
           {t("outbox")} ({queue.outbox.count})
         </h2>
         <p className="help">{t("outboxHelp")}</p>
-        {queue.outbox.count === 0 ? (
-          <p className="empty">{t("emptyOutbox")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table data-testid="uncertain-outbox">
-              <thead>
-                <tr>
-                  <th scope="col">{t("created")}</th>
-                  <th scope="col">{t("order")}</th>
-                  <th scope="col">{t("target")}</th>
-                  <th scope="col" className="num">
-                    {t("attempts")}
-                  </th>
-                  <th scope="col">{t("lastStatus")}</th>
-                  <th scope="col">{t("lastError")}</th>
-                  {canManage ? <th scope="col">{t("resolve")}</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {queue.outbox.data.map((message) => (
-                  <tr key={message.id}>
-                    <td className="nowrap">
-                      <DateTime value={message.createdAt} />
-                    </td>
-                    <td>
-                      <Link href={`/orders/${encodeURIComponent(message.orderId)}`} className="mono">
-                        {message.orderId}
-                      </Link>
-                    </td>
-                    <td className="mono">{message.target}</td>
-                    <td className="num">{message.attempts}</td>
-                    <td>{message.lastStatusCode ?? "—"}</td>
-                    <td className="wrap">{message.lastError ?? "—"}</td>
-                    {canManage ? (
-                      <td>
-                        <ResolveForm kind="outbox" id={message.id} />
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <StaticTable testId="uncertain-outbox" rowCount={queue.outbox.count} empty={t("emptyOutbox")} columns={[{ label: t("created") }, { label: t("order") }, { label: t("target") }, { label: t("attempts"), numeric: true }, { label: t("lastStatus") }, { label: t("lastError") }, canManage ? { label: t("resolve") } : null]}>
+          {queue.outbox.data.map((message) => (
+            <tr key={message.id}>
+              <td className="nowrap">
+                <DateTime value={message.createdAt} />
+              </td>
+              <td>
+                <Link href={`/orders/${encodeURIComponent(message.orderId)}`} className="mono">
+                  {message.orderId}
+                </Link>
+              </td>
+              <td className="mono">{message.target}</td>
+              <td className="num">{message.attempts}</td>
+              <td>{message.lastStatusCode ?? "—"}</td>
+              <td className="wrap">{message.lastError ?? "—"}</td>
+              {canManage ? (
+                <td>
+                  <ResolveForm kind="outbox" id={message.id} />
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </StaticTable>
       </section>
     </>
   );

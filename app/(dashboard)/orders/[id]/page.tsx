@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { OutcomeBadge, StatusBadge } from "@/app/_components/badges";
+import { StaticTable } from "@/app/_components/static-table";
 import { DateTime, Money } from "@/app/_components/money";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -55,88 +56,46 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
         <h2 id="timeline-h">{t("timeline")}</h2>
         <p className="help">{t("timelineHelp")}</p>
         {timeline.decisionCount > timeline.decisions.length ? <p className="notice info">{t("timelineTruncated", { shown: TIMELINE_LIMIT, total: timeline.decisionCount })}</p> : null}
-        {timeline.decisions.length === 0 ? (
-          <p className="empty">{t("none")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table data-testid="timeline">
-              <thead>
-                <tr>
-                  <th scope="col">{t("time")}</th>
-                  <th scope="col">{t("event")}</th>
-                  <th scope="col">{t("type")}</th>
-                  <th scope="col">{t("provider")}</th>
-                  <th scope="col">{t("outcome")}</th>
-                  <th scope="col" className="num">
-                    {t("httpStatus")}
-                  </th>
-                  <th scope="col">{t("reason")}</th>
-                  <th scope="col">{t("source")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {timeline.decisions.map((decision) => (
-                  <tr key={decision.id} data-event-id={decision.eventId ?? ""} data-outcome={decision.outcome} data-http-status={decision.httpStatus ?? ""}>
-                    <td className="nowrap">
-                      <DateTime value={decision.at} />
-                    </td>
-                    <td className="mono">
-                      {decision.eventId ?? "—"} {decision.verified ? null : <span className="badge warn">{t("unverified")}</span>}
-                    </td>
-                    <td className="mono">{decision.eventType ?? "—"}</td>
-                    <td>{decision.provider}</td>
-                    <td>
-                      <OutcomeBadge outcome={decision.outcome} />
-                    </td>
-                    <td className="num">{decision.httpStatus ?? "—"}</td>
-                    <td className="wrap">{decision.reason}</td>
-                    <td>{decision.source}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <StaticTable testId="timeline" rowCount={timeline.decisions.length} empty={t("none")} columns={[{ label: t("time") }, { label: t("event") }, { label: t("type") }, { label: t("provider") }, { label: t("outcome") }, { label: t("httpStatus"), numeric: true }, { label: t("reason") }, { label: t("source") }]}>
+          {timeline.decisions.map((decision) => (
+            <tr key={decision.id} data-event-id={decision.eventId ?? ""} data-outcome={decision.outcome} data-http-status={decision.httpStatus ?? ""}>
+              <td className="nowrap">
+                <DateTime value={decision.at} />
+              </td>
+              <td className="mono">
+                {decision.eventId ?? "—"} {decision.verified ? null : <span className="badge warn">{t("unverified")}</span>}
+              </td>
+              <td className="mono">{decision.eventType ?? "—"}</td>
+              <td>{decision.provider}</td>
+              <td>
+                <OutcomeBadge outcome={decision.outcome} />
+              </td>
+              <td className="num">{decision.httpStatus ?? "—"}</td>
+              <td className="wrap">{decision.reason}</td>
+              <td>{decision.source}</td>
+            </tr>
+          ))}
+        </StaticTable>
       </section>
 
       <section aria-labelledby="ledger-h">
         <h2 id="ledger-h">{t("ledger")}</h2>
-        {timeline.ledger.length === 0 ? (
-          <p className="empty">{t("none")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table data-testid="ledger">
-              <thead>
-                <tr>
-                  <th scope="col">{t("time")}</th>
-                  <th scope="col">{t("businessKey")}</th>
-                  <th scope="col">{t("kind")}</th>
-                  <th scope="col" className="num">
-                    {o("amount")}
-                  </th>
-                  <th scope="col">{t("event")}</th>
-                  <th scope="col">{t("provider")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {timeline.ledger.map((entry) => (
-                  <tr key={entry.id}>
-                    <td className="nowrap">
-                      <DateTime value={entry.createdAt} />
-                    </td>
-                    <td className="mono">{entry.businessKey}</td>
-                    <td>{entry.kind}</td>
-                    <td className="num">
-                      <Money minor={entry.amount} currency={entry.currency} signed />
-                    </td>
-                    <td className="mono">{entry.eventId}</td>
-                    <td>{entry.provider}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <StaticTable testId="ledger" rowCount={timeline.ledger.length} empty={t("none")} columns={[{ label: t("time") }, { label: t("businessKey") }, { label: t("kind") }, { label: o("amount"), numeric: true }, { label: t("event") }, { label: t("provider") }]}>
+          {timeline.ledger.map((entry) => (
+            <tr key={entry.id}>
+              <td className="nowrap">
+                <DateTime value={entry.createdAt} />
+              </td>
+              <td className="mono">{entry.businessKey}</td>
+              <td>{entry.kind}</td>
+              <td className="num">
+                <Money minor={entry.amount} currency={entry.currency} signed />
+              </td>
+              <td className="mono">{entry.eventId}</td>
+              <td>{entry.provider}</td>
+            </tr>
+          ))}
+        </StaticTable>
       </section>
 
       <section aria-labelledby="delivery-h">
@@ -150,84 +109,44 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
 
       <section aria-labelledby="extra-h">
         <h2 id="extra-h">{t("extraCharges")}</h2>
-        {timeline.extraCharges.length === 0 ? (
-          <p className="muted">{t("none")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t("time")}</th>
-                  <th scope="col">{t("payment")}</th>
-                  <th scope="col" className="num">
-                    {o("amount")}
-                  </th>
-                  <th scope="col">{t("event")}</th>
-                  <th scope="col">{o("status")}</th>
-                  <th scope="col">{t("note")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {timeline.extraCharges.map((extra) => (
-                  <tr key={extra.id}>
-                    <td className="nowrap">
-                      <DateTime value={extra.createdAt} />
-                    </td>
-                    <td className="mono">{extra.paymentKey}</td>
-                    <td className="num">
-                      <Money minor={extra.amount} currency={extra.currency} />
-                    </td>
-                    <td className="mono">{extra.eventId}</td>
-                    <td>
-                      <StatusBadge status={extra.status} />
-                    </td>
-                    <td>{extra.note ?? "—"}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <StaticTable rowCount={timeline.extraCharges.length} empty={t("none")} quietEmpty columns={[{ label: t("time") }, { label: t("payment") }, { label: o("amount"), numeric: true }, { label: t("event") }, { label: o("status") }, { label: t("note") }]}>
+          {timeline.extraCharges.map((extra) => (
+            <tr key={extra.id}>
+              <td className="nowrap">
+                <DateTime value={extra.createdAt} />
+              </td>
+              <td className="mono">{extra.paymentKey}</td>
+              <td className="num">
+                <Money minor={extra.amount} currency={extra.currency} />
+              </td>
+              <td className="mono">{extra.eventId}</td>
+              <td>
+                <StatusBadge status={extra.status} />
+              </td>
+              <td>{extra.note ?? "—"}</td>
+            </tr>
+          ))}
+        </StaticTable>
       </section>
 
       <section aria-labelledby="events-h">
         <h2 id="events-h">{t("events")}</h2>
-        {timeline.events.length === 0 ? (
-          <p className="muted">{t("none")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t("time")}</th>
-                  <th scope="col">{t("event")}</th>
-                  <th scope="col">{t("type")}</th>
-                  <th scope="col">{t("provider")}</th>
-                  <th scope="col">{o("status")}</th>
-                  <th scope="col" className="num">
-                    {t("attempts")}
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {timeline.events.map((event) => (
-                  <tr key={event.id}>
-                    <td className="nowrap">
-                      <DateTime value={event.receivedAt} />
-                    </td>
-                    <td className="mono">{event.eventId}</td>
-                    <td className="mono">{event.type}</td>
-                    <td>{event.provider}</td>
-                    <td>
-                      <StatusBadge status={event.status} />
-                    </td>
-                    <td className="num">{event.attempts}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <StaticTable rowCount={timeline.events.length} empty={t("none")} quietEmpty columns={[{ label: t("time") }, { label: t("event") }, { label: t("type") }, { label: t("provider") }, { label: o("status") }, { label: t("attempts"), numeric: true }]}>
+          {timeline.events.map((event) => (
+            <tr key={event.id}>
+              <td className="nowrap">
+                <DateTime value={event.receivedAt} />
+              </td>
+              <td className="mono">{event.eventId}</td>
+              <td className="mono">{event.type}</td>
+              <td>{event.provider}</td>
+              <td>
+                <StatusBadge status={event.status} />
+              </td>
+              <td className="num">{event.attempts}</td>
+            </tr>
+          ))}
+        </StaticTable>
       </section>
 
       <section aria-labelledby="dl-h">
