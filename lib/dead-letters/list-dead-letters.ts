@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
+import type { DeadLetterView } from "@/lib/dead-letters/retry-dead-letter";
 import { lenient, pageOf, pagingFromParams, pagingSchema, param, type Page, type SearchParams } from "@/lib/lists/paging";
 
 export const DEAD_LETTER_TABS = ["open", "resolved"] as const;
@@ -13,24 +14,8 @@ export function deadLetterQueryFromParams(params: SearchParams): DeadLetterQuery
   return { ...pagingFromParams(params), status: lenient(z.enum(DEAD_LETTER_TABS), param(params, "tab"), "open") };
 }
 
-/** A dead letter as the dashboard lists it: never the stored payload. */
-export interface DeadLetterRow {
-  id: string;
-  provider: string;
-  endpoint: string;
-  eventId: string;
-  eventType: string;
-  orderId: string | null;
-  category: string;
-  reason: string;
-  retryable: boolean;
-  attempts: number;
-  firstFailedAt: string;
-  lastFailedAt: string;
-  nextAction: string;
-  owner: string | null;
-  status: string;
-  resolution: string | null;
+/** A dead letter as the dashboard lists it (the CLI's view plus who resolved it, when): never the stored payload. */
+export interface DeadLetterRow extends DeadLetterView {
   resolvedBy: string | null;
   resolvedAt: string | null;
 }
