@@ -1,11 +1,11 @@
 import Database from "better-sqlite3";
 import { acreditaCounts, benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/lib/bench/bench-data";
-import { startAcredita, startBaseline } from "@/lib/bench/bench-processes";
+import { startAcredita, startBaseline, startReceiverProcess } from "@/lib/bench/bench-processes";
 import { postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
 
 /** The duplicate storm's result: the load figures and what the database says was applied. */
 export interface StormMeasurement extends LoadResult {
-  target: "inline" | "inbox" | "naive";
+  target: "inline" | "inbox" | "receiver" | "naive";
   events: number;
   copies: number;
   connections: number;
@@ -16,6 +16,12 @@ export interface StormMeasurement extends LoadResult {
   /** Minor units credited beyond what the orders cost (0 when exactly-once held). */
   overcredited: number;
   ok: boolean;
+}
+
+/** Waits (at most 10 minutes) until the database holds `credits` ledger entries. */
+async function waitForCredits(file: string, credits: number): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  while (Date.now() < deadline && acreditaCounts(file).ledger < credits) await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
 /**
@@ -30,25 +36,38 @@ export function stormDeliveries(events: number, copies: number): SignedDelivery[
 
 /**
  * Duplicate storm (issue 7): `events` distinct approvals, each delivered `copies` times, over
- * `connections` concurrent clients, to Acredita's production build (or the naive receiver, to show what
- * happens without dedupe). Checks the database: exactly `events` credits, each order paid once.
+ * `connections` concurrent clients, to Acredita's production build (inline, or inbox with its
+ * in-process worker), to `npm run receiver` (inbox; afterwards the production build's worker applies
+ * what it stored), or to the naive receiver, to show what happens without dedupe. Checks the database:
+ * exactly `events` credits, each order paid once.
  */
-export async function measureDuplicateStorm(target: "inline" | "inbox" | "naive", options: { events: number; copies: number; connections: number; env?: Record<string, string> }): Promise<StormMeasurement> {
+export async function measureDuplicateStorm(target: "inline" | "inbox" | "receiver" | "naive", options: { events: number; copies: number; connections: number; env?: Record<string, string> }): Promise<StormMeasurement> {
   const folder = benchFolder(`storm-${target}`);
   const file = createBenchDatabase(folder);
   seedOrders(file, "ord_s", options.events, 2_500);
   seedOrders(file, "ord_w", 200, 2_500);
-  const server = target === "naive" ? await startBaseline("naive", file) : await startAcredita(file, { LAB_PROCESSING_MODE: target, ...options.env });
+  const server =
+    target === "naive"
+      ? await startBaseline("naive", file)
+      : target === "receiver"
+        ? await startReceiverProcess(file, { LAB_PROCESSING_MODE: "inbox", ...options.env })
+        : await startAcredita(file, { LAB_PROCESSING_MODE: target, ...options.env });
   let load: LoadResult;
   try {
     await postDeliveries(server.url, labApprovals("evt_w", "ord_w", 200, 2_500), 8);
     load = await postDeliveries(server.url, stormDeliveries(options.events, options.copies), options.connections);
-    if (target === "inbox") {
-      const deadline = Date.now() + 600_000;
-      while (Date.now() < deadline && acreditaCounts(file).ledger < options.events + 200) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    if (target === "inbox") await waitForCredits(file, options.events + 200);
   } finally {
     await server.stop();
+  }
+  if (target === "receiver") {
+    // The receiver only stores: the production build's in-process worker applies the inbox.
+    const applier = await startAcredita(file, { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: "true" });
+    try {
+      await waitForCredits(file, options.events + 200);
+    } finally {
+      await applier.stop();
+    }
   }
   if (target === "naive") {
     const database = new Database(file, { readonly: true });

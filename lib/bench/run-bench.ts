@@ -184,7 +184,7 @@ async function main(): Promise<number> {
 
   if (options.sections.includes("storm")) {
     report.storm = [];
-    for (const target of ["inline", "naive"] as const) {
+    for (const target of ["inline", "receiver", "naive"] as const) {
       const storm = await measureDuplicateStorm(target, { events: options.stormEvents, copies: options.stormCopies, connections: options.stormConnections });
       report.storm.push(storm);
       if (target !== "naive") failed ||= !storm.ok;
@@ -192,7 +192,7 @@ async function main(): Promise<number> {
     console.log(`\nDuplicate storm: ${options.stormEvents} events x ${options.stormCopies} copies = ${options.stormEvents * options.stormCopies} deliveries, ${options.stormConnections} connections`);
     for (const storm of report.storm) {
       console.log(
-        `  ${storm.target.padEnd(7)} ${storm.perSecond.toFixed(1)} deliveries/s, p50 ${storm.p50Ms} ms, p99 ${storm.p99Ms} ms, errors ${storm.errors + storm.non2xx}; applied ${storm.applied} of ${storm.events} events${storm.paidOrders === null ? "" : `, ${storm.paidOrders} orders paid`}, over-credited ${storm.overcredited} ARS minor units${storm.target === "naive" ? " (no dedupe: expected)" : storm.ok ? " - ok" : " - FAILED"}`,
+        `  ${storm.target.padEnd(8)} ${storm.perSecond.toFixed(1)} deliveries/s, p50 ${storm.p50Ms} ms, p99 ${storm.p99Ms} ms, errors ${storm.errors + storm.non2xx}; applied ${storm.applied} of ${storm.events} events${storm.paidOrders === null ? "" : `, ${storm.paidOrders} orders paid`}, over-credited ${storm.overcredited} ARS minor units${storm.target === "naive" ? " (no dedupe: expected)" : storm.ok ? " - ok" : " - FAILED"}`,
       );
     }
   }
