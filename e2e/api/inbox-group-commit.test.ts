@@ -75,17 +75,21 @@ describe("inbox group commit: concurrent deliveries share one transaction and on
     assert.equal(after.failedBatches, before.failedBatches);
   });
 
-  test("deliveries queued in one turn are one batch: 25 deliveries, batches of at most 10 -> 3 transactions; a key repeated in a batch is stored once", async () => {
+  test("deliveries queued in one turn are one batch: 25 deliveries, batches of at most 10 -> 3 transactions; a key repeated in a batch is stored once and answered duplicate", async () => {
     const counted = countingDb(await db());
     const batcher = new InboxGroupCommit(counted.db, 10);
     const deliveries = Array.from({ length: 24 }, (_, i) => labDelivery(`evt_gb_${i}`));
     deliveries.splice(3, 0, labDelivery("evt_gb_0"));
     const outcomes = await Promise.all(deliveries.map((delivery) => batcher.store(delivery, new Date())));
     assert.equal(counted.transactions(), 3);
-    assert.deepEqual(outcomes.filter((outcome) => outcome === "stored").length, 24);
-    assert.equal(outcomes[3], "exists");
+    assert.deepEqual(outcomes.filter((outcome) => outcome.kind === "stored").length, 24);
+    assert.deepEqual(outcomes[3], { kind: "duplicate", status: "received", orderId: "ord_evt_gb_0" });
     assert.deepEqual(batcher.stats(), { batches: 3, failedBatches: 0, stored: 24, existing: 1 });
     assert.equal(await (await db()).webhookEvent.count({ where: { eventId: { startsWith: "evt_gb_" } } }), 24);
+    assert.deepEqual(await (await db()).decision.findMany({ where: { eventId: "evt_gb_0" }, orderBy: { outcome: "asc" }, select: { outcome: true, httpStatus: true, reason: true } }), [
+      { outcome: "accepted", httpStatus: 200, reason: "event evt_gb_0 stored in the inbox; a worker applies it" },
+      { outcome: "duplicate", httpStatus: 200, reason: "event evt_gb_0 already stored (status received); nothing changed" },
+    ]);
   });
 
   test("a failed batch stores nothing and its deliveries are stored one by one: every one answered accepted exactly once", async () => {
@@ -106,9 +110,9 @@ describe("inbox group commit: concurrent deliveries share one transaction and on
     const batcher = new InboxGroupCommit(counted.db, 10, 300);
     const started = Date.now();
     const hung = await Promise.all([labDelivery("evt_gh_0"), labDelivery("evt_gh_1")].map((delivery) => batcher.store(delivery, new Date())));
-    assert.deepEqual(hung, ["failed", "failed"]);
+    assert.deepEqual(hung, [{ kind: "failed" }, { kind: "failed" }]);
     assert.ok(Date.now() - started >= 290, "answered before the stall limit");
-    assert.deepEqual(await batcher.store(labDelivery("evt_gh_2"), new Date()), "stored");
+    assert.deepEqual(await batcher.store(labDelivery("evt_gh_2"), new Date()), { kind: "stored" });
     assert.deepEqual(batcher.stats(), { batches: 1, failedBatches: 1, stored: 1, existing: 0 });
     assert.equal(await (await db()).webhookEvent.count({ where: { eventId: { startsWith: "evt_gh_" } } }), 1);
   });

@@ -13,7 +13,20 @@ export interface StreamingAnswer {
  * server may answer, and close, while the body is still being sent: that is what a body cap does).
  * Without a `content-length` header the body is sent chunked and ended after the last write.
  */
-export function postStreaming(url: string, headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<StreamingAnswer> {
+export async function postStreaming(url: string, headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<StreamingAnswer> {
+  // A server that answers and closes while the body is still arriving resets the connection when more
+  // bytes come; the client's kernel may then drop the answer before it is read (no lingering close in
+  // Node.js's HTTP server). That race is the client's to retry, as a provider would: once.
+  try {
+    return await postStreamingOnce(url, headers, chunk, chunks);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EPIPE" && code !== "ECONNRESET") throw error;
+    return postStreamingOnce(url, headers, chunk, chunks);
+  }
+}
+
+function postStreamingOnce(url: string, headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<StreamingAnswer> {
   return new Promise((resolve, reject) => {
     let bytesWritten = 0;
     let answered = false;

@@ -6,6 +6,11 @@ import type { EventKey } from "@/lib/events/event-key";
 import { ApplyFailure } from "@/lib/events/failures";
 import { logger } from "@/lib/log/logger";
 
+/** The reason of a `duplicate` answer and decision row: the stored event's status, nothing changed. */
+export function duplicateReason(eventId: string, storedStatus: string): string {
+  return `event ${eventId} already stored (status ${storedStatus}); nothing changed`;
+}
+
 /**
  * Answers a delivery whose event key is already stored (inline and inbox modes alike): the same body is
  * a duplicate (200, nothing changes, the stored status in the answer); another body under the same id
@@ -30,7 +35,7 @@ export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key:
   if (!stored) return undefined;
   const orderId = stored.orderId ?? orderIdOf(delivery.event);
   if (stored.bodyHash === delivery.bodyHash) {
-    const reason = `event ${key.eventId} already stored (status ${stored.status}); nothing changed`;
+    const reason = duplicateReason(key.eventId, stored.status);
     await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId, outcome: "duplicate", httpStatus: 200, reason });
     return { httpStatus: 200, outcome: "duplicate", reason, orderId: stored.orderId ?? undefined, eventStatus: stored.status };
   }

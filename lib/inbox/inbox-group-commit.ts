@@ -4,17 +4,23 @@ import { settings } from "@/lib/config/settings";
 import type { Db, Tx } from "@/lib/db/client";
 import { decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/events/delivery";
+import { duplicateReason } from "@/lib/events/delivery-answers";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/log/logger";
 
 /**
  * What became of one delivery in a group commit:
  * - `stored`: its event row and its `accepted` decision row are committed (durable: synchronous=FULL);
- * - `exists`: its event key was already stored (earlier, or by an earlier delivery in the same batch):
- *   nothing was written for it; the caller tells a duplicate from a conflict;
+ * - `duplicate`: the same event with the same body was already stored (earlier, or by an earlier
+ *   delivery of the same batch): its `duplicate` decision row is committed; `status` and `orderId` are
+ *   the stored event's;
+ * - `exists`: its event key is stored with ANOTHER body (or the row could not be read): nothing was
+ *   written for it; the caller answers it (a conflict is dead-lettered);
  * - `failed`: the batch's transaction failed; nothing was written for it; the caller stores it alone.
  */
-export type GroupCommitOutcome = "stored" | "exists" | "failed";
+export type GroupCommitOutcome = { kind: "stored" } | { kind: "duplicate"; status: string; orderId: string | null } | { kind: "exists" } | { kind: "failed" };
+
+const FAILED: GroupCommitOutcome = { kind: "failed" };
 
 interface Waiting {
   delivery: VerifiedDelivery;
@@ -72,7 +78,7 @@ export class InboxGroupCommit {
     });
   }
 
-  /** Counts since start: committed batches, failed batches, deliveries stored and found already stored. */
+  /** Counts since start: committed batches, failed batches, deliveries stored, deliveries whose event was already stored. */
   stats(): { batches: number; failedBatches: number; stored: number; existing: number } {
     return { ...this.counters };
   }
@@ -98,7 +104,7 @@ export class InboxGroupCommit {
         outcomes = await this.commitWithin(batch);
       } finally {
         // Every delivery taken from the queue is answered, whatever happened above.
-        batch.forEach((waiting, index) => waiting.settle(outcomes[index] ?? "failed"));
+        batch.forEach((waiting, index) => waiting.settle(outcomes[index] ?? FAILED));
       }
     }
   }
@@ -115,7 +121,7 @@ export class InboxGroupCommit {
     if (first !== "stalled") return first;
     this.counters.failedBatches++;
     logger.warn({ deliveries: batch.length, stallMs: this.stallMs }, "inbox group commit stalled; storing its deliveries one by one");
-    return batch.map(() => "failed");
+    return batch.map(() => FAILED);
   }
 
   /** Writes one batch; never throws (a failed transaction is all `failed`). */
@@ -126,15 +132,16 @@ export class InboxGroupCommit {
     } catch (error) {
       logger.warn({ err: error instanceof Error ? error.message : String(error), deliveries: batch.length }, "inbox group commit failed; storing its deliveries one by one");
       this.counters.failedBatches++;
-      return batch.map(() => "failed");
+      return batch.map(() => FAILED);
     }
+    const stored = written.outcomes.filter((outcome) => outcome.kind === "stored").length;
     this.counters.batches++;
-    this.counters.stored += written.decisions.length;
-    this.counters.existing += batch.length - written.decisions.length;
+    this.counters.stored += stored;
+    this.counters.existing += batch.length - stored;
     try {
-      logger.debug({ deliveries: batch.length, stored: written.decisions.length }, "inbox group commit");
+      logger.debug({ deliveries: batch.length, stored }, "inbox group commit");
       for (const row of written.decisions) logDecision(row);
-      if (written.decisions.length > 0) notifyWork("inbox");
+      if (stored > 0) notifyWork("inbox");
     } catch (error) {
       // The rows are committed: the answers stand even if logging or the wake-up failed.
       logger.error({ err: error instanceof Error ? error.message : String(error) }, "inbox group commit: post-commit step failed");
@@ -156,15 +163,33 @@ function valueRows<Row extends Record<string, unknown>>(rows: Row[], columns: re
   return Prisma.join(rows.map((row) => Prisma.sql`(${Prisma.join(columns.map((column) => row[column]))})`));
 }
 
+/** `(provider, account, livemode)` groups of a batch's deliveries, with their event ids: one indexed query each. */
+function scopesOf(deliveries: VerifiedDelivery[]): { provider: string; account: string; livemode: boolean; eventIds: string[] }[] {
+  const scopes = new Map<string, { provider: string; account: string; livemode: boolean; eventIds: string[] }>();
+  for (const delivery of deliveries) {
+    const key = eventKeyOf(delivery);
+    const scope = JSON.stringify([key.provider, key.account, key.livemode]);
+    const entry = scopes.get(scope) ?? { provider: key.provider, account: key.account, livemode: key.livemode, eventIds: [] };
+    entry.eventIds.push(key.eventId);
+    scopes.set(scope, entry);
+  }
+  return [...scopes.values()];
+}
+
 /**
- * Writes one batch in the caller's transaction, as two parameterised statements whatever its size (the
- * model API would compile each row into its query plan: most of the receiver's CPU, lib/bench):
+ * Writes one batch in the caller's transaction, in a few parameterised statements whatever its size
+ * (the model API would compile each row into its query plan: most of the receiver's CPU, lib/bench):
  * 1. `INSERT INTO WebhookEvent ... ON CONFLICT (provider, account, livemode, eventId) DO NOTHING
- *    RETURNING eventId`: the UNIQUE key decides; a key stored before (or by a concurrent transaction on
- *    PostgreSQL, which waits for it) comes back missing, so it is `exists`, never an error;
- * 2. one `accepted` decision row per event the insert returned.
- * Within the batch only the first delivery of a key is inserted. Times are written as the model API
- * writes them (the Date parameters go through the same adapter); ids are random UUIDs.
+ *    RETURNING`: the UNIQUE key decides; a key stored before (or by a concurrent transaction on
+ *    PostgreSQL, which waits for it) comes back missing, never an error. Within the batch only the
+ *    first delivery of a key is inserted, in key order (concurrent batches on PostgreSQL then take
+ *    their unique-index locks in the same order and cannot deadlock on each other);
+ * 2. for the deliveries whose key was not inserted: one read of the stored rows per provider/account/
+ *    mode: the same body hash is a `duplicate` (answered here), another one `exists` (the caller
+ *    dead-letters the conflict);
+ * 3. one insert of every `accepted` and `duplicate` decision row.
+ * Times are written as the model API writes them (the Date parameters go through the same adapter);
+ * ids are random UUIDs.
  */
 async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCommitOutcome[]; decisions: DecisionRow[] }> {
   const firstOfKey = new Map<string, number>();
@@ -172,8 +197,6 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
     const key = keyText(delivery);
     if (!firstOfKey.has(key)) firstOfKey.set(key, index);
   });
-  // Sorted by key: concurrent batches on PostgreSQL then take their unique-index locks in the same order
-  // and cannot deadlock on each other.
   const candidates = [...firstOfKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, index]) => {
     const { delivery, now } = batch[index];
     return { index, row: { id: randomUUID(), ...storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), receivedAt: now } };
@@ -183,16 +206,34 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
     VALUES ${valueRows(candidates.map((candidate) => candidate.row), EVENT_COLUMNS)}
     ON CONFLICT ("provider", "account", "livemode", "eventId") DO NOTHING
     RETURNING "provider", "account", "livemode", "eventId"`;
-  const storedNow = new Set(inserted.map((row) => JSON.stringify([row.provider, row.account, Boolean(row.livemode), row.eventId])));
+  const insertedKeys = new Set(inserted.map((row) => JSON.stringify([row.provider, row.account, Boolean(row.livemode), row.eventId])));
 
-  const outcomes: GroupCommitOutcome[] = batch.map(() => "exists");
+  const outcomes: GroupCommitOutcome[] = batch.map(() => ({ kind: "exists" }));
   const decisions: (DecisionRow & { id: string; at: Date })[] = [];
-  for (const { index } of candidates) {
-    const { delivery, now } = batch[index];
-    if (!storedNow.has(keyText(delivery))) continue;
-    outcomes[index] = "stored";
-    const row = decisionRow({ ...decisionBaseOf(delivery), orderId: orderIdOf(delivery.event), outcome: "accepted", httpStatus: 200, reason: acceptedReason(delivery.event.eventId) });
-    decisions.push({ id: randomUUID(), at: now, ...row });
+  const decide = (index: number, row: DecisionRow) => decisions.push({ id: randomUUID(), at: batch[index].now, ...row });
+  const repeats: number[] = [];
+  batch.forEach(({ delivery }, index) => {
+    const key = keyText(delivery);
+    if (firstOfKey.get(key) !== index || !insertedKeys.has(key)) return void repeats.push(index);
+    outcomes[index] = { kind: "stored" };
+    decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: orderIdOf(delivery.event), outcome: "accepted", httpStatus: 200, reason: acceptedReason(delivery.event.eventId) }));
+  });
+
+  if (repeats.length > 0) {
+    const stored = new Map<string, { bodyHash: string; status: string; orderId: string | null }>();
+    for (const { provider, account, livemode, eventIds } of scopesOf(repeats.map((index) => batch[index].delivery))) {
+      const rows = await tx.$queryRaw<{ eventId: string; bodyHash: string; status: string; orderId: string | null }[]>`
+        SELECT "eventId", "bodyHash", "status", "orderId" FROM "WebhookEvent"
+        WHERE "provider" = ${provider} AND "account" = ${account} AND "livemode" = ${livemode} AND "eventId" IN (${Prisma.join([...new Set(eventIds)])})`;
+      for (const row of rows) stored.set(JSON.stringify([provider, account, livemode, row.eventId]), row);
+    }
+    for (const index of repeats) {
+      const { delivery } = batch[index];
+      const row = stored.get(keyText(delivery));
+      if (!row || row.bodyHash !== delivery.bodyHash) continue;
+      outcomes[index] = { kind: "duplicate", status: row.status, orderId: row.orderId };
+      decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: row.orderId ?? orderIdOf(delivery.event), outcome: "duplicate", httpStatus: 200, reason: duplicateReason(delivery.event.eventId, row.status) }));
+    }
   }
   if (decisions.length > 0) {
     await tx.$executeRaw`INSERT INTO "Decision" (${columnList(DECISION_COLUMNS)}) VALUES ${valueRows(decisions, DECISION_COLUMNS)}`;

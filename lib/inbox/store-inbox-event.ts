@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
 import { recordDecision, recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/lib/events/delivery-answers";
+import { answerStoredEvent, deadLetterDelivery, duplicateReason, organisationMismatch } from "@/lib/events/delivery-answers";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
 import { acceptedReason, inboxGroupCommit } from "@/lib/inbox/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
@@ -24,8 +24,9 @@ export async function storeInInbox(db: Db, delivery: VerifiedDelivery, now = new
   if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
 
   const outcome = await inboxGroupCommit(db).store(delivery, now);
-  if (outcome === "stored") return { httpStatus: 200, outcome: "accepted", reason: acceptedReason(key.eventId), orderId: orderIdOf(delivery.event) };
-  if (outcome === "exists") {
+  if (outcome.kind === "stored") return { httpStatus: 200, outcome: "accepted", reason: acceptedReason(key.eventId), orderId: orderIdOf(delivery.event) };
+  if (outcome.kind === "duplicate") return { httpStatus: 200, outcome: "duplicate", reason: duplicateReason(key.eventId, outcome.status), orderId: outcome.orderId ?? undefined, eventStatus: outcome.status };
+  if (outcome.kind === "exists") {
     const answer = await answerStoredEvent(db, delivery, key);
     if (answer) return answer;
   }
