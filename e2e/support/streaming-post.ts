@@ -12,21 +12,11 @@ export interface StreamingAnswer {
  * POSTs to `url`, writing `chunk` up to `chunks` times and stopping as soon as the answer arrives (the
  * server may answer, and close, while the body is still being sent: that is what a body cap does).
  * Without a `content-length` header the body is sent chunked and ended after the last write.
+ * Note: a server that answers and closes while the body is still arriving resets the connection when
+ * more bytes come, and the client's kernel may drop the answer before it is read (Node.js's HTTP server
+ * has no lingering close). Send few bytes past the cap when the answer must be read for sure.
  */
-export async function postStreaming(url: string, headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<StreamingAnswer> {
-  // A server that answers and closes while the body is still arriving resets the connection when more
-  // bytes come; the client's kernel may then drop the answer before it is read (no lingering close in
-  // Node.js's HTTP server). That race is the client's to retry, as a provider would: once.
-  try {
-    return await postStreamingOnce(url, headers, chunk, chunks);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EPIPE" && code !== "ECONNRESET") throw error;
-    return postStreamingOnce(url, headers, chunk, chunks);
-  }
-}
-
-function postStreamingOnce(url: string, headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<StreamingAnswer> {
+export function postStreaming(url: string, headers: Record<string, string>, chunk: Buffer, chunks: number): Promise<StreamingAnswer> {
   return new Promise((resolve, reject) => {
     let bytesWritten = 0;
     let answered = false;
