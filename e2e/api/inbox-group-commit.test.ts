@@ -86,7 +86,8 @@ describe("inbox group commit: concurrent deliveries share one transaction and on
     assert.deepEqual(outcomes[3], { kind: "duplicate", status: "received", orderId: "ord_evt_gb_0" });
     assert.deepEqual(batcher.stats(), { batches: 3, failedBatches: 0, stored: 24, existing: 1 });
     assert.equal(await (await db()).webhookEvent.count({ where: { eventId: { startsWith: "evt_gb_" } } }), 24);
-    assert.deepEqual(await (await db()).decision.findMany({ where: { eventId: "evt_gb_0" }, orderBy: { outcome: "asc" }, select: { outcome: true, httpStatus: true, reason: true } }), [
+    // In the order the timeline shows them: (at, id).
+    assert.deepEqual(await (await db()).decision.findMany({ where: { eventId: "evt_gb_0" }, orderBy: [{ at: "asc" }, { id: "asc" }], select: { outcome: true, httpStatus: true, reason: true } }), [
       { outcome: "accepted", httpStatus: 200, reason: "event evt_gb_0 stored in the inbox; a worker applies it" },
       { outcome: "duplicate", httpStatus: 200, reason: "event evt_gb_0 already stored (status received); nothing changed" },
     ]);

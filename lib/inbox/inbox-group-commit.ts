@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { notifyWork } from "@/lib/background/signals";
 import { settings } from "@/lib/config/settings";
 import type { Db, Tx } from "@/lib/db/client";
+import { newRowId } from "@/lib/db/row-id";
 import { decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/events/delivery";
 import { duplicateReason } from "@/lib/events/delivery-answers";
@@ -189,7 +189,7 @@ function scopesOf(deliveries: VerifiedDelivery[]): { provider: string; account: 
  *    dead-letters the conflict);
  * 3. one insert of every `accepted` and `duplicate` decision row.
  * Times are written as the model API writes them (the Date parameters go through the same adapter);
- * ids are random UUIDs.
+ * ids are ULIDs in the order the rows are written ({@link newRowId}).
  */
 async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCommitOutcome[]; decisions: DecisionRow[] }> {
   const firstOfKey = new Map<string, number>();
@@ -199,7 +199,7 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
   });
   const candidates = [...firstOfKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, index]) => {
     const { delivery, now } = batch[index];
-    return { index, row: { id: randomUUID(), ...storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), receivedAt: now } };
+    return { index, row: { id: newRowId(now), ...storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), receivedAt: now } };
   });
   const inserted = await tx.$queryRaw<{ eventId: string; provider: string; account: string; livemode: boolean | number }[]>`
     INSERT INTO "WebhookEvent" (${columnList(EVENT_COLUMNS)})
@@ -210,7 +210,7 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
 
   const outcomes: GroupCommitOutcome[] = batch.map(() => ({ kind: "exists" }));
   const decisions: (DecisionRow & { id: string; at: Date })[] = [];
-  const decide = (index: number, row: DecisionRow) => decisions.push({ id: randomUUID(), at: batch[index].now, ...row });
+  const decide = (index: number, row: DecisionRow) => decisions.push({ id: newRowId(batch[index].now), at: batch[index].now, ...row });
   const repeats: number[] = [];
   batch.forEach(({ delivery }, index) => {
     const key = keyText(delivery);
