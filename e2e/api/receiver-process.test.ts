@@ -3,7 +3,7 @@
 // process applies what it stored.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -34,6 +34,19 @@ const approval = (i: number, amount = 1000 + i) => JSON.stringify({ id: `evt_rp_
 /** Posts raw bytes to the receiver with {@link postStreaming} (the answer may come before the body is sent). */
 function post(path: string, headers: Record<string, string>, chunk: Buffer, chunks = 1) {
   return postStreaming(`${receiver.url}${path}`, headers, chunk, chunks);
+}
+
+/** A POST with `target` sent as is (fetch would normalise it first), an empty JSON object as its body. */
+function rawRequest(target: string): Promise<{ status: number }> {
+  const { port } = new URL(receiver.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: target, headers: { "content-type": "application/json", "content-length": "2" } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode! }));
+    });
+    req.on("error", reject);
+    req.end("{}");
+  });
 }
 
 test("a signed delivery is stored and answered 200 accepted; the same again is a duplicate; the id with another body is a 409 conflict; a forgery is 401", async () => {
@@ -79,6 +92,11 @@ test("refusals before the body is trusted: 404 unknown endpoint, 405 with Allow,
   assert.deepEqual([streamed.status, streamed.json, streamed.headers.connection], [413, { outcome: "rejected", reason: "body too large: more than 1048576 bytes received, limit 1048576 bytes" }, "close"]);
   const elsewhere = await fetch(`${receiver.url}/api/orders`);
   assert.equal(elsewhere.status, 404);
+  // Dot segments are resolved and a fragment dropped, as Next.js's router does: this is the lab endpoint (401 unsigned).
+  for (const target of ["/api/x/../webhooks/lab", "/api/webhooks/./lab", "/api/webhooks/lab#frag", `http://example.invalid/api/webhooks/lab`]) {
+    const answer = await rawRequest(target);
+    assert.equal(answer.status, 401, target);
+  }
 
   const reader = sqlReader(database);
   assert.deepEqual(
@@ -151,11 +169,15 @@ test("a wrong setting or an unmigrated database stops the receiver at start with
   const badPort = run({ RECEIVER_PORT: "70000" });
   assert.equal(badPort.status, 1);
   assert.equal(badPort.stderr.trim(), "Acredita receiver cannot start: RECEIVER_PORT: Too big: expected number to be <=65535");
-  const missing = path.join(tmpdir(), `acredita-unmigrated-${process.pid}.db`);
-  const empty = run({ DATABASE_URL: `file:${missing}`, RECEIVER_PORT: "1" });
-  rmSync(missing, { force: true });
-  rmSync(`${missing}-wal`, { force: true });
-  rmSync(`${missing}-shm`, { force: true });
+  const missing = path.join(tmpdir(), `acredita-missing-${process.pid}.db`);
+  const absent = run({ DATABASE_URL: `file:${missing}`, RECEIVER_PORT: "1" });
+  assert.equal(absent.status, 1);
+  assert.equal(absent.stderr, `Acredita receiver cannot start: database not ready (no file ${missing}); run npm start once to apply the migrations\n`);
+  assert.equal(existsSync(missing), false, "the missing database file was created");
+  const unmigrated = path.join(tmpdir(), `acredita-unmigrated-${process.pid}.db`);
+  writeFileSync(unmigrated, "");
+  const empty = run({ DATABASE_URL: `file:${unmigrated}`, RECEIVER_PORT: "1" });
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${unmigrated}${suffix}`, { force: true });
   assert.equal(empty.status, 1);
   assert.match(empty.stderr, /^Acredita receiver cannot start: database not ready \(.*\); run npm start once to apply the migrations\n$/);
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -9,9 +9,18 @@ import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 export const BENCH_SECRET = "bench_lab_secret_2026";
 export const BENCH_API_TOKEN = "bench-api-token-2026";
 
-/** A new temporary folder for one benchmark run's files. */
+const folders: string[] = [];
+
+/** A new temporary folder for one benchmark run's files; {@link removeBenchFolders} deletes it. */
 export function benchFolder(label: string): string {
-  return mkdtempSync(path.join(tmpdir(), `acredita-bench-${label}-`));
+  const folder = mkdtempSync(path.join(tmpdir(), `acredita-bench-${label}-`));
+  folders.push(folder);
+  return folder;
+}
+
+/** Deletes every folder {@link benchFolder} made in this process (a full run writes several GB of databases). */
+export function removeBenchFolders(): void {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 }
 
 /** A new SQLite file in `folder` with Acredita's committed migrations applied (WAL). Returns its path. */

@@ -1,11 +1,13 @@
 // npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile
-//                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick]
+//                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep]
+// The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
 // it exits non-zero only when a correctness check fails (a delivery lost, a duplicate applied).
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { removeBenchFolders } from "@/lib/bench/bench-data";
 import { ensureProductionBuild } from "@/lib/bench/bench-processes";
 import { summarizeCpuProfile, type ProfileSummary } from "@/lib/bench/cpu-profile";
 import { measureDashboardAtScale, type DashboardMeasurement } from "@/lib/bench/dashboard-bench";
@@ -254,6 +256,8 @@ async function main(): Promise<number> {
     }
   }
 
+  if (process.argv.includes("--keep")) console.log("\nBenchmark databases kept (--keep): /tmp/acredita-bench-*");
+  else removeBenchFolders();
   report.finishedAt = new Date().toISOString();
   mkdirSync("bench-results", { recursive: true });
   const out = path.join("bench-results", `bench-${report.startedAt.replace(/[:.]/g, "-")}.json`);
@@ -266,6 +270,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (!process.argv.includes("--keep")) removeBenchFolders();
     console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(2);
   },

@@ -3,13 +3,20 @@
 // The database must be set up first (`npm start` applies the migrations). Stops cleanly on
 // SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included) with
 // `Connection: close`, closes every connection (all of them after 10 s), exits 0.
+import { existsSync } from "node:fs";
 import { readSettingsOrExit } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
+import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { logger } from "@/lib/log/logger";
 import { createReceiverServer } from "@/lib/receiver/receiver-server";
 
 async function main(): Promise<void> {
   const config = readSettingsOrExit("Acredita receiver");
+  if (!isPostgresUrl(config.DATABASE_URL) && !existsSync(sqliteFilePath(config.DATABASE_URL))) {
+    // Opening a missing SQLite file would create an empty one.
+    console.error(`Acredita receiver cannot start: database not ready (no file ${sqliteFilePath(config.DATABASE_URL)}); run npm start once to apply the migrations`);
+    process.exit(1);
+  }
   try {
     await (await db()).webhookEvent.findFirst({ select: { id: true } });
   } catch (error) {

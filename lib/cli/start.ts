@@ -18,7 +18,7 @@ function banner(values: Record<string, unknown>): void {
   console.log("Acredita settings:");
   for (const [name, value] of Object.entries(values)) {
     const shown = SECRET_SETTINGS.has(name) ? (onDefaults.has(name) ? "(public demo value, see README)" : "(set)") : String(value);
-    console.log(`  ${name.padEnd(28)} ${shown}${onDefaults.has(name) ? "  [demo default]" : ""}`);
+    console.log(`  ${name.padEnd(32)} ${shown}${onDefaults.has(name) ? "  [demo default]" : ""}`);
   }
 }
 
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const database = isPostgresUrl(config.DATABASE_URL)
     ? { DATABASE: "PostgreSQL", DATABASE_POOL_SIZE: config.DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS: config.DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS: config.DATABASE_STATEMENT_TIMEOUT_MS }
     : { DATABASE: "SQLite", DATABASE_BUSY_TIMEOUT_MS: config.DATABASE_BUSY_TIMEOUT_MS };
-  for (const [name, value] of Object.entries({ ...database, DATABASE_TRANSACTION_TIMEOUT_MS: config.DATABASE_TRANSACTION_TIMEOUT_MS })) console.log(`  ${name.padEnd(28)} ${value}`);
+  for (const [name, value] of Object.entries({ ...database, DATABASE_TRANSACTION_TIMEOUT_MS: config.DATABASE_TRANSACTION_TIMEOUT_MS })) console.log(`  ${name.padEnd(32)} ${value}`);
   try {
     console.log(`Webhook endpoints:\n${describeEndpoints(loadEndpoints()).map((line) => `  ${line}`).join("\n")}`);
   } catch (error) {

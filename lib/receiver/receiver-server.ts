@@ -28,6 +28,20 @@ function headersOf(message: IncomingMessage): Headers {
   return headers;
 }
 
+/**
+ * The path and query of a request target, as a URL parser reads them: dot segments resolved (`/a/../b`),
+ * the fragment dropped, and the absolute form (`http://host/path`, RFC 9112 section 3.2.2) reduced to its
+ * path (its host is ignored: this server answers for itself only). The path stays percent-encoded.
+ */
+function targetOf(target: string): { pathname: string; query: string | undefined } {
+  try {
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? new URL(target) : new URL(`http://receiver${target.startsWith("/") ? "" : "/"}${target}`);
+    return { pathname: url.pathname, query: url.search ? url.search.slice(1) : undefined };
+  } catch {
+    return { pathname: target, query: undefined };
+  }
+}
+
 /** The endpoint name in the path, percent-decoded; the raw segment when it does not decode (then it is unknown: 404). */
 function endpointNameOf(segment: string): string {
   try {
@@ -67,7 +81,7 @@ export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer 
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const [pathname, query] = (request.url ?? "/").split(/\?(.*)/s, 2);
+    const { pathname, query } = targetOf(request.url ?? "/");
     const webhook = WEBHOOK_PATH.exec(pathname);
     if (!webhook) {
       if (pathname === "/api/health/live" && (request.method === "GET" || request.method === "HEAD")) return send(response, 200, { ok: true });
