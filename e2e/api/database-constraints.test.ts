@@ -75,4 +75,14 @@ describe(`text PostgreSQL cannot store, on ${KIND}`, () => {
     assert.equal(row.eventId, "evt_nul\ufffdx");
     assert.equal(await database.webhookEvent.count({ where: { eventId: { startsWith: "evt_nul" } } }), 0);
   });
+
+  test("an event type with a NUL character is refused as malformed (422), nothing stored (found by the property test on PostgreSQL: it was a 503)", async () => {
+    const database = await db();
+    const body = JSON.stringify({ id: "evt_nul_type", type: "nul\u0000byte", created: 1760181330, data: { payment_id: "pay_nul_type", order_id: "ord_nul", amount: 100, currency: "ARS" } });
+    const answer = await deliverLab(body);
+    assert.deepEqual([answer.status, answer.json.outcome], [422, "rejected"]);
+    assert.match(answer.json.reason, /^invalid lab event: type: must not contain a NUL character/);
+    assert.equal(await database.webhookEvent.count({ where: { eventId: "evt_nul_type" } }), 0);
+    assert.equal(await database.decision.count({ where: { eventId: "evt_nul_type", httpStatus: 422 } }), 1);
+  });
 });

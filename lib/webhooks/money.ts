@@ -22,3 +22,10 @@ export const idSchema = z
   .min(1)
   .max(255)
   .refine((id) => !id.includes("\u0000"), "must not contain a NUL character");
+
+/** Event types from providers (`payment.approved`, ...): 1 to 100 characters, no NUL (see {@link idSchema}: PostgreSQL text cannot hold one). */
+export const eventTypeSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .refine((type) => !type.includes("\u0000"), "must not contain a NUL character");

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { currencySchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
+import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/webhooks/json";
 import { verifyTimestampedHeader } from "@/lib/webhooks/signatures/timestamped-header";
 import type { Effect, ProviderModule } from "@/lib/webhooks/types";
@@ -10,7 +10,7 @@ export const LAB_SIGNATURE_HEADER = "Lab-Signature";
 /** The lab provider's event, as the seed article's lab sends it. Amounts in minor units. */
 export const labEventSchema = z.object({
   id: idSchema,
-  type: z.string().min(1).max(100),
+  type: eventTypeSchema,
   created: z.number().int().nonnegative().optional(),
   data: z.object({
     payment_id: idSchema,

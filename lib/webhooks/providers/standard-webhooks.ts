@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseJsonBody } from "@/lib/webhooks/json";
 import { parseJsonPath, readJsonPath, type JsonPathStep } from "@/lib/webhooks/json-path";
-import { currencySchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
+import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
 import { decodeStandardWebhooksSecret, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
 import type { Effect, EndpointContext, ParseResult, ProviderModule } from "@/lib/webhooks/types";
 
@@ -17,7 +17,7 @@ const jsonPathSchema = z
     return { path, steps };
   });
 
-const typeListSchema = z.array(z.string().min(1).max(100)).default([]);
+const typeListSchema = z.array(eventTypeSchema).default([]);
 
 /**
  * An endpoint's Standard Webhooks field mapping: where the sender's own payload keeps each field
@@ -114,7 +114,7 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
     if (document === undefined) return { ok: false, status: 400, reason: "body is not valid JSON", eventId: eventId.data };
     let eventType: string | undefined;
     try {
-      eventType = read(document, options.fields.type, z.string().min(1).max(100), "type")!;
+      eventType = read(document, options.fields.type, eventTypeSchema, "type")!;
       const livemode = read(document, options.fields.livemode, z.boolean().optional(), "livemode");
       const account = read(document, options.fields.account, idSchema.optional(), "account");
       const effect = mapEffect(document, eventType, options);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/webhooks/json";
-import { currencySchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
+import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
 import { verifyTimestampedHeader } from "@/lib/webhooks/signatures/timestamped-header";
 import type { Effect, ParseResult, ProviderModule } from "@/lib/webhooks/types";
 
@@ -11,7 +11,7 @@ export const STRIPE_SIGNATURE_HEADER = "Stripe-Signature";
 export const stripeEventSchema = z.object({
   id: idSchema,
   object: z.literal("event"),
-  type: z.string().min(1).max(100),
+  type: eventTypeSchema,
   livemode: z.boolean(),
   created: z.number().int().nonnegative(),
   account: idSchema.optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/webhooks/json";
-import { idSchema } from "@/lib/webhooks/money";
+import { eventTypeSchema, idSchema } from "@/lib/webhooks/money";
 import { verifyBodyHmacBase64 } from "@/lib/webhooks/signatures/body-hmac-base64";
 import type { Effect, ParseResult, ProviderModule } from "@/lib/webhooks/types";
 
@@ -15,7 +15,7 @@ const tokenAmountSchema = z.string().regex(/^\d{1,30}(?:\.\d{1,30})?$/, "must be
 /** Yolfi's webhook payload (docs.yolfi.com/webhooks, the seed guide). `data` fields vary by event type. */
 export const yolfiEventSchema = z.object({
   id: idSchema,
-  type: z.string().min(1).max(100),
+  type: eventTypeSchema,
   orgId: idSchema.nullish(),
   livemode: z.boolean(),
   createdAt: z.union([z.string().max(64), z.number().nonnegative()]).nullish(),
