@@ -6,10 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
-import { freePort } from "./server";
+import { freePort } from "@/lib/net/free-port";
 import { newTestDatabase, type TestDatabase } from "./test-database";
-
-export { freePort };
 
 export const E2E_API_TOKEN = "e2e-api-token-0001";
 export const E2E_LAB_SECRET = "e2e_lab_secret_0001";

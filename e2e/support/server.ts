@@ -1,20 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "@/lib/net/free-port";
 import { newTestDatabase } from "./test-database";
-
-/** Asks the OS for a free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 /** A fresh, migrated database of the kind under test (SQLite file or PostgreSQL database); returns its URL. */
 export function freshDatabaseUrl(): string {

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { BENCH_API_TOKEN, BENCH_SECRET } from "@/lib/bench/bench-data";
+import { freePort } from "@/lib/net/free-port";
 
 /** A server process started for a benchmark: where it listens, and how to stop it. */
 export interface BenchServer {
@@ -12,18 +12,6 @@ export interface BenchServer {
   stop: () => Promise<void>;
 }
 
-/** Asks the OS for a free TCP port on 127.0.0.1 (other processes run servers on this machine too). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 /** Builds the production app when there is no build yet (a fresh clone), or always with `force`. */
 export function ensureProductionBuild(force = false): void {

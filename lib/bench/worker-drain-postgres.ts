@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { BENCH_API_TOKEN, BENCH_SECRET, labApprovals } from "@/lib/bench/bench-data";
-import { startAcredita } from "@/lib/bench/bench-processes";
-import { postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
+import { BENCH_API_TOKEN, BENCH_SECRET } from "@/lib/bench/bench-data";
+import type { LoadResult } from "@/lib/bench/post-deliveries";
+import { fillInbox } from "@/lib/bench/worker-drain";
 import { startThrowawayCluster } from "@/lib/db/postgres-cluster";
 import { applyPostgresMigrations, createDatabase, withConnection } from "@/lib/db/postgres-database";
 
@@ -68,14 +68,7 @@ export async function measurePostgresDrain(events: number, connections: number, 
     const durable = await withConnection(filledUrl, async (client) => (await client.query("SHOW fsync")).rows[0] as { fsync: string });
     if (durable.fsync !== "on") throw new Error("PostgreSQL fsync is not on");
 
-    const server = await startAcredita(filledUrl, { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: "false" });
-    let fill: LoadResult;
-    try {
-      fill = await postDeliveries(server.url, labApprovals("evt_d", "ord_d", events, 2_500), connections);
-    } finally {
-      await server.stop();
-    }
-    if (fill.non2xx + fill.errors > 0) throw new Error(`filling the inbox: ${fill.non2xx} non-2xx answers, ${fill.errors} errors`);
+    const fill = await fillInbox(filledUrl, events, connections);
 
     const runs: PostgresDrainRun[] = [];
     for (const workers of workerCounts) {

@@ -28,6 +28,23 @@ function processed(file: string): { done: number; first: number | null; last: nu
 }
 
 /**
+ * Fills the inbox of `database` (a SQLite file or a postgresql:// URL; orders `ord_d0..` seeded) with
+ * `events` signed approvals through the production build in inbox mode, its worker off, so they all
+ * wait. Returns the fill's load figures; throws when any delivery was not accepted.
+ */
+export async function fillInbox(database: string, events: number, connections: number): Promise<LoadResult> {
+  const server = await startAcredita(database, { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: "false" });
+  let fill: LoadResult;
+  try {
+    fill = await postDeliveries(server.url, labApprovals("evt_d", "ord_d", events, 2_500), connections);
+  } finally {
+    await server.stop();
+  }
+  if (fill.non2xx + fill.errors > 0) throw new Error(`filling the inbox: ${fill.non2xx} non-2xx answers, ${fill.errors} errors`);
+  return fill;
+}
+
+/**
  * Worker drain (issue 7): fills the inbox with `events` signed approvals through the production build in
  * inbox mode (in-process worker off, so they all wait), stops it, then starts ONE `npm run worker`
  * process (its command: lib/cli/worker.ts) on the same SQLite file and measures how fast it applies
@@ -37,14 +54,7 @@ export async function measureWorkerDrain(events: number, connections: number): P
   const folder = benchFolder("drain");
   const file = createBenchDatabase(folder);
   seedOrders(file, "ord_d", events, 2_500);
-  const server = await startAcredita(file, { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: "false" });
-  let fill: LoadResult;
-  try {
-    fill = await postDeliveries(server.url, labApprovals("evt_d", "ord_d", events, 2_500), connections);
-  } finally {
-    await server.stop();
-  }
-  if (fill.non2xx + fill.errors > 0) throw new Error(`filling the inbox: ${fill.non2xx} non-2xx answers, ${fill.errors} errors`);
+  const fill = await fillInbox(file, events, connections);
 
   const started = Date.now();
   const worker = spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], {

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
+import { freePort } from "@/lib/net/free-port";
 
 /** A running throwaway PostgreSQL cluster: its admin URL (database `postgres`, trust auth) and how to stop it. */
 export interface ThrowawayCluster {
@@ -28,17 +28,6 @@ export function postgresBinDir(): string | undefined {
   return versions.length > 0 ? path.join(root, versions[0], "bin") : undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 /** Numeric uid/gid of a system user, from `id` (no native binding needed). */
 function idsOf(user: string): { uid: number; gid: number } {
