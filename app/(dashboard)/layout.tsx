@@ -7,6 +7,7 @@ import { NavLinks } from "@/app/_components/nav-links";
 import { SignOutButton } from "@/app/_components/sign-out-button";
 import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
+import { runMode } from "@/lib/config/settings";
 
 export const dynamic = "force-dynamic";
 
@@ -39,6 +40,11 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <LocaleSwitch />
         <SignOutButton label={t("signOut")} />
       </header>
+      {runMode() === "demo" ? (
+        <p className="demo-banner" role="alert" data-testid="demo-banner">
+          {t("demoMode")}
+        </p>
+      ) : null}
       <Suspense fallback={<HealthStripSkeleton />}>
         <HealthStrip />
       </Suspense>

@@ -3,6 +3,7 @@ import { getTranslations } from "next-intl/server";
 import { LocaleSwitch } from "@/app/_components/locale-switch";
 import { currentActor } from "@/lib/auth/session";
 import { safeNextPath } from "@/lib/auth/next-path";
+import { runMode } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 import { SignInForm } from "./sign-in-form";
@@ -13,8 +14,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const next = safeNextPath((await searchParams).next);
   if (await currentActor()) redirect(next);
   const t = await getTranslations("signIn");
-  // The demo box shows only while the seeded demo accounts exist (their passwords are public anyway).
-  const showDemo = (await (await db()).user.count({ where: { email: { in: DEMO_USERS.map((user) => user.email) } } })) > 0;
+  // The demo box shows only in demo mode, and only while the seeded demo accounts exist.
+  const showDemo = runMode() === "demo" && (await (await db()).user.count({ where: { email: { in: DEMO_USERS.map((user) => user.email) } } })) > 0;
   return (
     <main className="signin" id="main">
       <h1>{t("title")}</h1>

@@ -27,16 +27,16 @@ function sessionCookie(response: Response): string {
 const demo = (role: string) => DEMO_USERS.find((user) => user.role === role)!;
 
 before(async () => {
-  // NODE_ENV=production without the opt-in: no demo users.
-  assert.deepEqual(await seedDemoUsers(await db(), { nodeEnv: "production", allowInProduction: false }), { created: 0, skipped: "production" });
+  // Production mode: no demo users.
+  assert.deepEqual(await seedDemoUsers(await db(), { mode: "production" }), { created: 0, skipped: "production" });
   assert.equal(await (await db()).user.count(), 0);
-  assert.deepEqual(await seedDemoUsers(await db(), { nodeEnv: "production", allowInProduction: true }), { created: 3 });
+  assert.deepEqual(await seedDemoUsers(await db(), { mode: "demo" }), { created: 3 });
 });
 after(closeDb);
 
 describe("sign-in and roles", () => {
   test("demo users are created once, one per role, and only on a database without users", async () => {
-    assert.deepEqual(await seedDemoUsers(await db(), { nodeEnv: "development" }), { created: 0, skipped: "users_exist" });
+    assert.deepEqual(await seedDemoUsers(await db(), { mode: "demo" }), { created: 0, skipped: "users_exist" });
     const users = await (await db()).user.findMany({ orderBy: { email: "asc" }, select: { email: true, role: true } });
     assert.deepEqual(users, [
       { email: "admin@acredita.test", role: "admin" },

@@ -74,7 +74,7 @@ describe("orders list", () => {
       ["evt_pay_d_01", "applied", 200],
       ["evt_extra", "applied", 200],
     ]);
-    assert.deepEqual(timeline.ledger.map((entry) => [entry.businessKey, entry.amount]), [["credit:pay_d_01", 1000]]);
+    assert.deepEqual(timeline.ledger.map((entry) => [entry.businessKey, entry.amount]), [["credit:lab:lab:live:pay_d_01", 1000]]);
     assert.equal(timeline.delivery?.paymentKey, "pay_d_01");
     assert.deepEqual(timeline.extraCharges.map((extra) => [extra.paymentKey, extra.status]), [["pay_d_01_again", "open"]]);
     assert.equal(await getOrderTimeline(await db(), "nope"), null);

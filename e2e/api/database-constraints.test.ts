@@ -52,7 +52,7 @@ describe(`unique keys on ${KIND}`, () => {
   test("a ledger entry's business key and an order's one delivery are unique", async () => {
     const database = await db();
     await database.order.create({ data: { id: "ord_keys", amount: 500, currency: "ARS" } });
-    const entry = { businessKey: "credit:pay_keys", orderId: "ord_keys", paymentKey: "pay_keys", kind: "credit", amount: 500, currency: "ARS", provider: "lab", eventId: "evt_a" };
+    const entry = { businessKey: "credit:lab:lab:live:pay_keys", orderId: "ord_keys", paymentKey: "pay_keys", kind: "credit", amount: 500, currency: "ARS", provider: "lab", account: "lab", livemode: true, eventId: "evt_a" };
     await database.ledgerEntry.create({ data: entry });
     assert.deepEqual(await violation((tx) => tx.ledgerEntry.create({ data: { ...entry, eventId: "evt_b" } })), ["businessKey"]);
     await database.delivery.create({ data: { orderId: "ord_keys", paymentKey: "pay_keys", provider: "lab", eventId: "evt_a" } });

@@ -50,7 +50,7 @@ describe("inbox mode: store first, acknowledge, apply in a worker", () => {
     const order = await readOrder("ord_a");
     assert.equal(order.status, "paid");
     assert.equal(order.credited, 2500000);
-    assert.deepEqual(order.ledger.map((entry) => entry.businessKey), ["credit:pay_a1"]);
+    assert.deepEqual(order.ledger.map((entry) => entry.businessKey), ["credit:lab:lab:live:pay_a1"]);
     const processed = await (await db()).webhookEvent.findFirstOrThrow({ where: { eventId: "evt_a1" } });
     assert.equal(processed.status, "processed");
     assert.equal(processed.attempts, 1);

@@ -54,7 +54,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     const db = reader(database);
     await waitFor("the in-process worker to apply evt_s1", () => db.event("evt_s1")?.status === "processed");
     assert.equal(db.order("ord_s1").status, "paid");
-    assert.deepEqual(db.ledger("ord_s1"), ["credit:pay_s1"]);
+    assert.deepEqual(db.ledger("ord_s1"), ["credit:lab:lab:live:pay_s1"]);
     const exit = await server.kill("SIGTERM");
     assert.equal(exit.code, 143, server.log());
     assert.equal(db.count("SELECT COUNT(*) AS n FROM WebhookEvent WHERE leaseOwner IS NOT NULL"), 0);
@@ -80,7 +80,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     const restarted = track(startWorker(env));
     await waitFor("the restarted worker to apply evt_k1 after the lease expired", () => db.event("evt_k1")?.status === "processed");
     assert.equal(db.order("ord_k1").status, "paid");
-    assert.deepEqual(db.ledger("ord_k1"), ["credit:pay_k1"]);
+    assert.deepEqual(db.ledger("ord_k1"), ["credit:lab:lab:live:pay_k1"]);
     assert.equal(db.applied("evt_k1"), 1);
     assert.equal(db.event("evt_k1")?.attempts, 2);
     const stopped = await restarted.kill("SIGTERM");
@@ -107,14 +107,14 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
 
     const db = reader(database);
     assert.equal(db.event("evt_c1")?.status, "processed");
-    assert.deepEqual(db.ledger("ord_c1"), ["credit:pay_c1"]);
+    assert.deepEqual(db.ledger("ord_c1"), ["credit:lab:lab:live:pay_c1"]);
     assert.deepEqual(db.outbox("ord_c1"), [{ status: "pending", attempts: 0 }]);
 
     const restarted = track(startWorker(env));
     // A later event proves the restarted worker ran past the crashed one's leftovers.
     assert.equal((await postLab(url, labEvent("evt_c2", "payment.approved", "ord_c2", "pay_c2", 1000))).json.outcome, "accepted");
     await waitFor("the restarted worker to apply evt_c2 and send both fulfilments", () => db.event("evt_c2")?.status === "processed" && merchant.requests.length === 2);
-    assert.deepEqual(db.ledger("ord_c1"), ["credit:pay_c1"]);
+    assert.deepEqual(db.ledger("ord_c1"), ["credit:lab:lab:live:pay_c1"]);
     assert.equal(db.applied("evt_c1"), 1);
     assert.equal(db.event("evt_c1")?.attempts, 1);
     assert.deepEqual(db.outbox("ord_c1"), [{ status: "sent", attempts: 1 }]);
@@ -176,7 +176,7 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     const retried = await postLab(url, body);
     assert.deepEqual([retried.status, retried.json.outcome], [200, "accepted"]);
     await waitFor("evt_d1 to be applied", () => db.event("evt_d1")?.status === "processed");
-    assert.deepEqual(db.ledger("ord_d1"), ["credit:pay_d1"]);
+    assert.deepEqual(db.ledger("ord_d1"), ["credit:lab:lab:live:pay_d1"]);
     assert.equal(db.applied("evt_d1"), 1);
     db.close();
     await server.kill("SIGTERM");

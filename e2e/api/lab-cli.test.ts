@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import { startServer, type RunningServer } from "../support/server";
 
 const SECRET = "lab_cli_secret_0001";
-const TOKEN = "lab-cli-token-0001";
+const TOKEN = "lab-cli-token-0123456789abcdef-0001";
 let server: RunningServer;
 
 before(async () => {

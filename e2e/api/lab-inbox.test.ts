@@ -7,7 +7,7 @@ import { after, before, test } from "node:test";
 import { startServer, type RunningServer } from "../support/server";
 
 const SECRET = "lab_inbox_secret_0001";
-const TOKEN = "lab-inbox-token-0001";
+const TOKEN = "lab-inbox-token-0123456789abcdef-0001";
 let server: RunningServer;
 
 before(async () => {
@@ -41,7 +41,7 @@ test("npm run lab in inbox mode: every provider delivery is accepted once stored
   const refunded = await (await fetch(`${server.url}/api/orders/ord_1045`, { headers: auth })).json();
   assert.equal(refunded.status, "refunded");
   assert.equal(refunded.credited, 0);
-  assert.deepEqual(refunded.ledger.map((entry: { businessKey: string }) => entry.businessKey), ["credit:pay_0004", "refund:pay_0004"]);
+  assert.deepEqual(refunded.ledger.map((entry: { businessKey: string }) => entry.businessKey), ["credit:lab:lab:live:pay_0004", "refund:lab:lab:live:pay_0004"]);
   const metrics = await (await fetch(`${server.url}/api/metrics`, { headers: auth })).json();
   assert.equal(metrics.inbox.pending, 0);
   assert.equal(metrics.deadLetters.open, 0);

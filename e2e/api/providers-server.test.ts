@@ -1,5 +1,5 @@
-// The three providers against the BUILT app over real HTTP, with the demo endpoints' public secrets
-// (no provider secret set in the server's environment): what a fresh `npm start` receives.
+// The three providers against the BUILT app over real HTTP in demo mode, with the demo endpoints' public
+// secrets (no provider secret set in the server's environment): what a fresh `npm run demo` receives.
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
@@ -44,7 +44,7 @@ function applied(id: string): Promise<{ status: string; credited: number }> {
 before(async () => {
   // Empty values fall back to the demo secrets, whatever the test runner's own environment holds.
   const unset = Object.fromEntries(["STRIPE_WEBHOOK_SECRET", "YOLFI_WEBHOOK_SECRET", "YOLFI_ORG_ID", "STANDARD_WEBHOOKS_SECRET"].map((name) => [name, ""]));
-  server = await startServer({ API_TOKEN: TOKEN, ...unset });
+  server = await startServer({ ACREDITA_MODE: "demo", API_TOKEN: TOKEN, ...unset });
   for (const [id, amount, currency] of [["ord_rs_stripe", 12000, "USD"], ["ord_rs_yolfi", 5000, "USD"], ["ord_rs_sw", 4500, "EUR"]] as const) {
     const response = await post("/api/orders", JSON.stringify({ id, amount, currency }), { Authorization: `Bearer ${TOKEN}` });
     assert.equal(response.status, 201, id);

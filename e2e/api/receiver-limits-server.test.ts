@@ -10,7 +10,7 @@ import { postStreaming as postStreamingTo } from "../support/streaming-post";
 import { newTestDatabase } from "../support/test-database";
 
 const SECRET = "limits_server_secret_01";
-const TOKEN = "limits-server-token-01";
+const TOKEN = "limits-server-token-0123456789abcdef-01";
 const testDatabase = newTestDatabase("limits");
 const databaseUrl = testDatabase.url;
 let server: RunningServer;

@@ -17,9 +17,16 @@ import { labEventSchema } from "@/lib/webhooks/providers/lab";
 import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
 import { signStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
-import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { createOrder } from "../support/http";
 import { standardWebhooksHeaders, stripeHeader, yolfiSignature } from "../support/providers";
+
+// The providers' endpoints exist only with their secrets set (production mode).
+const SECRETS = {
+  STRIPE_WEBHOOK_SECRET: "whsec_properties_stripe_0001",
+  YOLFI_WEBHOOK_SECRET: "yolfi_properties_secret_0001",
+  STANDARD_WEBHOOKS_SECRET: `whsec_${Buffer.from("properties-standard-webhooks-key").toString("base64")}`,
+} as const;
+Object.assign(process.env, SECRETS);
 
 const RUNS = Number(process.env.FC_RUNS ?? 60);
 const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
@@ -304,19 +311,19 @@ describe("the receiver under generated hostile input", () => {
 
 describe("the other providers under validly signed garbage", () => {
   /**
-   * Headers each provider's sender would put on `body`, signed with the endpoint's (demo) secret: by the
+   * Headers each provider's sender would put on `body`, signed with the endpoint's secret: by the
    * provider's own package for text (it signs strings as UTF-8), by Acredita's signers (checked against
    * those packages in their own tests) for arbitrary bytes.
    */
   const signers: Record<string, (body: Buffer, id: string, text: boolean) => Headers> = {
     stripe: (body, _id, text) => {
-      const secret = DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET;
+      const secret = SECRETS.STRIPE_WEBHOOK_SECRET;
       const header = text ? stripeHeader(body.toString("utf8"), secret) : signTimestamped(secret, Math.floor(Date.now() / 1000), body);
       return new Headers({ "content-type": "application/json; charset=utf-8", "Stripe-Signature": header });
     },
-    yolfi: (body, id) => new Headers({ "content-type": "application/json", "X-Yolfi-Signature": yolfiSignature(body, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET), "X-Yolfi-Event-ID": id }),
+    yolfi: (body, id) => new Headers({ "content-type": "application/json", "X-Yolfi-Signature": yolfiSignature(body, SECRETS.YOLFI_WEBHOOK_SECRET), "X-Yolfi-Event-ID": id }),
     "standard-webhooks": (body, id, text) => {
-      const secret = DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET;
+      const secret = SECRETS.STANDARD_WEBHOOKS_SECRET;
       if (text) return new Headers({ "content-type": "application/json", ...standardWebhooksHeaders(id, body.toString("utf8"), secret) });
       const t = Math.floor(Date.now() / 1000);
       return new Headers({ "content-type": "application/json", "webhook-id": id, "webhook-timestamp": String(t), "webhook-signature": signStandardWebhooks(secret, id, t, body) });

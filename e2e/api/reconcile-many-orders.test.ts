@@ -16,7 +16,7 @@ before(async () => {
   const database = await db();
   await database.order.createMany({ data: Array.from({ length: ORDERS }, (_, i) => ({ id: id(i), amount: 1000, currency: "ARS", status: i % 2 === 0 ? "paid" : "created" })) });
   await database.ledgerEntry.createMany({
-    data: Array.from({ length: ORDERS / 2 }, (_, k) => k * 2).map((i) => ({ id: `l${i}`, businessKey: `credit:pay_m${i}`, orderId: id(i), paymentKey: `pay_m${i}`, kind: "credit", amount: 1000, currency: "ARS", provider: "lab", eventId: `evt_m${i}` })),
+    data: Array.from({ length: ORDERS / 2 }, (_, k) => k * 2).map((i) => ({ id: `l${i}`, businessKey: `credit:lab:lab:live:pay_m${i}`, orderId: id(i), paymentKey: `pay_m${i}`, kind: "credit", amount: 1000, currency: "ARS", provider: "lab", account: "lab", livemode: true, eventId: `evt_m${i}` })),
   });
 });
 after(closeDb);

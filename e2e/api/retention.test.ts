@@ -102,7 +102,7 @@ describe("payload retention", () => {
     assert.deepEqual([duplicate.status, duplicate.json.outcome], [200, "duplicate"]);
     const conflict = await deliverLab(labEvent("evt_r2", "payment.refunded", "ord_r2", "pay_r2", 200));
     assert.deepEqual([conflict.status, conflict.json.outcome], [409, "dead_lettered"]);
-    assert.deepEqual((await (await db()).ledgerEntry.findMany({ where: { orderId: { in: ["ord_r1", "ord_r2"] } }, orderBy: { orderId: "asc" } })).map((entry) => [entry.businessKey, entry.amount]), [["credit:pay_r1", 100], ["credit:pay_r2", 200]]);
+    assert.deepEqual((await (await db()).ledgerEntry.findMany({ where: { orderId: { in: ["ord_r1", "ord_r2"] } }, orderBy: { orderId: "asc" } })).map((entry) => [entry.businessKey, entry.amount]), [["credit:lab:lab:live:pay_r1", 100], ["credit:lab:lab:live:pay_r2", 200]]);
   });
 
   test("a second run purges nothing; npm run retention prints the same, and refuses a bad --days with exit 2", async () => {

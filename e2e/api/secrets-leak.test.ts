@@ -16,7 +16,7 @@ import { newTestDatabase, storedText } from "../support/test-database";
 
 const LAB_SECRET = "lab_secret_leak_check_A1";
 const LAB_SECRET_NEXT = "lab_secret_leak_check_B2";
-const API_TOKEN = "api-token-leak-check-C3";
+const API_TOKEN = "api-token-leak-check-0123456789abcdef-C3";
 const ATTACKER_KEY = "attacker_guessed_key_0000";
 const folder = mkdtempSync(path.join(tmpdir(), "acredita-secrets-"));
 const logFile = path.join(folder, "server.log");

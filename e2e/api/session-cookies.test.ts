@@ -26,7 +26,7 @@ async function signInCookie(baseUrl: string): Promise<string[]> {
 }
 
 before(async () => {
-  assert.deepEqual(await seedDemoUsers(await db(), { nodeEnv: "development" }), { created: 3 });
+  assert.deepEqual(await seedDemoUsers(await db(), { mode: "demo" }), { created: 3 });
 });
 after(closeDb);
 

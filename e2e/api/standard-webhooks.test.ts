@@ -57,7 +57,7 @@ describe("Standard Webhooks signatures", () => {
     const again = await send("msg_sw_paid", body, { timestamp: nowSeconds() + 2 });
     assert.deepEqual([again.status, again.json], [200, { outcome: "duplicate", reason: "event msg_sw_paid already stored (status processed); nothing changed" }]);
     const order = await readOrder("ord_sw_paid");
-    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 4500, ["credit:pay_sw_1"]]);
+    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 4500, ["credit:standard-webhooks:acredita-demo:live:pay_sw_1"]]);
   });
 
   test("our own verifier's answer agrees with the reference library on the same headers", async () => {
@@ -208,10 +208,10 @@ describe("Standard Webhooks field mapping", () => {
     assert.equal((await readOrder("ord_sw_amount")).credited, 0);
   });
 
-  test("a mapped livemode false is a test event: stored as test, no effect on the live endpoint", async () => {
+  test("a mapped livemode false is a test event: stored in the endpoint's (live) scope, no effect on the live endpoint", async () => {
     const result = await send("msg_test_mode", payload("payment.succeeded", { payment_id: "pay_sw_test", order_id: "ord_sw_test", amount: 600, currency: "EUR", livemode: false }));
     assert.deepEqual([result.status, result.json], [200, { outcome: "ignored", reason: "test event on a live endpoint: stored, no effect" }]);
-    assert.deepEqual((await stored("msg_test_mode")).map((row) => [row.livemode, row.status]), [[false, "ignored"]]);
+    assert.deepEqual((await stored("msg_test_mode")).map((row) => [row.livemode, row.status]), [[true, "ignored"]]);
     assert.equal((await readOrder("ord_sw_test")).credited, 0);
   });
 
@@ -224,9 +224,14 @@ describe("Standard Webhooks field mapping", () => {
 });
 
 describe("Standard Webhooks optional mapped fields", () => {
-  test("a payment without amount and currency credits the order's own price; a full refund needs no total", async () => {
-    const paid = await send("msg_sw_noamount", payload("payment.succeeded", { payment_id: "pay_sw_noamount", order_id: "ord_sw_noamount" }));
-    assert.deepEqual([paid.status, paid.json], [200, { outcome: "applied", reason: "credited 800 EUR; order ord_sw_noamount created -> paid" }]);
+  test("a payment without its mapped amount and currency is a dead letter, never the order's price; a full refund needs no total", async () => {
+    const missing = await send("msg_sw_noamount", payload("payment.succeeded", { payment_id: "pay_sw_noamount", order_id: "ord_sw_noamount" }));
+    assert.deepEqual([missing.status, missing.json.outcome], [422, "dead_lettered"]);
+    assert.equal(missing.json.reason, "payment pay_sw_noamount for order ord_sw_noamount carries no amount, though standard-webhooks always sends one: not credited at the order's price");
+    assert.deepEqual([(await readOrder("ord_sw_noamount")).status, (await readOrder("ord_sw_noamount")).credited], ["created", 0]);
+    assert.deepEqual(await (await db()).deadLetter.findMany({ where: { eventId: "msg_sw_noamount" }, select: { category: true, status: true } }), [{ category: "amount_missing", status: "open" }]);
+    const paid = await send("msg_sw_withamount", payload("payment.succeeded", { payment_id: "pay_sw_noamount", order_id: "ord_sw_noamount", amount: 800, currency: "EUR" }));
+    assert.deepEqual([paid.status, paid.json.outcome], [200, "applied"]);
     const refund = await send("msg_sw_noamount_r", payload("payment.refunded", { payment_id: "pay_sw_noamount", order_id: "ord_sw_noamount" }));
     assert.deepEqual([refund.status, refund.json.outcome], [200, "applied"]);
     const order = await readOrder("ord_sw_noamount");

@@ -189,7 +189,7 @@ describe("Stripe events", () => {
     const result = await deliverStripe(JSON.stringify(stripeEvent("evt_cs_ref", "checkout.session.completed", session)), { secret: SECRET });
     assert.deepEqual([result.status, result.json], [200, { outcome: "applied", reason: "credited 2500 USD; order ord_s_ref created -> paid" }]);
     const order = await readOrder("ord_s_ref");
-    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => [entry.businessKey, entry.amount])], ["paid", 2500, [["credit:pi_ref", 2500]]]);
+    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => [entry.businessKey, entry.amount])], ["paid", 2500, [["credit:stripe:acct_acredita_demo:live:pi_ref", 2500]]]);
     assert.equal(await (await db()).delivery.count({ where: { orderId: "ord_s_ref" } }), 1);
   });
 
@@ -246,7 +246,7 @@ describe("Stripe events", () => {
     assert.deepEqual(results.map((result) => result.status), [200, 200]);
     assert.deepEqual(results.map((result) => result.json.outcome).sort(), ["applied", "duplicate"]);
     const order = await readOrder("ord_s_at_once");
-    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 5200, ["credit:pi_ao"]]);
+    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 5200, ["credit:stripe:acct_acredita_demo:live:pi_ao"]]);
     assert.equal(await (await db()).delivery.count({ where: { orderId: "ord_s_at_once" } }), 1);
     assert.equal(await (await db()).webhookEvent.count({ where: { eventId: { in: ["evt_ao_session", "evt_ao_intent"] } } }), 2);
   });
@@ -281,7 +281,7 @@ describe("Stripe events", () => {
 
     order = await readOrder("ord_s_refund");
     assert.deepEqual([order.status, order.refunded, order.credited], ["refunded", 1000, 0]);
-    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]).sort(), [["credit:pi_rf", 1000], ["refund:pi_rf", -700], ["refund:pi_rf:300", -300]]);
+    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]).sort(), [["credit:stripe:acct_acredita_demo:live:pi_rf", 1000], ["refund:stripe:acct_acredita_demo:live:pi_rf", -700], ["refund:stripe:acct_acredita_demo:live:pi_rf:300", -300]]);
   });
 
   test("JPY 500 (a zero-decimal currency) is credited as 500", async () => {
@@ -320,11 +320,11 @@ describe("Stripe events", () => {
     assert.deepEqual(await storedEvent("evt_bad_object"), []);
   });
 
-  test("a test-mode event on the live endpoint is stored as test and changes nothing; on the test endpoint it pays a test order only", async () => {
+  test("a test-mode event on the live endpoint is stored in the endpoint's (live) scope and changes nothing; on the test endpoint it pays a test order only", async () => {
     const onLive = stripeEvent("evt_test_on_live", "payment_intent.succeeded", paymentIntent({ id: "pi_tm_live", orderId: "ord_s_live_for_test", amount: 900, currency: "usd" }), { livemode: false });
     const ignored = await deliverStripe(JSON.stringify(onLive), { secret: SECRET });
     assert.deepEqual([ignored.status, ignored.json], [200, { outcome: "ignored", reason: "test event on a live endpoint: stored, no effect" }]);
-    assert.deepEqual((await storedEvent("evt_test_on_live")).map((row) => [row.livemode, row.status]), [[false, "ignored"]]);
+    assert.deepEqual((await storedEvent("evt_test_on_live")).map((row) => [row.livemode, row.status]), [[true, "ignored"]]);
     assert.equal((await readOrder("ord_s_live_for_test")).credited, 0);
 
     const testOrder = stripeEvent("evt_tm_ok", "payment_intent.succeeded", paymentIntent({ id: "pi_tm_ok", orderId: "ord_s_testmode", amount: 800, currency: "usd" }), { livemode: false });

@@ -142,10 +142,10 @@ describe("Yolfi payment.confirmed", () => {
     }
   });
 
-  test("a test event on the live receiver: 200, stored as test, no effect on any live order, ledger or delivery", async () => {
+  test("a test event on the live receiver: 200, stored in the endpoint's (live) scope, no effect on any live order, ledger or delivery", async () => {
     const result = await deliverYolfi(confirmed("evt_test_y_live", { paymentId: "ypay_test_live", merchantOrderId: "ord_y_live" }, { livemode: false }), { secret: SECRET });
     assert.deepEqual([result.status, result.json], [200, { outcome: "ignored", reason: "test event on a live endpoint: stored, no effect" }]);
-    assert.deepEqual(await stored("evt_test_y_live"), [{ livemode: false, status: "ignored", account: ORG, secretLabel: "YOLFI_WEBHOOK_SECRET[0]" }]);
+    assert.deepEqual(await stored("evt_test_y_live"), [{ livemode: true, status: "ignored", account: ORG, secretLabel: "YOLFI_WEBHOOK_SECRET[0]" }]);
     assert.deepEqual(await state("ord_y_live"), { status: "created", credited: 0, deliveries: 0, extraCharges: 0 });
   });
 

@@ -9,7 +9,8 @@ import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { freePort } from "@/lib/net/free-port";
 import { newTestDatabase, type TestDatabase } from "./test-database";
 
-export const E2E_API_TOKEN = "e2e-api-token-0001";
+export const E2E_API_TOKEN = "e2e-api-token-0123456789abcdef-0001";
+export const E2E_AUTH_SECRET = "e2e-auth-secret-0123456789abcdef-0123456789";
 export const E2E_LAB_SECRET = "e2e_lab_secret_0001";
 
 const ROOT = process.cwd();
@@ -110,6 +111,7 @@ export function baseEnv(databaseUrl: string, extra: Env = {}): Env {
     NEXT_TELEMETRY_DISABLED: "1",
     DATABASE_URL: databaseUrl,
     API_TOKEN: E2E_API_TOKEN,
+    AUTH_SECRET: E2E_AUTH_SECRET,
     LAB_WEBHOOK_SECRET: E2E_LAB_SECRET,
     LAB_PROCESSING_MODE: "inbox",
     INBOX_POLL_INTERVAL_MS: "50",

@@ -8,6 +8,9 @@ export function freshDatabaseUrl(): string {
   return newTestDatabase("server").url;
 }
 
+/** The AUTH_SECRET a test server gets unless the test or its environment sets one (32+ characters, not a demo value). */
+export const SERVER_AUTH_SECRET = "test-server-auth-secret-0123456789abcdef";
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -24,7 +27,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   if (!existsSync(".next/BUILD_ID")) throw new Error("no production build: run `npm run build` first");
   const port = await freePort();
   const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, DATABASE_URL: env.DATABASE_URL ?? freshDatabaseUrl(), LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1", ...env },
+    // A production server (ACREDITA_MODE unset) refuses to start without its own AUTH_SECRET.
+    env: { AUTH_SECRET: SERVER_AUTH_SECRET, ...process.env, DATABASE_URL: env.DATABASE_URL ?? freshDatabaseUrl(), LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

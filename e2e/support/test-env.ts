@@ -8,7 +8,9 @@ import { newTestDatabase } from "./test-database";
 
 export const TEST_LAB_SECRET = "lab_test_secret_0001";
 export const TEST_LAB_SECRET_NEXT = "lab_test_secret_0002";
-export const TEST_API_TOKEN = "test-api-token-123";
+// Production rules hold in tests too (ACREDITA_MODE unset = production): 32+ characters, no demo value.
+export const TEST_API_TOKEN = "test-api-token-0123456789abcdef-123";
+export const TEST_AUTH_SECRET = "test-auth-secret-0123456789abcdef-0123456789";
 
 const folder = mkdtempSync(path.join(tmpdir(), "acredita-test-"));
 /** This test file's database: its URL, and its file on SQLite. */
@@ -19,6 +21,8 @@ export const TEST_DB_FILE = TEST_DB.file;
 process.env.DATABASE_URL = TEST_DB.url;
 process.env.LAB_WEBHOOK_SECRET ??= `${TEST_LAB_SECRET},${TEST_LAB_SECRET_NEXT}`;
 process.env.API_TOKEN = TEST_API_TOKEN;
+process.env.AUTH_SECRET ??= TEST_AUTH_SECRET;
+delete process.env.ACREDITA_MODE;
 // Every log line goes to a file the tests can read (and grep for secrets).
 process.env.LOG_FILE = path.join(folder, "acredita.log");
 process.env.LOG_LEVEL = "info";

@@ -32,8 +32,11 @@ export function authTrustedOrigins(config: Settings = settings()): string[] {
  * created by the demo seed, `npm run create-user` or an admin), the `role` column exposed read-only,
  * and login attempts rate-limited per client IP with the buckets in the database, so every server
  * process shares them and a restart does not reset them (better-auth `rateLimit.storage: "database"`).
+ * Throws when AUTH_SECRET is unset (production without it; the start checks refuse that first).
  */
 export function createAuth(prisma: Db, config: Settings = settings()) {
+  // Never fall back to a library default: sessions signed with a known secret can be forged.
+  if (!config.AUTH_SECRET) throw new Error("AUTH_SECRET is not set: the dashboard cannot sign sessions");
   return betterAuth({
     appName: "Acredita",
     baseURL: authBaseUrl(config),

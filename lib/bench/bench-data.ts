@@ -7,7 +7,8 @@ import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 
 /** The lab secret every benchmark signs with (a throwaway value: benchmark databases are temporary). */
 export const BENCH_SECRET = "bench_lab_secret_2026";
-export const BENCH_API_TOKEN = "bench-api-token-2026";
+export const BENCH_API_TOKEN = "bench-api-token-0123456789abcdef-2026";
+export const BENCH_AUTH_SECRET = "bench-auth-secret-0123456789abcdef-2026";
 
 const folders: string[] = [];
 

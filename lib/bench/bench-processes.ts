@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { BENCH_API_TOKEN, BENCH_SECRET } from "@/lib/bench/bench-data";
+import { BENCH_API_TOKEN, BENCH_AUTH_SECRET, BENCH_SECRET } from "@/lib/bench/bench-data";
 import { freePort } from "@/lib/net/free-port";
 
 /** A server process started for a benchmark: where it listens, and how to stop it. */
@@ -61,6 +61,7 @@ function acreditaEnv(databaseFile: string, extra: Record<string, string>): NodeJ
     DATABASE_URL: /^postgres(ql)?:\/\//.test(databaseFile) ? databaseFile : `file:${databaseFile}`,
     LAB_WEBHOOK_SECRET: BENCH_SECRET,
     API_TOKEN: BENCH_API_TOKEN,
+    AUTH_SECRET: BENCH_AUTH_SECRET,
     LOG_LEVEL: "info",
     LOG_FILE: "",
     ...extra,

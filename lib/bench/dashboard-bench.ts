@@ -45,7 +45,7 @@ export async function measureDashboardAtScale(options: { orders: number; decisio
   const file = createBenchDatabase(folder);
   const data = generateScaleData(file, { orders: options.orders, decisionsPerOrder: options.decisionsPerOrder });
   const setup = await openSqlite(`file:${file}`, 5_000);
-  await seedDemoUsers(setup, { allowInProduction: true });
+  await seedDemoUsers(setup, { mode: "demo" });
   await setup.$disconnect();
 
   const pageSize = 50;

@@ -33,7 +33,7 @@ export function generateScaleData(file: string, options: { orders: number; decis
     `INSERT INTO "Order" (id, amount, currency, status, refundedAmount, lastEventAt, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertLedger = database.prepare(
-    `INSERT INTO LedgerEntry (id, businessKey, orderId, paymentKey, kind, amount, currency, provider, eventId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, 'lab', ?, ?)`,
+    `INSERT INTO LedgerEntry (id, businessKey, orderId, paymentKey, kind, amount, currency, provider, account, livemode, eventId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, 'lab', 'lab', 1, ?, ?)`,
   );
   const insertEvent = database.prepare(
     `INSERT INTO WebhookEvent (id, provider, endpoint, account, livemode, eventId, type, bodyHash, orderId, paymentKey, status, payload, attempts, receivedAt, processedAt) VALUES (?, 'lab', 'lab', 'lab', 1, ?, ?, ?, ?, ?, 'processed', '{}', 1, ?, ?)`,
@@ -57,10 +57,10 @@ export function generateScaleData(file: string, options: { orders: number; decis
       insertOrder.run(id, amount, currency, status, status === "refunded" ? amount : 0, eventAt ? prismaDate(new Date(eventAt)) : null, prismaDate(new Date(created)), prismaDate(new Date(eventAt ?? created)));
       if (status !== "created") {
         const at = prismaDate(new Date(eventAt!));
-        insertLedger.run(rowId("l", ledgerEntries++), `credit:pay_${i}`, id, `pay_${i}`, "credit", amount, currency, `evt_${i}_a`, at);
+        insertLedger.run(rowId("l", ledgerEntries++), `credit:lab:lab:live:pay_${i}`, id, `pay_${i}`, "credit", amount, currency, `evt_${i}_a`, at);
         insertEvent.run(rowId("e", events++), `evt_${i}_a`, "payment.approved", randomBytes(32).toString("hex"), id, `pay_${i}`, at, at);
         if (status === "refunded") {
-          insertLedger.run(rowId("l", ledgerEntries++), `refund:pay_${i}`, id, `pay_${i}`, "refund", -amount, currency, `evt_${i}_r`, at);
+          insertLedger.run(rowId("l", ledgerEntries++), `refund:lab:lab:live:pay_${i}`, id, `pay_${i}`, "refund", -amount, currency, `evt_${i}_r`, at);
           insertEvent.run(rowId("e", events++), `evt_${i}_r`, "payment.refunded", randomBytes(32).toString("hex"), id, `pay_${i}`, at, at);
         }
       }

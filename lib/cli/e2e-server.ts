@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   await seedDemoData(client);
-  await seedDemoUsers(client, { allowInProduction: true });
+  await seedDemoUsers(client, { mode: "demo" });
   await closeDb();
 
   const port = process.env.PORT ?? "3000";

@@ -2,7 +2,7 @@
 // deliveries against a running Acredita, reconcile, print. Exit 0 when 0 mismatches, 1 otherwise.
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { settings } from "@/lib/config/settings";
+import { DEMO_SECRETS, settings } from "@/lib/config/settings";
 import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
 import { runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
@@ -26,7 +26,10 @@ async function main(): Promise<number> {
   const url = (option("--url") ?? `http://127.0.0.1:${config.PORT}`).replace(/\/$/, "");
   console.log(`Lab provider -> ${url}/api/webhooks/lab`);
   console.log(`${"time".padEnd(7)} ${"event".padEnd(9)} ${"what".padEnd(52)} ${"HTTP".padEnd(4)} ${"outcome".padEnd(13)} reason`);
-  const run = await runLab({ url, apiToken: config.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET[0], print: (line) => console.log(line) });
+  // The lab plays a provider and a store against a server: it signs with the lab secret and creates
+  // orders with the operator token, both taken from the environment, else the public demo values
+  // (which only a demo server accepts).
+  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print: (line) => console.log(line) });
 
   const folder = path.join("data", "lab");
   mkdirSync(folder, { recursive: true });

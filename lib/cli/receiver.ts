@@ -4,14 +4,21 @@
 // SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included) with
 // `Connection: close`, closes every connection (all of them after 10 s), exits 0.
 import { existsSync } from "node:fs";
-import { readSettingsOrExit } from "@/lib/config/settings";
+import { checkServerConfiguration } from "@/lib/config/server-configuration";
 import { closeDb, db } from "@/lib/db/client";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { logger } from "@/lib/log/logger";
 import { createReceiverServer } from "@/lib/receiver/receiver-server";
 
 async function main(): Promise<void> {
-  const config = readSettingsOrExit("Acredita receiver");
+  // The receiver verifies signatures: the same rules as the server (no public demo secret outside
+  // demo mode, no unconfigured endpoint served), but it signs no sessions.
+  const checked = checkServerConfiguration(process.env, { needsAuth: false });
+  if (!checked.ok) {
+    console.error(`Acredita receiver cannot start: ${checked.issues.join("; ")}`);
+    process.exit(1);
+  }
+  const config = checked.settings;
   if (!isPostgresUrl(config.DATABASE_URL) && !existsSync(sqliteFilePath(config.DATABASE_URL))) {
     // Opening a missing SQLite file would create an empty one.
     console.error(`Acredita receiver cannot start: database not ready (no file ${sqliteFilePath(config.DATABASE_URL)}); run npm start once to apply the migrations`);

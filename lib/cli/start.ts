@@ -1,43 +1,74 @@
-// npm start: validate settings, apply migrations, seed demo data, build if needed, serve.
+// npm start (production) and npm run demo (demo mode): validate settings and endpoints, apply
+// migrations, seed demo data and users (demo only), build if needed, serve.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { readSettingsOrExit, settingsOnDemoDefaults } from "@/lib/config/settings";
+import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
 import { migrateDeploy } from "@/lib/db/migrate-deploy";
 import { describeDatabaseUrl, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
-import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
+import { describeEndpoints } from "@/lib/endpoints/endpoints";
 import { seedDemoData } from "@/lib/demo/seed";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);
+
+// `npm run demo` passes --demo: the whole process tree (Next.js server, in-process worker) then runs
+// in demo mode, with the public demo secrets, data and users.
+if (process.argv.includes("--demo")) process.env.ACREDITA_MODE = "demo";
+
+const DEMO_BANNER = [
+  "",
+  "  ##########################################################################",
+  "  #  DEMO MODE: public demo secrets, demo orders and demo users with public  #",
+  "  #  passwords (see README). Anyone can sign payments for this server.       #",
+  "  #  Never expose it or use it for real traffic: run `npm start` instead.    #",
+  "  ##########################################################################",
+  "",
+].join("\n");
 
 function banner(values: Record<string, unknown>): void {
   const onDefaults = new Set(settingsOnDemoDefaults());
   console.log("Acredita settings:");
   for (const [name, value] of Object.entries(values)) {
-    const shown = SECRET_SETTINGS.has(name) ? (onDefaults.has(name) ? "(public demo value, see README)" : "(set)") : String(value);
+    const shown = SECRET_SETTINGS.has(name) ? (onDefaults.has(name) ? "(PUBLIC DEMO VALUE, see README)" : value === "" ? "(set)" : String(value)) : String(value);
     console.log(`  ${name.padEnd(32)} ${shown}${onDefaults.has(name) ? "  [demo default]" : ""}`);
   }
 }
 
+function refuse(issues: string[]): never {
+  console.error(`Acredita cannot start:\n${issues.map((issue) => `  ${issue}`).join("\n")}`);
+  process.exit(1);
+}
+
 async function main(): Promise<void> {
-  const config = readSettingsOrExit("Acredita");
-  banner({ PORT: config.PORT, DATABASE_URL: describeDatabaseUrl(config.DATABASE_URL), API_TOKEN: "", LAB_WEBHOOK_SECRET: "", AUTH_SECRET: "", AUTH_BASE_URL: authBaseUrl(config), WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS, LOG_LEVEL: config.LOG_LEVEL, INBOX_WORKER_IN_PROCESS: config.INBOX_WORKER_IN_PROCESS, FULFILMENT_WEBHOOK_URL: config.FULFILMENT_WEBHOOK_URL ? "(set)" : "(not set: no fulfilment webhook)" });
+  const checked = checkServerConfiguration();
+  if (!checked.ok) refuse(checked.issues);
+  const { settings: config, endpoints } = checked;
+  const demo = config.ACREDITA_MODE === "demo";
+  if (demo) console.log(DEMO_BANNER);
+
+  banner({
+    ACREDITA_MODE: demo ? "demo" : "production",
+    PORT: config.PORT,
+    DATABASE_URL: describeDatabaseUrl(config.DATABASE_URL),
+    API_TOKEN: config.API_TOKEN ? "" : "(not set: no operator token)",
+    LAB_WEBHOOK_SECRET: config.LAB_WEBHOOK_SECRET ? "" : "(not set: no lab endpoint)",
+    AUTH_SECRET: "",
+    AUTH_BASE_URL: authBaseUrl(config),
+    WEBHOOK_TOLERANCE_SECONDS: config.WEBHOOK_TOLERANCE_SECONDS,
+    LOG_LEVEL: config.LOG_LEVEL,
+    INBOX_WORKER_IN_PROCESS: config.INBOX_WORKER_IN_PROCESS,
+    FULFILMENT_WEBHOOK_URL: config.FULFILMENT_WEBHOOK_URL ? "(set)" : "(not set: no fulfilment webhook)",
+  });
   const database = isPostgresUrl(config.DATABASE_URL)
     ? { DATABASE: "PostgreSQL", DATABASE_POOL_SIZE: config.DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS: config.DATABASE_POOL_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS: config.DATABASE_STATEMENT_TIMEOUT_MS }
     : { DATABASE: "SQLite", DATABASE_BUSY_TIMEOUT_MS: config.DATABASE_BUSY_TIMEOUT_MS };
   for (const [name, value] of Object.entries({ ...database, DATABASE_TRANSACTION_TIMEOUT_MS: config.DATABASE_TRANSACTION_TIMEOUT_MS })) console.log(`  ${name.padEnd(32)} ${value}`);
-  try {
-    console.log(`Webhook endpoints:\n${describeEndpoints(loadEndpoints()).map((line) => `  ${line}`).join("\n")}`);
-  } catch (error) {
-    if (error instanceof EndpointConfigError) {
-      console.error(`Acredita cannot start: ${error.issues.join("; ")}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  console.log(`Webhook endpoints:\n${describeEndpoints(endpoints).map((line) => `  ${line}`).join("\n")}`);
+  if (endpoints.endpoints.length === 0) console.log("  (no endpoint is configured: every webhook answers 404 until a secrets variable is set)");
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
   const migrate = migrateDeploy(config.DATABASE_URL);
@@ -48,16 +79,18 @@ async function main(): Promise<void> {
   }
   console.log(`Migrations applied (${isPostgresUrl(config.DATABASE_URL) ? "PostgreSQL" : "SQLite"}).`);
 
-  const seeded = await seedDemoData(await db());
-  console.log(seeded > 0 ? `Demo data: ${seeded} orders created.` : "Demo data: database already has orders, nothing seeded.");
-  const users = await seedDemoUsers(await db(), { allowInProduction: config.DEMO_USERS_IN_PRODUCTION });
-  if (users.created > 0) {
-    console.log("Demo users (public demo passwords, see README):");
-    for (const user of DEMO_USERS) console.log(`  ${user.role.padEnd(9)} ${user.email.padEnd(26)} ${user.password}`);
-  } else if ("skipped" in users && users.skipped === "production") {
-    console.log("Demo users: not created (NODE_ENV=production; set DEMO_USERS_IN_PRODUCTION=true to opt in, or run npm run create-user).");
-  } else {
-    console.log("Demo users: database already has users, none created.");
+  if (demo) {
+    const seeded = await seedDemoData(await db());
+    console.log(seeded > 0 ? `Demo data: ${seeded} orders created.` : "Demo data: database already has orders, nothing seeded.");
+    const users = await seedDemoUsers(await db(), { mode: "demo" });
+    if (users.created > 0) {
+      console.log("Demo users (public demo passwords, see README):");
+      for (const user of DEMO_USERS) console.log(`  ${user.role.padEnd(9)} ${user.email.padEnd(26)} ${user.password}`);
+    } else {
+      console.log("Demo users: database already has users, none created.");
+    }
+  } else if ((await (await db()).user.count()) === 0) {
+    console.log("No users yet: create the first admin with `ACREDITA_NEW_PASSWORD=... npm run create-user -- --email you@example.com --name You --role admin`.");
   }
   await closeDb();
 
@@ -68,7 +101,7 @@ async function main(): Promise<void> {
   }
 
   const host = process.env.HOST ?? "127.0.0.1";
-  console.log(`Acredita listening on http://${host}:${config.PORT}`);
+  console.log(`Acredita listening on http://${host}:${config.PORT}${demo ? "  (DEMO MODE)" : ""}`);
   const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
   server.on("exit", (code) => process.exit(code ?? 0));

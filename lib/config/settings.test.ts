@@ -1,13 +1,62 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { checkServerConfiguration } from "@/lib/config/server-configuration";
 import { readSettings, SettingsError } from "@/lib/config/settings";
 
-test("demo defaults fill unset settings", () => {
-  const settings = readSettings({});
+test("demo mode fills unset secrets with the public demo values", () => {
+  const settings = readSettings({ ACREDITA_MODE: "demo" });
+  assert.equal(settings.ACREDITA_MODE, "demo");
   assert.equal(settings.PORT, 3000);
   assert.equal(settings.DATABASE_URL, "file:./data/acredita.db");
   assert.equal(settings.WEBHOOK_TOLERANCE_SECONDS, 300);
   assert.deepEqual(settings.LAB_WEBHOOK_SECRET, ["lab_demo_secret_2026"]);
+  assert.equal(settings.API_TOKEN, "demo-api-token");
+  assert.equal(settings.AUTH_SECRET, "acredita-demo-auth-secret-change-me-0001");
+});
+
+test("production (the default) has no demo value of any kind", () => {
+  const settings = readSettings({});
+  assert.equal(settings.ACREDITA_MODE, "production");
+  assert.deepEqual([settings.API_TOKEN, settings.LAB_WEBHOOK_SECRET, settings.AUTH_SECRET], [undefined, undefined, undefined]);
+  assert.equal(settings.PORT, 3000);
+  assert.equal(readSettings({ ACREDITA_MODE: "Demo " }).ACREDITA_MODE, "demo");
+  assert.throws(() => readSettings({ ACREDITA_MODE: "staging" }), /ACREDITA_MODE: must be demo or production/);
+});
+
+test("production refuses every public demo value and short tokens, naming each variable and never a value", () => {
+  const env = {
+    API_TOKEN: "demo-api-token",
+    AUTH_SECRET: "acredita-demo-auth-secret-change-me-0001",
+    LAB_WEBHOOK_SECRET: "lab_demo_secret_2026",
+    YOLFI_WEBHOOK_SECRET: "yolfi_own_secret_0001, whsec_acredita_stripe_demo_2026",
+  };
+  assert.throws(
+    () => readSettings(env),
+    (error: unknown) => {
+      assert.ok(error instanceof SettingsError);
+      assert.deepEqual(error.issues, [
+        "API_TOKEN: is a public demo value (printed in the README); set your own secret",
+        "AUTH_SECRET: is a public demo value (printed in the README); set your own secret",
+        "LAB_WEBHOOK_SECRET: is a public demo value (printed in the README); set your own secret",
+        "YOLFI_WEBHOOK_SECRET: is a public demo value (printed in the README); set your own secret",
+      ]);
+      for (const value of Object.values(env)) assert.ok(!error.message.includes(value.trim()));
+      return true;
+    },
+  );
+  assert.throws(() => readSettings({ API_TOKEN: "operator-token-31-characters-xx" }), (error: unknown) => error instanceof SettingsError && error.issues.join() === "API_TOKEN: needs at least 32 characters in production");
+  assert.equal(readSettings({ API_TOKEN: "operator-token-with-32-characters" }).API_TOKEN, "operator-token-with-32-characters");
+  assert.equal(readSettings({ ACREDITA_MODE: "demo", API_TOKEN: "short-but-demo" }).API_TOKEN, "short-but-demo");
+});
+
+test("a production server refuses to start without AUTH_SECRET, or with a short one", () => {
+  const missing = checkServerConfiguration({});
+  assert.deepEqual(missing, { ok: false, issues: ["AUTH_SECRET: is required in production (at least 32 characters)"] });
+  const short = checkServerConfiguration({ AUTH_SECRET: "only-31-characters-long-secret!" });
+  assert.deepEqual(short, { ok: false, issues: ["AUTH_SECRET: needs at least 32 characters"] });
+  const ok = checkServerConfiguration({ AUTH_SECRET: "an-operator-auth-secret-of-40-characters" });
+  assert.equal(ok.ok, true);
+  assert.equal(checkServerConfiguration({ ACREDITA_MODE: "demo" }).ok, true);
 });
 
 test("several lab secrets are split on commas and trimmed of stray whitespace", () => {
@@ -23,7 +72,7 @@ test("a wrong setting stops with a message that names it and not its value", () 
       return true;
     },
   );
-  assert.throws(() => readSettings({ API_TOKEN: "short" }), /API_TOKEN: needs at least 8 characters/);
+  assert.throws(() => readSettings({ ACREDITA_MODE: "demo", API_TOKEN: "short" }), /API_TOKEN: needs at least 8 characters/);
   assert.throws(() => readSettings({ LAB_WEBHOOK_SECRET: "tiny" }), (error: unknown) => error instanceof SettingsError && !error.message.includes("tiny"));
 });
 

@@ -2,17 +2,36 @@ import { z } from "zod";
 import { DEFAULT_DATABASE_URL } from "@/lib/db/url";
 
 /**
- * Demo defaults. They are public (documented in the README) so that a fresh clone runs with one
- * command; any deployment sets its own values through the environment.
+ * How the process runs. `demo` (`npm run demo`): the public demo secrets, data and users below, so a
+ * fresh clone runs with one command. `production` (`npm start`, and the default for every process):
+ * no demo value of any kind; each secret must be set by the operator.
  */
-export const DEMO_DEFAULTS = {
+export type RunMode = "demo" | "production";
+
+/** Defaults that are not secrets, in both modes. */
+const DEFAULTS = {
   PORT: "3000",
   DATABASE_URL: DEFAULT_DATABASE_URL,
+  WEBHOOK_TOLERANCE_SECONDS: "300",
+} as const;
+
+/**
+ * Public demo secrets (they are printed in the README): used only in demo mode, and refused in
+ * production even when set explicitly, since anyone can sign with them.
+ */
+export const DEMO_SECRETS = {
   API_TOKEN: "demo-api-token",
   LAB_WEBHOOK_SECRET: "lab_demo_secret_2026",
-  WEBHOOK_TOLERANCE_SECONDS: "300",
   AUTH_SECRET: "acredita-demo-auth-secret-change-me-0001",
 } as const;
+
+/** Minimum length of AUTH_SECRET and API_TOKEN in production (32 characters, about 190 bits when random). */
+export const PRODUCTION_SECRET_MIN_LENGTH = 32;
+
+/** The run mode named by `ACREDITA_MODE` (`demo` or `production`); anything else, or unset, is production. */
+export function runMode(env: Record<string, string | undefined> = process.env): RunMode {
+  return env.ACREDITA_MODE?.trim().toLowerCase() === "demo" ? "demo" : "production";
+}
 
 const commaList = z
   .string()
@@ -36,8 +55,12 @@ const settingsSchema = z.object({
     .string()
     .trim()
     .refine((url) => /^(file:|postgres(ql)?:\/\/)/i.test(url), "must start with file: or postgresql://"),
-  API_TOKEN: z.string().trim().min(8, "needs at least 8 characters"),
-  LAB_WEBHOOK_SECRET: commaList,
+  /** `demo` or `production` (default): see {@link RunMode}. */
+  ACREDITA_MODE: z.enum(["demo", "production"], "must be demo or production").default("production"),
+  /** The operator's bearer token for the JSON API; unset in production: no operator token is accepted. */
+  API_TOKEN: z.string().trim().min(8, "needs at least 8 characters").optional(),
+  /** The lab endpoint's signing secrets; unset in production: the lab endpoint does not exist. */
+  LAB_WEBHOOK_SECRET: commaList.optional(),
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
@@ -86,8 +109,8 @@ const settingsSchema = z.object({
   OUTBOX_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(10),
   /** How long a message being sent stays reserved for its dispatcher (ms); must exceed OUTBOX_TIMEOUT_MS. */
   OUTBOX_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(60_000),
-  /** Signs and encrypts session cookies (better-auth). At least 32 characters. */
-  AUTH_SECRET: z.string().trim().min(32, "needs at least 32 characters"),
+  /** Signs and encrypts session cookies (better-auth). At least 32 characters; required by the server in production. */
+  AUTH_SECRET: z.string().trim().min(32, "needs at least 32 characters").optional(),
   /** The dashboard's public URL; a sign-in request's Origin must match it (or AUTH_TRUSTED_ORIGINS). Default http://127.0.0.1:<PORT>. */
   AUTH_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** More origins allowed to sign in (comma-separated), e.g. http://localhost:3000. */
@@ -99,8 +122,6 @@ const settingsSchema = z.object({
   /** Sign-in attempts allowed per client IP within AUTH_LOGIN_WINDOW_SECONDS; more answer 429. */
   AUTH_LOGIN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(5),
   AUTH_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-  /** Create the demo users (one per role) even when NODE_ENV=production. Off unless set to true. */
-  DEMO_USERS_IN_PRODUCTION: z.enum(["true", "false"]).default("false").transform((value) => value === "true"),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */
@@ -129,14 +150,24 @@ export function readSettingsOrExit(who: string): Settings {
 }
 
 /**
- * Reads and validates settings from `env` (default `process.env`), filling demo defaults for unset ones.
- * Returns the parsed {@link Settings}. Throws {@link SettingsError} naming each wrong variable.
+ * Reads and validates settings from `env` (default `process.env`). Unset settings take their
+ * non-secret defaults; in demo mode (`ACREDITA_MODE=demo`) the secrets take their public demo values.
+ * In production a secret that is set must not be a public demo value, and `API_TOKEN` needs
+ * {@link PRODUCTION_SECRET_MIN_LENGTH} characters. Returns the parsed {@link Settings}.
+ * Throws {@link SettingsError} naming each wrong variable, never its value.
  */
 export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
-  const input: Record<string, string | undefined> = { ...DEMO_DEFAULTS };
+  const mode = runMode(env);
+  const input: Record<string, string | undefined> = { ...DEFAULTS, ...(mode === "demo" ? DEMO_SECRETS : {}) };
   for (const key of Object.keys(settingsSchema.shape)) {
     const value = env[key];
     if (value !== undefined && value !== "") input[key] = value;
+  }
+  // Normalised, but an unknown value still fails the enum below (a typo must not pass as production silently).
+  input.ACREDITA_MODE = env.ACREDITA_MODE?.trim() ? env.ACREDITA_MODE.trim().toLowerCase() : mode;
+  if (mode === "production") {
+    const issues = productionSecretIssues(env);
+    if (issues.length > 0) throw new SettingsError(issues);
   }
   const parsed = settingsSchema
     .refine((value) => value.OUTBOX_LEASE_MS > value.OUTBOX_TIMEOUT_MS, { path: ["OUTBOX_LEASE_MS"], message: "must be greater than OUTBOX_TIMEOUT_MS" })
@@ -148,6 +179,59 @@ export function readSettings(env: Record<string, string | undefined> = process.e
   return parsed.data;
 }
 
+/** Every public demo value an operator might paste by mistake: the settings' and the endpoints'. */
+export function publicDemoValues(): Set<string> {
+  return new Set<string>([...Object.values(DEMO_SECRETS), ...Object.values(DEMO_ENDPOINT_SECRET_VALUES)]);
+}
+
+/**
+ * Demo endpoint secrets, by variable (the endpoints module uses them in demo mode). Kept here so the
+ * settings can refuse them in production without importing the endpoints.
+ */
+export const DEMO_ENDPOINT_SECRET_VALUES = {
+  STRIPE_WEBHOOK_SECRET: "whsec_acredita_stripe_demo_2026",
+  STRIPE_TEST_WEBHOOK_SECRET: "whsec_acredita_stripe_test_demo_2026",
+  YOLFI_WEBHOOK_SECRET: "yolfi_acredita_demo_signing_secret_2026",
+  YOLFI_TEST_WEBHOOK_SECRET: "yolfi_acredita_test_demo_signing_secret_2026",
+  // "whsec_" + base64("acredita-standard-webhooks-demo-key")
+  STANDARD_WEBHOOKS_SECRET: "whsec_YWNyZWRpdGEtc3RhbmRhcmQtd2ViaG9va3MtZGVtby1rZXk=",
+} as const;
+
+/** True when any comma-separated part of `raw` is a public demo value. */
+export function holdsPublicDemoValue(raw: string | undefined): boolean {
+  if (!raw) return false;
+  const demo = publicDemoValues();
+  return raw.split(",").some((part) => demo.has(part.trim()));
+}
+
+/**
+ * Production's rules for the secrets that are set: no public demo value (any of them, in any
+ * variable), and API_TOKEN at least {@link PRODUCTION_SECRET_MIN_LENGTH} characters. Returns one issue
+ * per variable, naming it and never its value.
+ */
+function productionSecretIssues(env: Record<string, string | undefined>): string[] {
+  const issues: string[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name) || !raw) continue;
+    if (holdsPublicDemoValue(raw)) issues.push(`${name}: is a public demo value (printed in the README); set your own secret`);
+  }
+  const token = env.API_TOKEN?.trim();
+  if (token && token.length < PRODUCTION_SECRET_MIN_LENGTH && !holdsPublicDemoValue(token)) {
+    issues.push(`API_TOKEN: needs at least ${PRODUCTION_SECRET_MIN_LENGTH} characters in production`);
+  }
+  return issues.sort();
+}
+
+/**
+ * What the server (dashboard, API, webhooks) needs in production beyond {@link readSettings}: an
+ * AUTH_SECRET of at least {@link PRODUCTION_SECRET_MIN_LENGTH} characters. Returns the issues (empty
+ * in demo mode or when all is well), each naming the variable.
+ */
+export function serverSettingsIssues(config: Settings): string[] {
+  if (config.ACREDITA_MODE === "demo") return [];
+  return config.AUTH_SECRET ? [] : [`AUTH_SECRET: is required in production (at least ${PRODUCTION_SECRET_MIN_LENGTH} characters)`];
+}
+
 let cached: Settings | undefined;
 
 /** The process's settings (validated on first use, then cached). Throws {@link SettingsError}. */
@@ -156,7 +240,8 @@ export function settings(): Settings {
   return cached;
 }
 
-/** Names of the settings still on their public demo value, for the start banner and the health page. */
+/** Names of the secrets on their public demo value (demo mode only), for the start banner. */
 export function settingsOnDemoDefaults(env: Record<string, string | undefined> = process.env): string[] {
-  return (Object.keys(DEMO_DEFAULTS) as (keyof typeof DEMO_DEFAULTS)[]).filter((key) => !env[key]);
+  if (runMode(env) !== "demo") return [];
+  return (Object.keys(DEMO_SECRETS) as (keyof typeof DEMO_SECRETS)[]).filter((key) => !env[key]);
 }

@@ -2,7 +2,7 @@ import type { Role } from "@/lib/auth/roles";
 
 /**
  * The demo users, one per role. Their passwords are PUBLIC (README, "Demo users"): they exist so a
- * fresh clone can be tried, and are never created in production without DEMO_USERS_IN_PRODUCTION=true.
+ * fresh clone can be tried, and are created only in demo mode (`npm run demo`).
  */
 export const DEMO_USERS: ReadonlyArray<{ email: string; name: string; role: Role; password: string }> = [
   { email: "merchant@acredita.test", name: "Mercedes Merchant", role: "merchant", password: "merchant-demo-2026" },

@@ -1,4 +1,5 @@
 import { createUserWithPassword } from "@/lib/auth/users";
+import { runMode, type RunMode } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 
@@ -8,11 +9,11 @@ export { DEMO_USERS };
 export type DemoUsersResult = { created: number } | { created: 0; skipped: "users_exist" | "production" };
 
 /**
- * Creates the demo users only when the database has no users at all, and never when
- * NODE_ENV=production unless `allowInProduction` (the DEMO_USERS_IN_PRODUCTION setting) is true.
+ * Creates the demo users only when the database has no users at all, and only in demo mode
+ * (`mode`, default the process's ACREDITA_MODE): production never holds a public password.
  */
-export async function seedDemoUsers(db: Db, { nodeEnv = process.env.NODE_ENV, allowInProduction = false } = {}): Promise<DemoUsersResult> {
-  if (nodeEnv === "production" && !allowInProduction) return { created: 0, skipped: "production" };
+export async function seedDemoUsers(db: Db, { mode = runMode() }: { mode?: RunMode } = {}): Promise<DemoUsersResult> {
+  if (mode !== "demo") return { created: 0, skipped: "production" };
   if ((await db.user.count()) > 0) return { created: 0, skipped: "users_exist" };
   let created = 0;
   for (const user of DEMO_USERS) {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { DEMO_ENDPOINT_SECRETS, EndpointConfigError, endpointDefinitions, loadEndpoints, loadSecrets, validateEndpoints, type EndpointDefinition } from "@/lib/endpoints/endpoints";
+import { providers } from "@/lib/webhooks/providers/registry";
+import { DEMO_ENDPOINT_SECRETS, EndpointConfigError, endpointDefinitions, loadEndpoints, loadSecrets, resolveEndpoint, validateEndpoints, type EndpointDefinition } from "@/lib/endpoints/endpoints";
 
+const DEMO = { ACREDITA_MODE: "demo" } as const;
 const standard = endpointDefinitions({}).find((definition) => definition.name === "standard-webhooks")!;
 
 function problems(definitions: EndpointDefinition[], env: Record<string, string | undefined> = {}): string[] {
@@ -15,8 +17,9 @@ function problems(definitions: EndpointDefinition[], env: Record<string, string 
 }
 
 describe("endpoint configuration", () => {
-  test("the shipped endpoints load with their public demo secrets", () => {
-    const endpoints = loadEndpoints({});
+  test("in demo mode the shipped endpoints load with their public demo secrets", () => {
+    const { endpoints, disabled } = loadEndpoints(DEMO);
+    assert.deepEqual(disabled, []);
     assert.deepEqual(
       endpoints.map((endpoint) => [endpoint.name, endpoint.provider, endpoint.account, endpoint.livemode, endpoint.mode, endpoint.secrets.map((secret) => secret.label)]),
       [
@@ -33,24 +36,24 @@ describe("endpoint configuration", () => {
   });
 
   test("WEBHOOK_PROCESSING_MODE=inline switches the providers' endpoints; LAB_PROCESSING_MODE=inbox switches the lab", () => {
-    assert.deepEqual(loadEndpoints({ WEBHOOK_PROCESSING_MODE: "inline" }).map((endpoint) => endpoint.mode), ["inline", "inline", "inline", "inline", "inline", "inline"]);
-    assert.deepEqual(loadEndpoints({ LAB_PROCESSING_MODE: "inbox" }).map((endpoint) => endpoint.mode), ["inbox", "inbox", "inbox", "inbox", "inbox", "inbox"]);
+    assert.deepEqual(loadEndpoints({ ...DEMO, WEBHOOK_PROCESSING_MODE: "inline" }).endpoints.map((endpoint) => endpoint.mode), ["inline", "inline", "inline", "inline", "inline", "inline"]);
+    assert.deepEqual(loadEndpoints({ ...DEMO, LAB_PROCESSING_MODE: "inbox" }).endpoints.map((endpoint) => endpoint.mode), ["inbox", "inbox", "inbox", "inbox", "inbox", "inbox"]);
   });
 
   test("secrets come from the environment, comma-separated and trimmed; retired ones are labelled apart", () => {
-    const stripe = loadEndpoints({ STRIPE_WEBHOOK_SECRET: "  whsec_first_000 ,\twhsec_second_00\n", STRIPE_WEBHOOK_RETIRED_SECRETS: "whsec_old_00000" }).find((endpoint) => endpoint.name === "stripe")!;
+    const stripe = loadEndpoints({ STRIPE_WEBHOOK_SECRET: "  whsec_first_000 ,\twhsec_second_00\n", STRIPE_WEBHOOK_RETIRED_SECRETS: "whsec_old_00000" }).endpoints.find((endpoint) => endpoint.name === "stripe")!;
     assert.deepEqual(stripe.secrets, [{ label: "STRIPE_WEBHOOK_SECRET[0]", value: "whsec_first_000" }, { label: "STRIPE_WEBHOOK_SECRET[1]", value: "whsec_second_00" }]);
     assert.deepEqual(stripe.retiredSecrets, [{ label: "STRIPE_WEBHOOK_RETIRED_SECRETS[0]", value: "whsec_old_00000" }]);
     assert.deepEqual(loadSecrets("X", " a ,, b "), [{ label: "X[0]", value: "a" }, { label: "X[1]", value: "b" }]);
   });
 
   test("YOLFI_ORG_ID binds both Yolfi endpoints to the merchant's organisation", () => {
-    const yolfi = loadEndpoints({ YOLFI_ORG_ID: " org_42 " }).filter((endpoint) => endpoint.provider === "yolfi");
+    const yolfi = loadEndpoints({ ...DEMO, YOLFI_ORG_ID: " org_42 " }).endpoints.filter((endpoint) => endpoint.provider === "yolfi");
     assert.deepEqual(yolfi.map((endpoint) => endpoint.account), ["org_42", "org_42"]);
   });
 
   test("the Standard Webhooks mapping is parsed into JSON path steps at load time", () => {
-    const endpoint = loadEndpoints({}).find((candidate) => candidate.name === "standard-webhooks")!;
+    const endpoint = loadEndpoints(DEMO).endpoints.find((candidate) => candidate.name === "standard-webhooks")!;
     const options = endpoint.options as { fields: { orderId: { path: string; steps: string[] } } };
     assert.deepEqual(options.fields.orderId, { path: "$.data.order_id", steps: ["data", "order_id"] });
   });
@@ -73,8 +76,55 @@ describe("endpoint configuration", () => {
     ]);
   });
 
-  test("an endpoint without a demo secret and without its variable is refused", () => {
+  test("a secrets variable that holds only separators is refused", () => {
     const stripe = endpointDefinitions({}).find((definition) => definition.name === "stripe")!;
-    assert.deepEqual(problems([{ ...stripe, demoSecrets: undefined }], { STRIPE_WEBHOOK_SECRET: " , " }), ["endpoint stripe: STRIPE_WEBHOOK_SECRET must hold at least one secret"]);
+    assert.deepEqual(problems([stripe], { STRIPE_WEBHOOK_SECRET: " , " }), ["endpoint stripe: STRIPE_WEBHOOK_SECRET must hold at least one secret"]);
+  });
+
+  test("in production an endpoint exists only when its secrets variable is set, and the lab only with LAB_WEBHOOK_SECRET", () => {
+    const none = loadEndpoints({});
+    assert.deepEqual(none.endpoints, []);
+    assert.deepEqual(
+      none.disabled.map(({ definition, reason }) => [definition.name, reason]),
+      [
+        ["lab", "disabled: LAB_WEBHOOK_SECRET is not set"],
+        ["stripe", "disabled: STRIPE_WEBHOOK_SECRET is not set"],
+        ["stripe-test", "disabled: STRIPE_TEST_WEBHOOK_SECRET is not set"],
+        ["yolfi", "disabled: YOLFI_WEBHOOK_SECRET is not set"],
+        ["yolfi-test", "disabled: YOLFI_TEST_WEBHOOK_SECRET is not set"],
+        ["standard-webhooks", "disabled: STANDARD_WEBHOOKS_SECRET is not set"],
+      ],
+    );
+    const some = loadEndpoints({ STRIPE_WEBHOOK_SECRET: "whsec_operator_own_0001" });
+    assert.deepEqual(some.endpoints.map((endpoint) => [endpoint.name, endpoint.secrets.map((secret) => secret.label)]), [["stripe", ["STRIPE_WEBHOOK_SECRET[0]"]]]);
+    assert.equal(resolveEndpoint("stripe-test", {}), undefined);
+    assert.equal(resolveEndpoint("lab", {}), undefined);
+    assert.equal(resolveEndpoint("lab", { LAB_WEBHOOK_SECRET: "lab_operator_own_0001" })?.secrets[0].label, "LAB_WEBHOOK_SECRET[0]");
+  });
+
+  test("in production a public demo secret is refused, whichever variable holds it, naming the endpoint and never the value", () => {
+    for (const [variable, value] of [["STRIPE_WEBHOOK_SECRET", DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET], ["YOLFI_WEBHOOK_SECRET", `yolfi_own_secret_0001,${DEMO_ENDPOINT_SECRETS.YOLFI_TEST_WEBHOOK_SECRET}`], ["LAB_WEBHOOK_SECRET", DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET]] as const) {
+      const issues = problems(endpointDefinitions({}), { [variable]: value });
+      assert.equal(issues.length, 1, variable);
+      assert.match(issues[0], new RegExp(`^endpoint [a-z-]+: ${variable} holds a public demo value`));
+      assert.ok(!issues[0].includes(value));
+    }
+  });
+
+  test("a Standard Webhooks endpoint must map the payment's amount unless its options say amount: \"not-sent\"", () => {
+    const env = { STANDARD_WEBHOOKS_SECRET: `whsec_${Buffer.from("options-test-key-0001").toString("base64")}` };
+    const fields = { type: "$.type", orderId: "$.data.order_id", paymentId: "$.data.payment_id" };
+    const eventTypes = { payment: ["payment.succeeded"], refund: ["payment.refunded"] };
+    assert.deepEqual(problems([{ ...standard, name: "sw-silent", options: { fields, eventTypes } }], env), ['endpoint sw-silent: options.fields.amount: map the payment\'s amount and currency, or set amount: "not-sent" when the sender never sends one']);
+    assert.deepEqual(problems([{ ...standard, name: "sw-both", options: { fields: { ...fields, amount: "$.a", currency: "$.c" }, eventTypes, amount: "not-sent" } }], env), ['endpoint sw-both: options.amount: "not-sent" contradicts the mapped fields.amount']);
+    const { endpoints } = validateEndpoints([{ ...standard, name: "sw-not-sent", options: { fields, eventTypes, amount: "not-sent" } }], env);
+    const body = Buffer.from(JSON.stringify({ type: "payment.succeeded", data: { order_id: "ord_1", payment_id: "pay_1" } }));
+    const parsed = providers["standard-webhooks"].parse({ headers: new Headers({ "webhook-id": "msg_1" }), body, now: new Date() }, endpoints[0].options, { name: "sw-not-sent", account: "acredita-demo", livemode: true });
+    assert.deepEqual(parsed.ok && parsed.event.effect, { kind: "payment", paymentKey: "pay_1", orderRef: { orderId: "ord_1" }, amount: null, currency: null });
+  });
+
+  test("an account with a colon is refused: it would blur the ledger's business keys", () => {
+    const stripe = endpointDefinitions({}).find((definition) => definition.name === "stripe")!;
+    assert.deepEqual(problems([{ ...stripe, account: "acct:1" }], { STRIPE_WEBHOOK_SECRET: "whsec_operator_own_0001" }), ["endpoint stripe: account: must not contain a colon or whitespace"]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { settings } from "@/lib/config/settings";
+import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRETS, holdsPublicDemoValue, runMode, settings } from "@/lib/config/settings";
 import { providers } from "@/lib/webhooks/providers/registry";
 import type { ProviderName, SigningSecret, VerificationKeys } from "@/lib/webhooks/types";
 
@@ -22,7 +22,7 @@ export interface EndpointDefinition {
   secretsEnv: string;
   /** Environment variable holding retired secrets: never accepted, only named in a rejection's diagnosis. */
   retiredSecretsEnv?: string;
-  /** Public demo secret used while `secretsEnv` is unset (documented in the README; never for production). */
+  /** Public demo secret used while `secretsEnv` is unset in demo mode only (documented in the README; refused in production). */
   demoSecrets?: string;
   /** Timestamp window in seconds for providers that sign a timestamp (default WEBHOOK_TOLERANCE_SECONDS). */
   toleranceSeconds?: number;
@@ -34,17 +34,11 @@ export interface EndpointDefinition {
 export interface Endpoint extends Omit<EndpointDefinition, "toleranceSeconds">, VerificationKeys {}
 
 /**
- * Public demo secrets of the shipped endpoints, used only while their environment variable is unset.
- * They are in the README on purpose, so a fresh clone can be exercised; set your own in production.
+ * Public demo secrets of the shipped endpoints, used only in demo mode (`npm run demo`) while their
+ * environment variable is unset. They are in the README on purpose, so a fresh clone can be exercised;
+ * production refuses them even when set explicitly.
  */
-export const DEMO_ENDPOINT_SECRETS = {
-  STRIPE_WEBHOOK_SECRET: "whsec_acredita_stripe_demo_2026",
-  STRIPE_TEST_WEBHOOK_SECRET: "whsec_acredita_stripe_test_demo_2026",
-  YOLFI_WEBHOOK_SECRET: "yolfi_acredita_demo_signing_secret_2026",
-  YOLFI_TEST_WEBHOOK_SECRET: "yolfi_acredita_test_demo_signing_secret_2026",
-  // "whsec_" + base64("acredita-standard-webhooks-demo-key")
-  STANDARD_WEBHOOKS_SECRET: "whsec_YWNyZWRpdGEtc3RhbmRhcmQtd2ViaG9va3MtZGVtby1rZXk=",
-} as const;
+export const DEMO_ENDPOINT_SECRETS = { LAB_WEBHOOK_SECRET: DEMO_SECRETS.LAB_WEBHOOK_SECRET, ...DEMO_ENDPOINT_SECRET_VALUES } as const;
 
 /** Accounts of the demo endpoints (override with STRIPE_ACCOUNT_ID, YOLFI_ORG_ID, STANDARD_WEBHOOKS_ACCOUNT). */
 export const DEMO_ACCOUNTS = {
@@ -72,6 +66,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       mode: env.LAB_PROCESSING_MODE?.trim() === "inbox" ? "inbox" : "inline",
       secretsEnv: "LAB_WEBHOOK_SECRET",
       retiredSecretsEnv: "LAB_WEBHOOK_RETIRED_SECRETS",
+      demoSecrets: DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET,
     },
     {
       name: "stripe",
@@ -145,7 +140,8 @@ const envNameSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "must be an env
 const definitionSchema = z.object({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes (it is a URL segment)"),
   provider: z.enum(Object.keys(providers) as [ProviderName, ...ProviderName[]]),
-  account: z.string().min(1).max(255),
+  // The account is part of the ledger's business keys, whose parts are separated by colons.
+  account: z.string().min(1).max(255).regex(/^[^:\s]+$/, "must not contain a colon or whitespace"),
   livemode: z.boolean(),
   mode: z.enum(["inline", "inbox"]),
   secretsEnv: envNameSchema,
@@ -172,8 +168,27 @@ export function loadSecrets(envName: string, raw: string | string[]): SigningSec
     .map((value, index) => ({ label: `${envName}[${index}]`, value }));
 }
 
-/** Validates one definition (fields, provider options) and loads its secrets; collects problems into `issues`. */
-function loadEndpoint(definition: EndpointDefinition, env: Record<string, string | undefined>, issues: string[]): Endpoint | undefined {
+/** Why an endpoint is not served: its secrets variable is unset outside demo mode. */
+export interface DisabledEndpoint {
+  definition: EndpointDefinition;
+  reason: string;
+}
+
+/**
+ * The raw secrets of an endpoint: its variable when set; in demo mode its public demo secret;
+ * otherwise undefined (the endpoint is not configured, so it is not served).
+ */
+function rawSecretsOf(definition: EndpointDefinition, env: Record<string, string | undefined>): string | undefined {
+  const own = env[definition.secretsEnv];
+  if (own?.trim()) return own;
+  return runMode(env) === "demo" ? definition.demoSecrets : undefined;
+}
+
+/**
+ * Validates one definition (fields, provider options) and loads its secrets; collects problems into
+ * `issues`. Returns `disabled` when the endpoint is not configured (production without its secrets).
+ */
+function loadEndpoint(definition: EndpointDefinition, env: Record<string, string | undefined>, issues: string[]): Endpoint | DisabledEndpoint | undefined {
   const checked = definitionSchema.safeParse(definition);
   if (!checked.success) {
     for (const issue of checked.error.issues) issues.push(`endpoint ${definition.name}: ${issue.path.join(".")}: ${issue.message}`);
@@ -189,9 +204,13 @@ function loadEndpoint(definition: EndpointDefinition, env: Record<string, string
     }
     options = parsed.data;
   }
-  const config = settings();
-  const own = env[definition.secretsEnv]?.trim() ? env[definition.secretsEnv]! : definition.demoSecrets;
-  const raw = definition.secretsEnv === "LAB_WEBHOOK_SECRET" ? config.LAB_WEBHOOK_SECRET : (own ?? "");
+  const raw = rawSecretsOf(definition, env);
+  if (raw === undefined) return { definition, reason: `disabled: ${definition.secretsEnv} is not set` };
+  const production = runMode(env) === "production";
+  if (production && holdsPublicDemoValue(raw)) {
+    issues.push(`endpoint ${definition.name}: ${definition.secretsEnv} holds a public demo value (printed in the README); set your own secret`);
+    return undefined;
+  }
   const secrets = loadSecrets(definition.secretsEnv, raw);
   const retiredSecrets = definition.retiredSecretsEnv ? loadSecrets(definition.retiredSecretsEnv, env[definition.retiredSecretsEnv] ?? "") : [];
   if (secrets.length === 0) issues.push(`endpoint ${definition.name}: ${definition.secretsEnv} must hold at least one secret`);
@@ -199,38 +218,54 @@ function loadEndpoint(definition: EndpointDefinition, env: Record<string, string
     const problem = secret.value.length < 8 ? "needs at least 8 characters" : provider.checkSecret?.(secret.value);
     if (problem) issues.push(`endpoint ${definition.name}: ${secret.label} ${problem}`);
   }
-  return { ...definition, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? config.WEBHOOK_TOLERANCE_SECONDS };
+  return { ...definition, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? settings().WEBHOOK_TOLERANCE_SECONDS };
+}
+
+function isDisabled(loaded: Endpoint | DisabledEndpoint | undefined): loaded is DisabledEndpoint {
+  return loaded !== undefined && "reason" in loaded && "definition" in loaded;
+}
+
+/** The configured endpoints of a process: those it serves, and those it does not serve, with why. */
+export interface EndpointSet {
+  endpoints: Endpoint[];
+  disabled: DisabledEndpoint[];
 }
 
 /**
  * Validates `definitions` and loads them: fields, provider options (zod, e.g. Standard Webhooks JSON
- * paths), unique names, and secrets (present, at least 8 characters, in the provider's format).
- * Returns the endpoints. Throws {@link EndpointConfigError} listing every problem.
+ * paths), unique names, and secrets (at least 8 characters, in the provider's format, never a public
+ * demo value in production). An endpoint whose secrets variable is unset is served only in demo mode
+ * (with its public demo secret); otherwise it is returned under `disabled`.
+ * Returns the {@link EndpointSet}. Throws {@link EndpointConfigError} listing every problem.
  */
-export function validateEndpoints(definitions: EndpointDefinition[], env: Record<string, string | undefined> = process.env): Endpoint[] {
+export function validateEndpoints(definitions: EndpointDefinition[], env: Record<string, string | undefined> = process.env): EndpointSet {
   const issues: string[] = [];
   const names = new Set<string>();
   for (const definition of definitions) {
     if (names.has(definition.name)) issues.push(`endpoint ${definition.name}: defined twice`);
     names.add(definition.name);
   }
-  const endpoints = definitions.map((definition) => loadEndpoint(definition, env, issues));
+  const loaded = definitions.map((definition) => loadEndpoint(definition, env, issues));
   if (issues.length > 0) throw new EndpointConfigError(issues);
-  return endpoints as Endpoint[];
+  return {
+    endpoints: loaded.filter((entry): entry is Endpoint => entry !== undefined && !isDisabled(entry)),
+    disabled: loaded.filter(isDisabled),
+  };
 }
 
 /**
- * Loads and validates every configured endpoint ({@link validateEndpoints} over
+ * Loads and validates every defined endpoint ({@link validateEndpoints} over
  * {@link endpointDefinitions}). The start command calls this so a wrong endpoint stops the start with
  * a message naming it. Throws {@link EndpointConfigError}.
  */
-export function loadEndpoints(env: Record<string, string | undefined> = process.env): Endpoint[] {
+export function loadEndpoints(env: Record<string, string | undefined> = process.env): EndpointSet {
   return validateEndpoints(endpointDefinitions(env), env);
 }
 
 /**
- * Finds an endpoint by its URL name and loads it (options validated, secrets read from the environment;
- * both cost microseconds). Returns undefined for an unknown name.
+ * Finds a served endpoint by its URL name and loads it (options validated, secrets read from the
+ * environment; both cost microseconds). Returns undefined for an unknown name and for an endpoint that
+ * is not configured (production without its secrets), so both answer 404 alike.
  * Throws {@link EndpointConfigError} when that endpoint's configuration is invalid.
  */
 export function resolveEndpoint(name: string, env: Record<string, string | undefined> = process.env): Endpoint | undefined {
@@ -239,16 +274,19 @@ export function resolveEndpoint(name: string, env: Record<string, string | undef
   const issues: string[] = [];
   const endpoint = loadEndpoint(definition, env, issues);
   if (!endpoint || issues.length > 0) throw new EndpointConfigError(issues);
-  return endpoint;
+  return isDisabled(endpoint) ? undefined : endpoint;
 }
 
 /**
  * One line per endpoint for the start banner: URL, provider, live/test, mode, account and where its
- * secrets come from (variable name and whether the public demo value is in use; never a value).
+ * secrets come from (variable name and whether the public demo value is in use; never a value), then
+ * one line per endpoint that is not served and why.
  */
-export function describeEndpoints(endpoints: Endpoint[], env: Record<string, string | undefined> = process.env): string[] {
-  return endpoints.map((endpoint) => {
-    const source = env[endpoint.secretsEnv]?.trim() ? `${endpoint.secretsEnv} (set, ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"})` : `${endpoint.secretsEnv} (public demo value, see README)`;
+export function describeEndpoints(set: EndpointSet, env: Record<string, string | undefined> = process.env): string[] {
+  const served = set.endpoints.map((endpoint) => {
+    const source = env[endpoint.secretsEnv]?.trim() ? `${endpoint.secretsEnv} (set, ${endpoint.secrets.length} secret${endpoint.secrets.length === 1 ? "" : "s"})` : `${endpoint.secretsEnv} (PUBLIC DEMO SECRET, demo mode only)`;
     return `POST /api/webhooks/${endpoint.name.padEnd(18)} ${endpoint.provider.padEnd(17)} ${endpoint.livemode ? "live" : "test"} ${endpoint.mode.padEnd(6)} account ${endpoint.account}  ${source}`;
   });
+  const disabled = set.disabled.map(({ definition, reason }) => `     /api/webhooks/${definition.name.padEnd(18)} ${definition.provider.padEnd(17)} ${definition.livemode ? "live" : "test"} ${reason} (answers 404)`);
+  return [...served, ...disabled];
 }

@@ -1,15 +1,17 @@
 import type { Tx } from "@/lib/db/client";
 import { ApplyFailure, ConcurrentChange } from "@/lib/events/failures";
-import { creditKey, refundKey } from "@/lib/ledger/business-keys";
+import { creditKey, refundKey, type PaymentScope } from "@/lib/ledger/business-keys";
 import { nextStatus } from "@/lib/orders/transitions";
 import type { Effect, OrderRef, ProviderName } from "@/lib/webhooks/types";
 
-/** The stored event an effect comes from. */
-export interface EffectSource {
+/**
+ * The stored event an effect comes from. `provider`, `account` and `livemode` are the endpoint's (the
+ * event key's scope, never the payload's claim): they scope every business key the effect writes.
+ */
+export interface EffectSource extends PaymentScope {
   provider: ProviderName;
   eventId: string;
   eventType: string;
-  livemode: boolean;
 }
 
 /** What applying an effect did: `applied` changed money or state, `duplicate` found it done, `ignored` records only. */
@@ -21,6 +23,11 @@ export interface EffectOutcome {
   transition?: { from: string; to: string };
   /** The payment credited by this effect (minor units), when it credited one. */
   credit?: { paymentKey: string; amount: number; currency: string };
+}
+
+/** The columns that locate one payment of one scope (LedgerEntry and ExtraCharge). */
+function scopedPayment(scope: PaymentScope, paymentKey: string) {
+  return { provider: scope.provider, account: scope.account, livemode: scope.livemode, paymentKey };
 }
 
 type OrderRow = NonNullable<Awaited<ReturnType<Tx["order"]["findUnique"]>>>;
@@ -53,12 +60,15 @@ async function applyPayment(tx: Tx, source: EffectSource, effect: Extract<Effect
   if (order.livemode !== source.livemode) {
     return { outcome: "ignored", reason: `${source.livemode ? "live" : "test"} event does not touch ${order.livemode ? "live" : "test"} order ${order.id}`, orderId: order.id };
   }
-  const existing = await tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(effect.paymentKey) } });
+  if (effect.amount === "missing") {
+    throw new ApplyFailure("amount_missing", `payment ${effect.paymentKey} for order ${order.id} carries no amount, though ${source.provider} always sends one: not credited at the order's price`, order.id);
+  }
+  const existing = await tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(source, effect.paymentKey) } });
   if (existing) {
     return { outcome: "duplicate", reason: `payment ${effect.paymentKey} already credited by event ${existing.eventId}`, orderId: order.id };
   }
   if (order.status === "paid") {
-    const extra = await tx.extraCharge.findUnique({ where: { paymentKey: effect.paymentKey } });
+    const extra = await tx.extraCharge.findUnique({ where: { provider_account_livemode_paymentKey: scopedPayment(source, effect.paymentKey) } });
     if (extra) return { outcome: "duplicate", reason: `extra charge ${effect.paymentKey} already recorded`, orderId: order.id };
     await tx.extraCharge.create({
       data: {
@@ -67,6 +77,8 @@ async function applyPayment(tx: Tx, source: EffectSource, effect: Extract<Effect
         amount: effect.amount ?? order.amount,
         currency: effect.currency ?? order.currency,
         provider: source.provider,
+        account: source.account,
+        livemode: source.livemode,
         eventId: source.eventId,
       },
     });
@@ -83,13 +95,15 @@ async function applyPayment(tx: Tx, source: EffectSource, effect: Extract<Effect
   }
   await tx.ledgerEntry.create({
     data: {
-      businessKey: creditKey(effect.paymentKey),
+      businessKey: creditKey(source, effect.paymentKey),
       orderId: order.id,
       paymentKey: effect.paymentKey,
       kind: "credit",
       amount: order.amount,
       currency: order.currency,
       provider: source.provider,
+      account: source.account,
+      livemode: source.livemode,
       eventId: source.eventId,
     },
   });
@@ -105,14 +119,14 @@ async function applyPayment(tx: Tx, source: EffectSource, effect: Extract<Effect
 }
 
 async function applyRefund(tx: Tx, source: EffectSource, effect: Extract<Effect, { kind: "refund" }>): Promise<EffectOutcome> {
-  const credit = await tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(effect.paymentKey) } });
+  const credit = await tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(source, effect.paymentKey) } });
   const order = credit ? await tx.order.findUnique({ where: { id: credit.orderId } }) : await findOrder(tx, effect.orderRef);
   if (!order) throw new ApplyFailure("unknown_order", `unknown order ${describeRef(effect.orderRef)}`, effect.orderRef.orderId);
   if (order.livemode !== source.livemode) {
     return { outcome: "ignored", reason: `${source.livemode ? "live" : "test"} event does not touch ${order.livemode ? "live" : "test"} order ${order.id}`, orderId: order.id };
   }
   if (!credit) {
-    const extra = await tx.extraCharge.findUnique({ where: { paymentKey: effect.paymentKey } });
+    const extra = await tx.extraCharge.findUnique({ where: { provider_account_livemode_paymentKey: scopedPayment(source, effect.paymentKey) } });
     if (extra) {
       await tx.extraCharge.update({ where: { id: extra.id }, data: { note: `refunded by event ${source.eventId}` } });
       return { outcome: "applied", reason: `refund of extra charge ${effect.paymentKey} recorded; order unchanged`, orderId: order.id };
@@ -126,7 +140,7 @@ async function applyRefund(tx: Tx, source: EffectSource, effect: Extract<Effect,
   if (refundedTotal > credit.amount || refundedTotal <= 0) {
     throw new ApplyFailure("amount_mismatch", `refund total ${refundedTotal} is outside 1..${credit.amount} for order ${order.id}`, order.id);
   }
-  const refunds = await tx.ledgerEntry.aggregate({ where: { paymentKey: effect.paymentKey, kind: "refund" }, _sum: { amount: true } });
+  const refunds = await tx.ledgerEntry.aggregate({ where: { ...scopedPayment(source, effect.paymentKey), kind: "refund" }, _sum: { amount: true } });
   const alreadyRefunded = -(refunds._sum.amount ?? 0);
   if (refundedTotal <= alreadyRefunded) {
     return { outcome: "duplicate", reason: `refund total ${refundedTotal} of payment ${effect.paymentKey} already recorded (refunded ${alreadyRefunded})`, orderId: order.id };
@@ -137,13 +151,15 @@ async function applyRefund(tx: Tx, source: EffectSource, effect: Extract<Effect,
   const delta = refundedTotal - alreadyRefunded;
   await tx.ledgerEntry.create({
     data: {
-      businessKey: refundKey(effect.paymentKey, full ? null : refundedTotal),
+      businessKey: refundKey(source, effect.paymentKey, full ? null : refundedTotal),
       orderId: order.id,
       paymentKey: effect.paymentKey,
       kind: "refund",
       amount: -delta,
       currency: credit.currency,
       provider: source.provider,
+      account: source.account,
+      livemode: source.livemode,
       eventId: source.eventId,
     },
   });

@@ -48,7 +48,7 @@ export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Da
   const effect: EffectOutcome =
     event.livemode !== endpoint.livemode
       ? { outcome: "ignored", reason: `${event.livemode ? "live" : "test"} event on a ${endpoint.livemode ? "live" : "test"} endpoint: stored, no effect` }
-      : await applyEffect(tx, { provider: endpoint.provider, eventId: event.eventId, eventType: event.type, livemode: event.livemode }, event.effect);
+      : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect);
   const orderId = effect.orderId ?? ("orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
   await tx.webhookEvent.update({
     where: { id: stored.rowId },

@@ -22,9 +22,14 @@ export interface VerifiedDelivery {
   source?: "receiver" | "retry" | "cli";
 }
 
-/** The event key scoping a delivery: the endpoint's provider and account, the event's own live/test flag. */
+/**
+ * The event key scoping a delivery: the endpoint's provider, account and live/test, never the payload's
+ * claim. A test secret's holder can then only ever store ids in the test scope: an event claiming
+ * `livemode: true` on a test endpoint is stored there and has no effect, and cannot block the real
+ * live event of the same id.
+ */
 export function eventKeyOf(delivery: VerifiedDelivery): EventKey {
-  return { provider: delivery.endpoint.provider, account: delivery.endpoint.account, livemode: delivery.event.livemode, eventId: delivery.event.eventId };
+  return { provider: delivery.endpoint.provider, account: delivery.endpoint.account, livemode: delivery.endpoint.livemode, eventId: delivery.event.eventId };
 }
 
 /** The merchant's order id an event names, when it names one. */

@@ -3,6 +3,7 @@ export type FailureCategory =
   | "transition"
   | "unknown_order"
   | "amount_mismatch"
+  | "amount_missing"
   | "currency_mismatch"
   | "org_mismatch"
   | "conflict"
@@ -13,6 +14,7 @@ const RETRYABLE: Record<FailureCategory, boolean> = {
   transition: true,
   unknown_order: true,
   amount_mismatch: false,
+  amount_missing: false,
   currency_mismatch: false,
   org_mismatch: false,
   conflict: false,
@@ -24,6 +26,7 @@ const HTTP_STATUS: Record<FailureCategory, 409 | 422> = {
   transition: 409,
   unknown_order: 409,
   amount_mismatch: 422,
+  amount_missing: 422,
   currency_mismatch: 422,
   org_mismatch: 422,
   conflict: 409,
@@ -35,6 +38,7 @@ const NEXT_ACTION: Record<FailureCategory, string> = {
   transition: "wait for the missing transition (e.g. the approval), then retry",
   unknown_order: "check the order exists in the store, then retry",
   amount_mismatch: "review the payment against the order; refund or correct the order",
+  amount_missing: "check the payment's amount with the provider before crediting it by hand; never retry blindly",
   currency_mismatch: "review the payment against the order; refund or correct the order",
   org_mismatch: "check which organisation the endpoint is bound to; never retry blindly",
   conflict: "compare both bodies with the provider; the stored event was kept",

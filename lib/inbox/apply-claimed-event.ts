@@ -46,10 +46,10 @@ function keyOf(claimed: ClaimedInboxEvent): EventKey {
   return { provider: claimed.provider, account: claimed.account, livemode: claimed.livemode, eventId: claimed.eventId };
 }
 
-function endpointOf(claimed: ClaimedInboxEvent, event: NormalizedEvent): Pick<EndpointDefinition, "name" | "provider" | "livemode"> {
+function endpointOf(claimed: ClaimedInboxEvent): Pick<EndpointDefinition, "name" | "provider" | "livemode"> {
   const definition = endpointDefinitions().find((candidate) => candidate.name === claimed.endpoint);
-  // An endpoint removed from the configuration after the event was stored: judge the event on its own flag.
-  return definition ?? { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: event.livemode };
+  // An endpoint removed from the configuration after the event was stored: its stored scope stands in.
+  return definition ?? { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode };
 }
 
 /** The first write of every worker transaction: proves this worker still holds the lease (SQLite: write first). */
@@ -80,7 +80,7 @@ export async function applyClaimedEvent(db: Db, claimed: ClaimedInboxEvent, opti
     const failure = transientFailure("internal", `claimed ${claimed.attempts} times without finishing (workers stopped mid-attempt)`);
     return recordFailure(db, claimed, failure, options);
   }
-  const endpoint = endpointOf(claimed, event);
+  const endpoint = endpointOf(claimed);
   let lastError = "";
   for (let attempt = 1; attempt <= MAX_TRANSACTION_ATTEMPTS; attempt++) {
     try {

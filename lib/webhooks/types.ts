@@ -18,13 +18,15 @@ export interface OrderRef {
 /**
  * What an event asks the core to do, provider-independent. Amounts are integers in minor units.
  * - payment: a completed payment under `paymentKey`; `amount`/`currency` null when the provider's
- *   figures are not comparable with the order's (the order's own price is credited then).
+ *   figures are not comparable with the order's (the order's own price is credited then); `amount`
+ *   "missing" when the provider always signs an amount (Stripe sessions and intents, a mapped Standard
+ *   Webhooks field) and this payload has none: it is dead-lettered, never credited at the order's price.
  * - refund: `refundedTotal` is the absolute refunded total of that payment (null = the whole payment).
  * - payment_failed: recorded, never blocks a later success.
  * - record_only: stored and answered `ignored` (unhandled type, subscription event, ...).
  */
 export type Effect =
-  | { kind: "payment"; paymentKey: string; orderRef: OrderRef; amount: number | null; currency: string | null }
+  | { kind: "payment"; paymentKey: string; orderRef: OrderRef; amount: number | null | "missing"; currency: string | null }
   | { kind: "refund"; paymentKey: string; orderRef: OrderRef; refundedTotal: number | null; currency: string | null }
   | { kind: "payment_failed"; paymentKey: string; orderRef: OrderRef }
   | { kind: "record_only"; reason: string };

@@ -22,7 +22,7 @@ export const E2E = {
   databaseUrl: process.env.E2E_DATABASE_URL ?? `file:${databaseFile}`,
   /** The SQLite file (on the PostgreSQL pass it is never created). */
   databaseFile,
-  apiToken: "e2e-api-token-0001",
+  apiToken: "e2e-api-token-0123456789abcdef-0001",
   labSecret: "lab_e2e_secret_0001",
 } as const;
 

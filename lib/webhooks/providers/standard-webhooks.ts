@@ -38,6 +38,11 @@ export const standardWebhooksOptionsSchema = z
       account: jsonPathSchema.optional(),
     }),
     eventTypes: z.object({ payment: typeListSchema, refund: typeListSchema, paymentFailed: typeListSchema }),
+    /**
+     * "not-sent": the sender's payments carry no amount, so the order's own price is credited. Must be
+     * said explicitly: otherwise `fields.amount` is required, and a payment without it is dead-lettered.
+     */
+    amount: z.literal("not-sent").optional(),
   })
   .superRefine((options, context) => {
     const seen = new Map<string, string>();
@@ -50,6 +55,12 @@ export const standardWebhooksOptionsSchema = z
     }
     if ((options.fields.amount === undefined) !== (options.fields.currency === undefined)) {
       context.addIssue({ code: "custom", path: ["fields"], message: "amount and currency are mapped together or not at all" });
+    }
+    if (options.fields.amount === undefined && options.amount !== "not-sent") {
+      context.addIssue({ code: "custom", path: ["fields", "amount"], message: 'map the payment\'s amount and currency, or set amount: "not-sent" when the sender never sends one' });
+    }
+    if (options.fields.amount !== undefined && options.amount === "not-sent") {
+      context.addIssue({ code: "custom", path: ["amount"], message: '"not-sent" contradicts the mapped fields.amount' });
     }
   });
 
@@ -87,7 +98,11 @@ function mapEffect(document: unknown, type: string, options: StandardWebhooksOpt
   if (kind === "payment_failed") return { kind, paymentKey, orderRef };
   const currency = readOptional(document, fields.currency, currencySchema, "currency") ?? null;
   if (kind === "payment") {
+    // amount: "not-sent" (no mapping): the order's price is credited. Mapped but absent from the payload:
+    // "missing", a dead letter, never a credit at the order's price.
+    if (!fields.amount) return { kind, paymentKey, orderRef, amount: null, currency: null };
     const amount = readOptional(document, fields.amount, minorAmountSchema, "amount") ?? null;
+    if (amount === null && currency === null) return { kind, paymentKey, orderRef, amount: "missing", currency: null };
     // Amount and currency are compared with the order together or not at all.
     if ((amount === null) !== (currency === null)) throw new MappingError(`${amount === null ? "amount" : "currency"} at ${(amount === null ? fields.amount : fields.currency)!.path}: missing (amount and currency come together)`);
     return { kind, paymentKey, orderRef, amount, currency };

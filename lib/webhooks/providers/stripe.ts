@@ -38,8 +38,10 @@ const checkoutSessionSchema = z.object({
 const paymentIntentSchema = z.object({
   id: idSchema,
   object: z.literal("payment_intent"),
-  amount: minorAmountSchema,
-  amount_received: minorAmountSchema,
+  // Stripe always sends both; a payload without them is signed but not credited (dead letter), so the
+  // schema takes them as optional and the handler decides.
+  amount: minorAmountSchema.nullish(),
+  amount_received: minorAmountSchema.nullish(),
   currency: currencySchema,
   metadata: metadataSchema,
 });
@@ -77,7 +79,8 @@ function checkoutSessionPaid(object: Record<string, unknown>): Effect | z.ZodErr
     kind: "payment",
     paymentKey: session.payment_intent,
     orderRef: { orderId: session.client_reference_id ?? orderIdFromMetadata(session.metadata), checkoutSessionId: session.id },
-    amount: session.amount_total ?? null,
+    // Stripe signs the session's amount_total: without it the payment is not credited at the order's price.
+    amount: session.amount_total ?? "missing",
     currency: session.currency ?? null,
   };
 }
@@ -101,7 +104,7 @@ function paymentIntentSucceeded(object: Record<string, unknown>): Effect | z.Zod
     // Checkout does not copy the session's metadata to its intent: checkout.session.completed credits that payment.
     return { kind: "record_only", reason: `payment intent ${intent.id} has no metadata.order_id: its checkout.session.completed event credits it` };
   }
-  return { kind: "payment", paymentKey: intent.id, orderRef: { orderId }, amount: intent.amount_received, currency: intent.currency };
+  return { kind: "payment", paymentKey: intent.id, orderRef: { orderId }, amount: intent.amount_received ?? "missing", currency: intent.currency };
 }
 
 /** payment_intent.payment_failed: recorded; a later success of the same intent still credits. */
