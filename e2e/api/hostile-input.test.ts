@@ -8,6 +8,8 @@ import { spawn } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { closeDb, db } from "@/lib/db/client";
+import { hashPassword } from "better-auth/crypto";
+import { usersWithPublicDemoPasswords } from "@/lib/demo/public-demo-passwords";
 import { seedDemoUsers } from "@/lib/demo/demo-users";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
@@ -123,6 +125,15 @@ describe("public demo secrets and unconfigured endpoints in production", () => {
     const html = await (await fetch(`${server.url}/sign-in`)).text();
     assert.ok(!html.includes("merchant-demo-2026"));
     assert.ok(!html.includes(`id="demo-users"`), "no demo users box");
+  });
+});
+
+describe("demo users left in a production database", () => {
+  test("npm start finds every demo user that still has its public password (it refuses to start on them)", async () => {
+    assert.deepEqual(await usersWithPublicDemoPasswords(await db()), ["admin@acredita.test", "merchant@acredita.test", "support@acredita.test"]);
+    const merchant = await (await db()).user.findUniqueOrThrow({ where: { email: "merchant@acredita.test" } });
+    await (await db()).account.updateMany({ where: { userId: merchant.id, providerId: "credential" }, data: { password: await hashPassword("a-new-private-passphrase-2026") } });
+    assert.deepEqual(await usersWithPublicDemoPasswords(await db()), ["admin@acredita.test", "support@acredita.test"]);
   });
 });
 

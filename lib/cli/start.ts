@@ -11,6 +11,7 @@ import { migrateDeploy } from "@/lib/db/migrate-deploy";
 import { describeDatabaseUrl, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints } from "@/lib/endpoints/endpoints";
+import { usersWithPublicDemoPasswords } from "@/lib/demo/public-demo-passwords";
 import { seedDemoData } from "@/lib/demo/seed";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);
@@ -89,8 +90,16 @@ async function main(): Promise<void> {
     } else {
       console.log("Demo users: database already has users, none created.");
     }
-  } else if ((await (await db()).user.count()) === 0) {
-    console.log("No users yet: create the first admin with `ACREDITA_NEW_PASSWORD=... npm run create-user -- --email you@example.com --name You --role admin`.");
+  } else {
+    // A demo database turned into a deployment would keep accounts anyone can sign in to.
+    const exposed = await usersWithPublicDemoPasswords(await db());
+    if (exposed.length > 0) {
+      await closeDb();
+      refuse(exposed.map((email) => `user ${email} still has its public demo password (README, "Demo users"): delete that user or give it a new password before starting in production`));
+    }
+    if ((await (await db()).user.count()) === 0) {
+      console.log("No users yet: create the first admin with `ACREDITA_NEW_PASSWORD=... npm run create-user -- --email you@example.com --name You --role admin`.");
+    }
   }
   await closeDb();
 

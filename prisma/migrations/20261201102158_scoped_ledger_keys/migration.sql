@@ -41,7 +41,7 @@ CREATE TABLE "new_LedgerEntry" (
     "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     CONSTRAINT "LedgerEntry_orderId_fkey" FOREIGN KEY ("orderId") REFERENCES "Order" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
 );
--- Existing entries take the scope of the event that booked them, else their order's; their business
+-- Existing entries take the scope of the event that booked them, else their order's, their business
 -- keys `<kind>:<payment>[:<total>]` become `<kind>:<provider>:<account>:<live|test>:<payment>[:<total>]`.
 INSERT INTO "new_LedgerEntry" ("amount", "businessKey", "createdAt", "currency", "eventId", "id", "kind", "orderId", "paymentKey", "provider", "account", "livemode") SELECT l."amount", l."businessKey", l."createdAt", l."currency", l."eventId", l."id", l."kind", l."orderId", l."paymentKey", l."provider", COALESCE((SELECT e."account" FROM "WebhookEvent" e WHERE e."provider" = l."provider" AND e."eventId" = l."eventId" ORDER BY (e."status" = 'processed') DESC LIMIT 1), (SELECT o."account" FROM "Order" o WHERE o."id" = l."orderId")), COALESCE((SELECT e."livemode" FROM "WebhookEvent" e WHERE e."provider" = l."provider" AND e."eventId" = l."eventId" ORDER BY (e."status" = 'processed') DESC LIMIT 1), (SELECT o."livemode" FROM "Order" o WHERE o."id" = l."orderId")) FROM "LedgerEntry" l;
 UPDATE "new_LedgerEntry" SET "businessKey" = "kind" || ':' || "provider" || ':' || "account" || ':' || (CASE WHEN "livemode" THEN 'live' ELSE 'test' END) || ':' || substr("businessKey", length("kind") + 2)

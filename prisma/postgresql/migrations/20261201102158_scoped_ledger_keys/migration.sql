@@ -5,7 +5,7 @@ DROP INDEX "ExtraCharge_paymentKey_key";
 DROP INDEX "LedgerEntry_paymentKey_idx";
 
 -- AlterTable: existing rows take the scope of the event that recorded them (the endpoint's account and
--- live/test), else their order's; then the columns become required.
+-- live/test), else their order's, then the columns become required.
 ALTER TABLE "ExtraCharge" ADD COLUMN     "account" TEXT,
 ADD COLUMN     "livemode" BOOLEAN;
 UPDATE "ExtraCharge" x SET "account" = COALESCE((SELECT e."account" FROM "WebhookEvent" e WHERE e."provider" = x."provider" AND e."eventId" = x."eventId" ORDER BY (e."status" = 'processed') DESC LIMIT 1), (SELECT o."account" FROM "Order" o WHERE o."id" = x."orderId")),
