@@ -5,7 +5,7 @@ import path from "node:path";
 import { readSettingsOrExit, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
-import { migrateDeploy } from "@/lib/db/migrate-deploy";
+import { migrateOnStart } from "@/lib/db/pending-migrations";
 import { describeDatabaseUrl, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints, EndpointConfigError, loadEndpoints } from "@/lib/endpoints/endpoints";
@@ -40,13 +40,14 @@ async function main(): Promise<void> {
   }
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
-  const migrate = migrateDeploy(config.DATABASE_URL);
-  if (!migrate.ok) {
-    console.error(migrate.output);
-    console.error("Acredita cannot start: migrations failed");
-    process.exit(1);
+  // Runs the migration engine only when a migration is pending (lib/db/pending-migrations.ts).
+  const migration = await migrateOnStart(config.DATABASE_URL);
+  if (!migration.ok) {
+    if (migration.output) console.error(migration.output);
+    console.error(migration.message);
+    process.exit(migration.exitCode);
   }
-  console.log(`Migrations applied (${isPostgresUrl(config.DATABASE_URL) ? "PostgreSQL" : "SQLite"}).`);
+  console.log(migration.message);
 
   const seeded = await seedDemoData(await db());
   console.log(seeded > 0 ? `Demo data: ${seeded} orders created.` : "Demo data: database already has orders, nothing seeded.");
