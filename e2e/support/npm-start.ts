@@ -1,12 +1,12 @@
 // `npm start` itself (lib/cli/start.ts: migration step, seeding, then `next start` as its child) as a
 // test child. It runs in its own process group (`detached`), as under a supervisor, so a test can kill
 // the whole group at once (SIGKILL to -pid: start.ts and the Next.js server together, nothing orphaned).
-import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase } from "@/lib/db/postgres-database";
-import { Child, waitFor, type Env } from "./real-server";
+import { baseEnv, Child, waitFor, type Env } from "./real-server";
 import { onPostgres, testPostgresAdminUrl } from "./test-database";
 
 /** A dashboard session secret of the length production requires (32+ characters), for servers these tests start. */
@@ -33,7 +33,7 @@ export function spawnStart(env: Env, port: number): StartedServer {
     "npm start",
     spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts"], {
       cwd: process.cwd(),
-      env: { AUTH_SECRET: START_AUTH_SECRET, ...env, PORT: String(port), HOST: "127.0.0.1" } as NodeJS.ProcessEnv,
+      env: { AUTH_SECRET: START_AUTH_SECRET, ...env, PORT: String(port), HOST: "127.0.0.1" } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     }),
@@ -64,4 +64,41 @@ export async function emptyDatabase(label = "restart"): Promise<{ url: string; f
   if (onPostgres) return { url: await createDatabase(testPostgresAdminUrl(), `acredita_${label}_${Math.random().toString(36).slice(2, 10)}`) };
   const file = path.join(mkdtempSync(path.join(tmpdir(), `acredita-${label}-`)), `${label}.db`);
   return { url: `file:${file}`, file };
+}
+
+/**
+ * Applies every committed SQLite migration but the last to the NEW file at `file` with the real
+ * `prisma migrate deploy` (so `_prisma_migrations` records them): the database of the previous release,
+ * for upgrade tests. Runs the CLI with a config in a temporary folder that points at a copy of the
+ * migrations without the last one. Returns the name of the migration left pending; throws when the CLI fails.
+ */
+export function migrateAllButLast(file: string): string {
+  const root = process.cwd();
+  const folder = mkdtempSync(path.join(tmpdir(), "acredita-previous-release-"));
+  const source = path.join(root, "prisma", "migrations");
+  const names = readdirSync(source).filter((name) => /^\d/.test(name)).sort();
+  mkdirSync(path.join(folder, "migrations"));
+  for (const name of names.slice(0, -1)) cpSync(path.join(source, name), path.join(folder, "migrations", name), { recursive: true });
+  cpSync(path.join(source, "migration_lock.toml"), path.join(folder, "migrations", "migration_lock.toml"));
+  const config = path.join(folder, "prisma.config.ts");
+  writeFileSync(
+    config,
+    [
+      `import { defineConfig } from ${JSON.stringify(path.join(root, "node_modules", "prisma", "config"))};`,
+      `import { sqliteCliAdapter } from ${JSON.stringify(path.join(root, "lib", "db", "cli", "sqlite-cli-adapter"))};`,
+      `export default defineConfig({ experimental: { adapter: true }, engine: "js", schema: ${JSON.stringify(path.join(root, "prisma", "schema.prisma"))}, migrations: { path: ${JSON.stringify(path.join(folder, "migrations"))} }, adapter: async () => sqliteCliAdapter(${JSON.stringify(`file:${file}`)}) });`,
+    ].join("\n"),
+  );
+  const result = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "migrate", "deploy", "--config", config], { cwd: root, env: { ...process.env, DATABASE_URL: `file:${file}`, CHECKPOINT_DISABLE: "1" }, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`migrate deploy of the previous release failed:\n${result.stdout}\n${result.stderr}`);
+  return names.at(-1)!;
+}
+
+/**
+ * The env of a restart test's processes on `databaseUrl`: lab endpoint in inbox mode, the inbox applied
+ * only by `npm run worker` processes (INBOX_WORKER_IN_PROCESS=false), short leases, and fast retries of
+ * a refund that arrives before its approval (never parked for good).
+ */
+export function restartEnv(databaseUrl: string): Env {
+  return baseEnv(databaseUrl, { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: "false", INBOX_LEASE_MS: "1000", INBOX_RETRY_BASE_MS: "100", INBOX_RETRY_MAX_DELAY_MS: "1000", INBOX_MAX_ATTEMPTS: "200" });
 }
