@@ -175,7 +175,8 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     const env = restartEnv(database.url);
     const { server, url } = await start(env, await freePort());
     for (let i = 0; i < ORDERS; i++) assert.equal(await postOrder(url, `ord_r${i}`, amounts[i]), 201);
-    const workers = [worker(env), worker(env)];
+    const workerEnv = { ...env, LOG_LEVEL: "info" };
+    const workers = [worker(workerEnv), worker(workerEnv)];
     const kills: string[] = [];
     const killAt = new Set([50, 100, 150, 200, 250]);
     const answers = await provider(url, burst(seeded(seed)), async (sent) => {
@@ -183,7 +184,7 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
       const victim = kills.length % 2;
       const exit = await workers[victim].kill("SIGKILL");
       kills.push(`worker ${victim} at delivery ${sent}: ${exit.signal}`);
-      workers[victim] = worker(env);
+      workers[victim] = worker(workerEnv);
     });
     const context = `seed ${seed}; kills ${kills.join("; ")}; answers ${JSON.stringify(answers)}`;
     assert.deepEqual(kills.map((kill) => kill.endsWith("SIGKILL")), [true, true, true, true, true], context);
@@ -193,6 +194,9 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     await assertBooks(database, context);
     assert.equal(server.alive, true, server.log());
     assert.equal((await fetch(`${url}/api/health`)).status, 200);
+    // The last restarted worker may still be loading when the inbox is drained by the other: a SIGTERM
+    // before its handlers are installed would end it by the signal, not the clean exit checked here.
+    await waitFor("both workers to be running", () => workers.every((child) => child.output.join("").includes("background workers started")));
     assert.deepEqual(await Promise.all(workers.map(async (child) => (await child.kill("SIGTERM")).code)), [0, 0]);
     await server.killGroup("SIGTERM");
   });
