@@ -11,7 +11,7 @@ import { committedMigrations, migrationsDir } from "@/lib/db/pending-migrations"
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
 import { emptyDatabase, restartEnv, startAcredita, type StartedServer } from "../support/npm-start";
-import { Child, ensureBuilt, postLab, postOrder, startWorker, waitFor, type Env } from "../support/real-server";
+import { Child, ensureBuilt, postLab, postOrder, startReceiver, startWorker, waitFor, type Env } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 import { onPostgres, TEST_DATABASE } from "../support/test-database";
 
@@ -129,7 +129,7 @@ async function assertBooks(database: { url: string; file?: string }, context: st
 }
 
 describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, SIGKILL)`, () => {
-  test("the server's process group SIGKILLed mid-burst: npm start comes back with two workers attached, and the books are exact", async () => {
+  test("the server's process group SIGKILLed mid-burst: npm start comes back with two workers and a receiver attached, and the books are exact", async () => {
     const seed = Number(process.env.RESTART_SEED ?? Date.now() % 1_000_000);
     const database = await emptyDatabase();
     const env = restartEnv(database.url);
@@ -139,6 +139,8 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     for (let i = 0; i < ORDERS; i++) assert.equal(await postOrder(first.url, `ord_r${i}`, amounts[i]), 201);
     const workers = [worker(env), worker(env)];
     const pids = workers.map((child) => child.process.pid);
+    const receiver = await startReceiver(env);
+    children.push(receiver.child);
 
     let restarted: { server: StartedServer; url: string } | undefined;
     let killed: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -163,6 +165,12 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     // A delivery stored just before the kill may have lost its answer: its retry is then a duplicate.
     assert.ok(answers.accepted >= EVENTS - CONCURRENCY && answers.accepted <= EVENTS, context);
     await assertBooks(database, context);
+    console.log(`server restart under load: ${context}`);
+    // The receiver, attached all along, still answers: a redelivery through it is a duplicate.
+    assert.equal(receiver.child.alive, true, receiver.child.log());
+    const redelivered = await postLab(receiver.url, labEvent("evt_ra0", "payment.approved", "ord_r0", "pay_r0", amounts[0]));
+    assert.deepEqual([redelivered.status, redelivered.json.outcome], [200, "duplicate"]);
+    assert.equal((await receiver.child.kill("SIGTERM")).code, 0, receiver.child.log());
     // The workers ran through it all without a restart.
     assert.deepEqual(workers.map((child) => [child.alive, child.process.pid]), pids.map((pid) => [true, pid]), workers.map((child) => child.log()).join("\n"));
     assert.deepEqual(await Promise.all(workers.map(async (child) => (await child.kill("SIGTERM")).code)), [0, 0]);
@@ -198,6 +206,38 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     // before its handlers are installed would end it by the signal, not the clean exit checked here.
     await waitFor("both workers to be running", () => workers.every((child) => child.output.join("").includes("background workers started")));
     assert.deepEqual(await Promise.all(workers.map(async (child) => (await child.kill("SIGTERM")).code)), [0, 0]);
+    await server.killGroup("SIGTERM");
+  });
+  test("PostgreSQL: every connection of the server and the worker terminated (as by a database restart): both reconnect by themselves", { skip: onPostgres ? false : "PostgreSQL only (TEST_DATABASE=postgres): SQLite has no connections to lose" }, async () => {
+    const database = await emptyDatabase();
+    const env = restartEnv(database.url);
+    const { server, url } = await start(env, await freePort());
+    const workerEnv = { ...env, LOG_LEVEL: "info" };
+    const running = worker(workerEnv);
+    const db = sqlReader(database);
+    const paid = (id: string) => db.get<{ status: string }>("SELECT status FROM \"Order\" WHERE id = ?", id)?.status === "paid";
+    assert.equal(await postOrder(url, "ord_c1", 1000), 201);
+    assert.equal(await postOrder(url, "ord_c2", 2000), 201);
+    assert.equal((await postLab(url, labEvent("evt_c1", "payment.approved", "ord_c1", "pay_c1", 1000))).json.outcome, "accepted");
+    await waitFor("the worker to apply evt_c1", () => paid("ord_c1"));
+
+    const terminated = db.count("SELECT COUNT(*) AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'acredita') t");
+    assert.ok(terminated >= 2, `terminated ${terminated} connections (the server's and the worker's pools)`);
+    // The provider retries until it gets a 2xx: the first request may meet a connection the server has not yet seen die.
+    let answer = { status: 0, json: { outcome: "", reason: "" } };
+    await waitFor("the server to store evt_c2", async () => {
+      answer = await postLab(url, labEvent("evt_c2", "payment.approved", "ord_c2", "pay_c2", 2000));
+      return answer.status === 200;
+    });
+    assert.equal(answer.json.outcome, "accepted");
+    await waitFor("the same worker to apply evt_c2 on a new connection", () => paid("ord_c2"));
+    assert.equal(db.count("SELECT COUNT(*) AS n FROM LedgerEntry"), 2);
+    assert.equal(running.alive, true, running.log());
+    assert.equal(server.alive, true, server.log());
+    assert.equal((await fetch(`${url}/api/health`)).status, 200);
+    db.close();
+    await waitFor("the worker to be running", () => running.output.join("").includes("background workers started"));
+    assert.equal((await running.kill("SIGTERM")).code, 0, running.log());
     await server.killGroup("SIGTERM");
   });
 });

@@ -5,7 +5,7 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import type { MigrateDeployResult } from "@/lib/db/migrate-deploy";
-import { committedMigrations, compareMigrations, EXIT_DATABASE_HELD, EXIT_MIGRATION_FAILED, migrateOnStart, migrationsDir, sqliteHeldByOthers } from "@/lib/db/pending-migrations";
+import { checkMigrations, committedMigrations, compareMigrations, EXIT_DATABASE_HELD, EXIT_MIGRATION_FAILED, migrateOnStart, migrationsDir, resolveFailedMigration, sqliteHeldByOthers } from "@/lib/db/pending-migrations";
 
 const COMMITTED = committedMigrations(migrationsDir("file:x.db"));
 const LAST = COMMITTED.at(-1)!;
@@ -111,7 +111,7 @@ describe("migrateOnStart on SQLite (the engine replaced by a recorder)", () => {
     assert.deepEqual(await migrateOnStart(`file:${file}`, engine), {
       ok: false,
       exitCode: EXIT_MIGRATION_FAILED,
-      message: `Acredita cannot start: migration ${LAST} failed part-way in an earlier run (started in _prisma_migrations, never finished); repair the database, then record the outcome with "npx prisma migrate resolve --rolled-back <name>" (or --applied <name>) and run npm start again (docs/operations.md, "A migration that failed").`,
+      message: `Acredita cannot start: migration ${LAST} failed part-way in an earlier run (started in _prisma_migrations, never finished); repair the database, then record the outcome with "npm run db:resolve -- --rolled-back <name>" (or --applied <name>) and run npm start again (docs/operations.md, "A migration that failed").`,
     });
     assert.deepEqual(engine.calls, []);
   });
@@ -120,5 +120,41 @@ describe("migrateOnStart on SQLite (the engine replaced by a recorder)", () => {
     const file = databaseWith(COMMITTED.slice(0, -1).map((name) => row(name)));
     const engine = recorder({ ok: false, output: "P3018 a migration failed to apply" });
     assert.deepEqual(await migrateOnStart(`file:${file}`, engine), { ok: false, exitCode: 1, message: "Acredita cannot start: migrations failed", output: "P3018 a migration failed to apply" });
+  });
+
+  test("db:resolve --rolled-back makes a failed migration pending again; --applied makes it applied; a second resolve changes nothing", async () => {
+    const rolledBack = databaseWith([...COMMITTED.slice(0, -1).map((name) => row(name)), row(LAST, null)]);
+    assert.equal(await resolveFailedMigration(`file:${rolledBack}`, LAST, "rolled-back"), 1);
+    assert.deepEqual(await checkMigrations(`file:${rolledBack}`), { state: "pending", applied: COMMITTED.slice(0, -1), pending: [LAST] });
+    assert.equal(await resolveFailedMigration(`file:${rolledBack}`, LAST, "rolled-back"), 0);
+    const applied = databaseWith([...COMMITTED.slice(0, -1).map((name) => row(name)), row(LAST, null)]);
+    assert.equal(await resolveFailedMigration(`file:${applied}`, LAST, "applied"), 1);
+    assert.deepEqual(await checkMigrations(`file:${applied}`), { state: "up-to-date", applied: COMMITTED, unknown: [] });
+    assert.equal(await resolveFailedMigration(`file:${applied}`, COMMITTED[0], "applied"), 0);
+  });
+});
+
+describe("migrateOnStart on PostgreSQL (the engine replaced by a recorder)", () => {
+  test("a run that timed out on another server's advisory lock is repeated until it succeeds", async () => {
+    // Nothing listens on port 1: the check fails and is left to the engine, as for an unreachable database.
+    const url = "postgresql://acredita@127.0.0.1:1/acredita";
+    const outputs = ["Timed out trying to acquire a postgres advisory lock (SELECT pg_advisory_lock(72707369)). Timeout: 10000ms.", "Timed out trying to acquire a postgres advisory lock (SELECT pg_advisory_lock(72707369)). Timeout: 10000ms.", "No pending migrations to apply."];
+    const calls: string[] = [];
+    const deploy = (given: string) => {
+      calls.push(given);
+      const output = outputs[calls.length - 1];
+      return { ok: output.startsWith("No pending"), output };
+    };
+    assert.deepEqual(await migrateOnStart(url, { deploy }), { ok: true, message: "Migrations applied (PostgreSQL): none pending." });
+    assert.equal(calls.length, 3);
+  });
+
+  test("it gives up after lockAttempts runs: exit 1 with the engine's output", async () => {
+    const url = "postgresql://acredita@127.0.0.1:1/acredita";
+    let calls = 0;
+    const output = "Timed out trying to acquire a postgres advisory lock (SELECT pg_advisory_lock(72707369)). Timeout: 10000ms.";
+    const result = await migrateOnStart(url, { deploy: () => (calls++, { ok: false, output }), lockAttempts: 2 });
+    assert.deepEqual(result, { ok: false, exitCode: 1, message: "Acredita cannot start: migrations failed", output });
+    assert.equal(calls, 2);
   });
 });

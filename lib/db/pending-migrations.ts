@@ -54,7 +54,7 @@ export function committedMigrations(dir: string): string[] {
  * Compares `rows` of `_prisma_migrations` with the `committed` migration names, as `migrate deploy`
  * does: a migration is applied when a row has `finished_at` and no `rolled_back_at`; failed when a row
  * has neither (it started and never finished); a row with `rolled_back_at` (set by
- * `prisma migrate resolve --rolled-back`) counts for nothing, so the migration is pending again.
+ * `npm run db:resolve -- --rolled-back`, or `prisma migrate resolve`) counts for nothing, so the migration is pending again.
  * Pure; any failed migration makes the whole state "failed".
  */
 export function compareMigrations(committed: string[], rows: MigrationRow[]): Exclude<MigrationCheck, { state: "fresh" }> {
@@ -170,7 +170,7 @@ function heldMessage(pending: string[], file: string): string {
 function failedMessage(failed: string[]): string {
   return (
     `Acredita cannot start: migration ${failed.join(", ")} failed part-way in an earlier run (started in _prisma_migrations, never finished); ` +
-    `repair the database, then record the outcome with "npx prisma migrate resolve --rolled-back <name>" (or --applied <name>) ` +
+    `repair the database, then record the outcome with "npm run db:resolve -- --rolled-back <name>" (or --applied <name>) ` +
     `and run npm start again (docs/operations.md, "A migration that failed").`
   );
 }
@@ -223,4 +223,30 @@ export async function migrateOnStart(
   const after = await checkMigrations(databaseUrl).catch(() => undefined);
   if (after?.state === "failed") return { ok: false, exitCode: EXIT_MIGRATION_FAILED, message: failedMessage(after.failed), output: result.output };
   return { ok: false, exitCode: EXIT_MIGRATION_FAILED, message: "Acredita cannot start: migrations failed", output: result.output };
+}
+
+/** How an operator settles a failed migration: undone (`rolled-back`, applied again by the next start) or completed by hand (`applied`). */
+export type MigrationResolution = "rolled-back" | "applied";
+
+/**
+ * Records how the failed migration `name` (a row with neither `finished_at` nor `rolled_back_at`) was
+ * settled, as `prisma migrate resolve --rolled-back|--applied` would: sets `rolled_back_at`, or
+ * `finished_at`, to now. That CLI command needs the native schema-engine binary, which Prisma 6.19
+ * does not ship with the WebAssembly engine (../shared/STACK.md), so `npm run db:resolve` does it with a
+ * plain UPDATE. Returns the number of rows changed (0: no failed row of that name). Throws the driver's
+ * error when the database cannot be reached.
+ */
+export async function resolveFailedMigration(databaseUrl: string, name: string, resolution: MigrationResolution): Promise<number> {
+  const column = resolution === "rolled-back" ? "rolled_back_at" : "finished_at";
+  if (isPostgresUrl(databaseUrl)) {
+    return withConnection(databaseUrl, async (client) => (await client.query(`UPDATE _prisma_migrations SET ${column} = now() WHERE migration_name = $1 AND finished_at IS NULL AND rolled_back_at IS NULL`, [name])).rowCount ?? 0);
+  }
+  const database = new Database(sqliteFilePath(databaseUrl), { fileMustExist: true, timeout: 5_000 });
+  try {
+    // The engine writes these DATETIME columns as RFC 3339 text ("2026-12-01T10:14:05.694+00:00").
+    const now = new Date().toISOString().replace("Z", "+00:00");
+    return database.prepare(`UPDATE _prisma_migrations SET ${column} = ? WHERE migration_name = ? AND finished_at IS NULL AND rolled_back_at IS NULL`).run(now, name).changes;
+  } finally {
+    database.close();
+  }
 }
