@@ -1,7 +1,8 @@
 // Upgrades through `npm start` (lib/cli/start.ts) when a migration is pending. SQLite: the migration
 // engine needs the file to itself, so with a worker attached `npm start` refuses at once with one line
-// (exit 3) and applies nothing; once the worker stops it migrates. PostgreSQL: the engine's advisory
-// lock lets two servers start at once on a fresh database; the migrations are applied once.
+// (exit 3) and applies nothing; once the worker stops it migrates. PostgreSQL: the engine takes no
+// exclusive lock, so it migrates with a worker connected, and its advisory lock lets two servers start
+// at once on a fresh database; the migrations are applied once.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
@@ -34,9 +35,9 @@ function worker(env: Env): Child {
 }
 
 describe(`upgrade with a pending migration on ${TEST_DATABASE} (npm start)`, () => {
-  test("SQLite: a migration pending while a worker holds the database: npm start exits 3 with one line naming it, applies nothing; once the worker stops it migrates", { skip: onPostgres ? "SQLite only: on PostgreSQL the engine's advisory lock lets migrations run beside the workers" : false }, async () => {
+  test("SQLite: a migration pending while a worker holds the database: npm start exits 3 with one line naming it, applies nothing; once the worker stops it migrates", { skip: onPostgres ? "SQLite only: on PostgreSQL the engine takes no exclusive lock and migrates beside the workers (next test)" : false }, async () => {
     const database = await emptyDatabase("upgrade");
-    const pending = migrateAllButLast(database.file!);
+    const pending = migrateAllButLast(database.url);
     assert.equal(pending, MIGRATIONS.at(-1));
     // An idle connection in WAL mode, as every worker and receiver keeps one.
     const holder = new Database(database.file!);
@@ -97,5 +98,27 @@ describe(`upgrade with a pending migration on ${TEST_DATABASE} (npm start)`, () 
       reader.close();
     }
     await Promise.all([a.server.killGroup("SIGTERM"), b.server.killGroup("SIGTERM")]);
+  });
+
+  test("PostgreSQL: a migration pending while a worker is connected: npm start applies it (the engine needs no exclusive lock there), and the worker goes on", { skip: onPostgres ? false : "PostgreSQL only (TEST_DATABASE=postgres)" }, async () => {
+    const database = await emptyDatabase("upgrade");
+    const pending = migrateAllButLast(database.url);
+    assert.equal(pending, MIGRATIONS.at(-1));
+    const env = restartEnv(database.url);
+    const attached = worker({ ...env, LOG_LEVEL: "info" });
+    await waitFor("the worker to be running", () => attached.output.join("").includes("background workers started"));
+    const { server, url } = await start(env, await freePort());
+    assert.match(server.log(), new RegExp(`Migrations applied \\(PostgreSQL\\): ${pending}\\.`), server.log());
+    const reader = sqlReader(database);
+    try {
+      assert.deepEqual(reader.all<{ migration_name: string }>("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name").map((row) => row.migration_name), MIGRATIONS);
+      assert.equal(await postOrder(url, "ord_pg_up1", 1000), 201);
+      assert.equal((await postLab(url, labEvent("evt_pg_up1", "payment.approved", "ord_pg_up1", "pay_pg_up1", 1000))).json.outcome, "accepted");
+      await waitFor("the attached worker to apply evt_pg_up1", () => reader.get<{ status: string }>("SELECT status FROM \"Order\" WHERE id = 'ord_pg_up1'")?.status === "paid");
+    } finally {
+      reader.close();
+    }
+    assert.equal((await attached.kill("SIGTERM")).code, 0, attached.log());
+    await server.killGroup("SIGTERM");
   });
 });

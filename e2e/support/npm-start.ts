@@ -6,6 +6,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase } from "@/lib/db/postgres-database";
+import { isPostgresUrl } from "@/lib/db/url";
 import { baseEnv, Child, waitFor, type Env } from "./real-server";
 import { onPostgres, testPostgresAdminUrl } from "./test-database";
 
@@ -67,29 +68,34 @@ export async function emptyDatabase(label = "restart"): Promise<{ url: string; f
 }
 
 /**
- * Applies every committed SQLite migration but the last to the NEW file at `file` with the real
- * `prisma migrate deploy` (so `_prisma_migrations` records them): the database of the previous release,
- * for upgrade tests. Runs the CLI with a config in a temporary folder that points at a copy of the
- * migrations without the last one. Returns the name of the migration left pending; throws when the CLI fails.
+ * Applies every committed migration but the last to the NEW database at `url` (SQLite file or
+ * PostgreSQL) with the real `prisma migrate deploy`, so `_prisma_migrations` records them: the database
+ * of the previous release, for upgrade tests. Runs the CLI with a config in a temporary folder that
+ * points at a copy of the migrations without the last one (and, on PostgreSQL, with the preload that
+ * keeps it from lingering, see lib/db/migrate-deploy.ts). Returns the name of the migration left
+ * pending; throws when the CLI fails.
  */
-export function migrateAllButLast(file: string): string {
+export function migrateAllButLast(url: string): string {
   const root = process.cwd();
+  const postgres = isPostgresUrl(url);
   const folder = mkdtempSync(path.join(tmpdir(), "acredita-previous-release-"));
-  const source = path.join(root, "prisma", "migrations");
+  const source = postgres ? path.join(root, "prisma", "postgresql", "migrations") : path.join(root, "prisma", "migrations");
   const names = readdirSync(source).filter((name) => /^\d/.test(name)).sort();
   mkdirSync(path.join(folder, "migrations"));
   for (const name of names.slice(0, -1)) cpSync(path.join(source, name), path.join(folder, "migrations", name), { recursive: true });
   cpSync(path.join(source, "migration_lock.toml"), path.join(folder, "migrations", "migration_lock.toml"));
+  const adapter = postgres ? { name: "postgresCliAdapter", file: "postgres-cli-adapter" } : { name: "sqliteCliAdapter", file: "sqlite-cli-adapter" };
   const config = path.join(folder, "prisma.config.ts");
   writeFileSync(
     config,
     [
       `import { defineConfig } from ${JSON.stringify(path.join(root, "node_modules", "prisma", "config"))};`,
-      `import { sqliteCliAdapter } from ${JSON.stringify(path.join(root, "lib", "db", "cli", "sqlite-cli-adapter"))};`,
-      `export default defineConfig({ experimental: { adapter: true }, engine: "js", schema: ${JSON.stringify(path.join(root, "prisma", "schema.prisma"))}, migrations: { path: ${JSON.stringify(path.join(folder, "migrations"))} }, adapter: async () => sqliteCliAdapter(${JSON.stringify(`file:${file}`)}) });`,
+      `import { ${adapter.name} } from ${JSON.stringify(path.join(root, "lib", "db", "cli", adapter.file))};`,
+      `export default defineConfig({ experimental: { adapter: true }, engine: "js", schema: ${JSON.stringify(path.join(path.dirname(source), "schema.prisma"))}, migrations: { path: ${JSON.stringify(path.join(folder, "migrations"))} }, adapter: async () => ${adapter.name}(${JSON.stringify(url)}) });`,
     ].join("\n"),
   );
-  const result = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "migrate", "deploy", "--config", config], { cwd: root, env: { ...process.env, DATABASE_URL: `file:${file}`, CHECKPOINT_DISABLE: "1" }, encoding: "utf8" });
+  const preload = postgres ? ["--require", path.join(root, "lib", "db", "cli", "unref-long-timers.cjs")] : [];
+  const result = spawnSync(process.execPath, [...preload, "node_modules/prisma/build/index.js", "migrate", "deploy", "--config", config], { cwd: root, env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1" }, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`migrate deploy of the previous release failed:\n${result.stdout}\n${result.stderr}`);
   return names.at(-1)!;
 }
