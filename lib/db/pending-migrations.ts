@@ -11,6 +11,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { migrateDeploy, type MigrateDeployResult } from "@/lib/db/migrate-deploy";
 import { withConnection } from "@/lib/db/postgres-database";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
@@ -82,11 +83,17 @@ export class DatabaseLockedError extends Error {}
 async function readMigrationRows(databaseUrl: string, busyTimeoutMs: number): Promise<MigrationRow[] | undefined> {
   if (isPostgresUrl(databaseUrl)) {
     const schema = new URL(databaseUrl).searchParams.get("schema") ?? "public";
-    return withConnection(databaseUrl, async (client) => {
+    // Bounded: a black-holed host must not hang the start (the engine then reports what is wrong).
+    const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, statement_timeout: 10_000 });
+    await client.connect();
+    try {
       const table = await client.query<{ name: string | null }>("SELECT to_regclass(quote_ident($1) || '._prisma_migrations')::text AS name", [schema]);
       if (!table.rows[0]?.name) return undefined;
+      // The name is PostgreSQL's own rendering of a regclass, quoted where needed.
       return (await client.query<MigrationRow>(`SELECT migration_name, finished_at, rolled_back_at FROM ${table.rows[0].name}`)).rows;
-    });
+    } finally {
+      await client.end();
+    }
   }
   const file = sqliteFilePath(databaseUrl);
   if (!existsSync(file) || statSync(file).size === 0) return undefined;
@@ -219,9 +226,9 @@ export async function migrateOnStart(
   let result = deploy(databaseUrl);
   for (let attempt = 1; postgres && !result.ok && ENGINE_LOCK_TIMEOUT.test(result.output) && attempt < lockAttempts; attempt++) result = deploy(databaseUrl);
   if (result.ok) return { ok: true, message: `Migrations applied (${kind}): ${/No pending migrations/.test(result.output) ? "none pending" : pending.join(", ")}.` };
-  if (!postgres && ENGINE_BUSY.test(result.output)) return { ok: false, exitCode: EXIT_DATABASE_HELD, message: heldMessage(pending, file), output: result.output };
   const after = await checkMigrations(databaseUrl).catch(() => undefined);
   if (after?.state === "failed") return { ok: false, exitCode: EXIT_MIGRATION_FAILED, message: failedMessage(after.failed), output: result.output };
+  if (!postgres && ENGINE_BUSY.test(result.output)) return { ok: false, exitCode: EXIT_DATABASE_HELD, message: heldMessage(pending, file), output: result.output };
   return { ok: false, exitCode: EXIT_MIGRATION_FAILED, message: "Acredita cannot start: migrations failed", output: result.output };
 }
 
