@@ -7,7 +7,7 @@ import { checkServerConfiguration } from "@/lib/config/server-configuration";
 import { settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
-import { migrateDeploy } from "@/lib/db/migrate-deploy";
+import { migrateOnStart } from "@/lib/db/pending-migrations";
 import { describeDatabaseUrl, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints } from "@/lib/endpoints/endpoints";
@@ -72,13 +72,14 @@ async function main(): Promise<void> {
   if (endpoints.endpoints.length === 0) console.log("  (no endpoint is configured: every webhook answers 404 until a secrets variable is set)");
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
-  const migrate = migrateDeploy(config.DATABASE_URL);
-  if (!migrate.ok) {
-    console.error(migrate.output);
-    console.error("Acredita cannot start: migrations failed");
-    process.exit(1);
+  // Runs the migration engine only when a migration is pending (lib/db/pending-migrations.ts).
+  const migration = await migrateOnStart(config.DATABASE_URL);
+  if (!migration.ok) {
+    if (migration.output) console.error(migration.output);
+    console.error(migration.message);
+    process.exit(migration.exitCode);
   }
-  console.log(`Migrations applied (${isPostgresUrl(config.DATABASE_URL) ? "PostgreSQL" : "SQLite"}).`);
+  console.log(migration.message);
 
   if (demo) {
     const seeded = await seedDemoData(await db());
