@@ -148,7 +148,7 @@ describe("servers refuse to start on an unsafe configuration, naming every varia
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
     const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
     clearTimeout(timer);
     return { code, output };

@@ -46,7 +46,7 @@ describe("outbox: the fulfilment webhook", () => {
     assert.equal(row.target, fulfilmentUrl);
     assert.equal(row.attempts, 0);
     const body = JSON.parse(row.body);
-    assert.deepEqual({ ...body, paid_at: undefined }, { type: "order.paid", order_id: "ord_o1", amount: 2500000, currency: "ARS", payment_key: "pay_ord_o1", provider: "lab", event_id: "evt_ord_o1", paid_at: undefined });
+    assert.deepEqual({ ...body, paid_at: undefined }, { type: "order.paid", order_id: "ord_o1", amount: 2500000, currency: "ARS", payment_key: "pay_ord_o1", provider: "lab", livemode: true, event_id: "evt_ord_o1", paid_at: undefined });
 
     assert.equal((await createOrder("ord_o2", 1000)).status, 201);
     assert.equal((await deliverLab(labEvent("evt_o2", "payment.approved", "ord_o2", "pay_o2", 999))).status, 422);

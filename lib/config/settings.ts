@@ -197,11 +197,24 @@ export const DEMO_ENDPOINT_SECRET_VALUES = {
   STANDARD_WEBHOOKS_SECRET: "whsec_YWNyZWRpdGEtc3RhbmRhcmQtd2ViaG9va3MtZGVtby1rZXk=",
 } as const;
 
-/** True when any comma-separated part of `raw` is a public demo value. */
+/** The key bytes of the Standard Webhooks demo secret: the HMAC key, whatever spelling carries it. */
+const DEMO_STANDARD_WEBHOOKS_KEY = Buffer.from(DEMO_ENDPOINT_SECRET_VALUES.STANDARD_WEBHOOKS_SECRET.slice("whsec_".length), "base64");
+
+/**
+ * True when `part` is a public demo value: as printed, or (Standard Webhooks keys are the base64-decoded
+ * bytes, and the verifier takes them with or without `whsec_`, with or without padding, base64 or
+ * base64url) any spelling that decodes to the demo key.
+ */
+function isPublicDemoValue(part: string): boolean {
+  if (publicDemoValues().has(part)) return true;
+  const encoded = part.startsWith("whsec_") ? part.slice("whsec_".length) : part;
+  return /^[A-Za-z0-9+/_-]+=*$/.test(encoded) && Buffer.from(encoded, "base64").equals(DEMO_STANDARD_WEBHOOKS_KEY);
+}
+
+/** True when any comma-separated part of `raw` (each trimmed) is a public demo value, in any spelling the verifiers accept. */
 export function holdsPublicDemoValue(raw: string | undefined): boolean {
   if (!raw) return false;
-  const demo = publicDemoValues();
-  return raw.split(",").some((part) => demo.has(part.trim()));
+  return raw.split(",").some((part) => isPublicDemoValue(part.trim()));
 }
 
 /**

@@ -25,6 +25,9 @@ export interface EffectOutcome {
   credit?: { paymentKey: string; amount: number; currency: string };
 }
 
+/** Providers whose every payment carries a signed amount and currency (Stripe sessions and intents). */
+const ALWAYS_SIGNS_AMOUNT: ReadonlySet<string> = new Set(["stripe"]);
+
 /** The columns that locate one payment of one scope (LedgerEntry and ExtraCharge). */
 function scopedPayment(scope: PaymentScope, paymentKey: string) {
   return { provider: scope.provider, account: scope.account, livemode: scope.livemode, paymentKey };
@@ -60,7 +63,9 @@ async function applyPayment(tx: Tx, source: EffectSource, effect: Extract<Effect
   if (order.livemode !== source.livemode) {
     return { outcome: "ignored", reason: `${source.livemode ? "live" : "test"} event does not touch ${order.livemode ? "live" : "test"} order ${order.id}`, orderId: order.id };
   }
-  if (effect.amount === "missing") {
+  // Stripe always signs the amount and currency of a payment: a stored event without them (one parked
+  // or dead-lettered before this rule) is treated as missing too, never credited at the order's price.
+  if (effect.amount === "missing" || (ALWAYS_SIGNS_AMOUNT.has(source.provider) && (effect.amount === null || effect.currency === null))) {
     throw new ApplyFailure("amount_missing", `payment ${effect.paymentKey} for order ${order.id} carries no amount, though ${source.provider} always sends one: not credited at the order's price`, order.id);
   }
   const existing = await tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(source, effect.paymentKey) } });

@@ -67,10 +67,10 @@ export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Da
   let wokenEvents = 0;
   let outboxMessageId: string | undefined;
   if (effect.transition && effect.orderId) {
-    wokenEvents = await wakeParkedEvents(tx, { orderId: effect.orderId, paymentKey: "paymentKey" in event.effect ? event.effect.paymentKey : undefined }, now);
+    wokenEvents = await wakeParkedEvents(tx, { orderId: effect.orderId, paymentKey: "paymentKey" in event.effect ? event.effect.paymentKey : undefined, scope: { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode } }, now);
     const target = settings().FULFILMENT_WEBHOOK_URL;
     if (effect.transition.to === "paid" && effect.credit && target) {
-      outboxMessageId = await queueFulfilment(tx, target, { orderId: effect.orderId, ...effect.credit, provider: endpoint.provider, eventId: event.eventId }, now);
+      outboxMessageId = await queueFulfilment(tx, target, { orderId: effect.orderId, ...effect.credit, provider: endpoint.provider, livemode: endpoint.livemode, eventId: event.eventId }, now);
     }
   }
 

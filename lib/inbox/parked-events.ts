@@ -1,4 +1,5 @@
 import type { Tx } from "@/lib/db/client";
+import type { PaymentScope } from "@/lib/ledger/business-keys";
 
 /**
  * Makes the parked inbox events of one order (or one payment) due now, because a transition just
@@ -6,10 +7,11 @@ import type { Tx } from "@/lib/db/client";
  * waiting for its backoff timer (issue 4). Runs inside the transaction that made the transition.
  * Returns how many events were woken.
  */
-export async function wakeParkedEvents(tx: Tx, target: { orderId?: string; paymentKey?: string }, now: Date): Promise<number> {
+export async function wakeParkedEvents(tx: Tx, target: { orderId?: string; paymentKey?: string; scope: PaymentScope }, now: Date): Promise<number> {
+  // A payment id means something only in its scope: another provider's event naming the same id must not wake (and spend the retries of) this one.
   const or = [
     ...(target.orderId ? [{ orderId: target.orderId }] : []),
-    ...(target.paymentKey ? [{ paymentKey: target.paymentKey }] : []),
+    ...(target.paymentKey ? [{ paymentKey: target.paymentKey, provider: target.scope.provider, account: target.scope.account, livemode: target.scope.livemode }] : []),
   ];
   if (or.length === 0) return 0;
   const { count } = await tx.webhookEvent.updateMany({ where: { status: "failed", nextAttemptAt: { gt: now }, OR: or }, data: { nextAttemptAt: now } });

@@ -8,6 +8,8 @@ export interface FulfilmentBody {
   currency: string;
   payment_key: string;
   provider: string;
+  /** false for a test-mode payment (a test endpoint's secret can trigger one): never ship for it. */
+  livemode: boolean;
   event_id: string;
   paid_at: string;
 }
@@ -29,7 +31,7 @@ export function fulfilmentIdempotencyKey(orderId: string): string {
 export async function queueFulfilment(
   tx: Tx,
   target: string,
-  paid: { orderId: string; amount: number; currency: string; paymentKey: string; provider: string; eventId: string },
+  paid: { orderId: string; amount: number; currency: string; paymentKey: string; provider: string; livemode: boolean; eventId: string },
   now: Date,
 ): Promise<string> {
   const body: FulfilmentBody = {
@@ -39,6 +41,7 @@ export async function queueFulfilment(
     currency: paid.currency,
     payment_key: paid.paymentKey,
     provider: paid.provider,
+    livemode: paid.livemode,
     event_id: paid.eventId,
     paid_at: now.toISOString(),
   };

@@ -80,7 +80,7 @@ function checkoutSessionPaid(object: Record<string, unknown>): Effect | z.ZodErr
     paymentKey: session.payment_intent,
     orderRef: { orderId: session.client_reference_id ?? orderIdFromMetadata(session.metadata), checkoutSessionId: session.id },
     // Stripe signs the session's amount_total: without it the payment is not credited at the order's price.
-    amount: session.amount_total ?? "missing",
+    amount: session.amount_total === null || session.amount_total === undefined || !session.currency ? "missing" : session.amount_total,
     currency: session.currency ?? null,
   };
 }
