@@ -20,7 +20,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     { href: "/decisions", text: t("decisions") },
     { href: "/reconciliation", text: t("reconciliation") },
     { href: "/review", text: t("review") },
-    ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }] : []),
+    ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }, { href: "/admin/audit", text: t("audit") }] : []),
   ];
   return (
     <>
