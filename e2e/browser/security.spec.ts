@@ -75,7 +75,7 @@ test("a server action replayed with a foreign Origin is refused and creates noth
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Name").fill("CSRF probe");
   await page.getByLabel("Role", { exact: true }).selectOption("admin");
-  await page.getByLabel("Password (10 to 128 characters)").fill("csrf-probe-password-1");
+  await page.getByLabel("Password (12 to 128 characters, not common)").fill("csrf-probe-password-1");
 
   // Capture the action request the page's own client code builds (it carries Next-Action), and stop it.
   const captured = new Promise<{ url: string; headers: Record<string, string>; body: Buffer }>((resolve) => {
