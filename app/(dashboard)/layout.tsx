@@ -36,6 +36,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <span className="user" data-testid="signed-in-as" data-role={actor.role}>
           {t("signedInAs", { email: actor.email, role: roles(actor.role) })}
         </span>
+        <Link href="/account/password" className="button secondary">
+          {t("password")}
+        </Link>
         <LocaleSwitch />
         <SignOutButton label={t("signOut")} />
       </header>

@@ -119,3 +119,39 @@ test("an admin deactivates a user in the page: the user's open session ends; a w
   await expect(page.getByTestId("audit-table").getByRole("row")).toHaveCount(2);
   await admin.close();
 });
+
+test("a user changes their password in the page: a weak one is refused with its reason, and their other browser is signed out", async ({ browser }) => {
+  const admin = await browser.newContext({ storageState: storageStateOf("admin") });
+  const page = await admin.newPage();
+  await page.goto("/admin/users");
+  await page.getByLabel("Email").fill("pat@merchant.test");
+  await page.getByLabel("Name").fill("Pat");
+  await page.getByLabel("Password (12 to 128 characters, not common)").fill("granite-willow-cipher-7");
+  await page.getByRole("button", { name: "Create user" }).click();
+  await expect(page.getByText("Created pat@merchant.test.")).toBeVisible();
+  await admin.close();
+
+  const browsers = await Promise.all(["203.0.113.92", "203.0.113.93"].map((ip) => browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": ip } })));
+  const [laptop, phone] = await Promise.all(browsers.map((context) => context.newPage()));
+  for (const tab of [laptop, phone]) {
+    await tab.goto("/sign-in");
+    await tab.getByLabel("Email").fill("pat@merchant.test");
+    await tab.getByLabel("Password").fill("granite-willow-cipher-7");
+    await tab.getByRole("button", { name: "Sign in" }).click();
+    await expect(tab.getByTestId("signed-in-as")).toHaveAttribute("data-role", "merchant");
+  }
+  await laptop.getByRole("link", { name: "Password" }).click();
+  await expect(laptop).toHaveURL(/\/account\/password$/);
+  await laptop.getByLabel("Current password").fill("granite-willow-cipher-7");
+  await laptop.getByLabel("New password (12 to 128 characters)").fill("qwertyuiop12");
+  await laptop.getByRole("button", { name: "Change password" }).click();
+  await expect(laptop.getByTestId("password-result")).toHaveText(/^password too weak \(strength \d of 4, 3 needed\): \S/);
+  await laptop.getByLabel("New password (12 to 128 characters)").fill("saffron-glacier-tunnel-88");
+  await laptop.getByRole("button", { name: "Change password" }).click();
+  await expect(laptop.getByTestId("password-result")).toHaveText("Password changed; your other sessions ended.");
+  await laptop.goto("/orders");
+  await expect(laptop.getByTestId("signed-in-as")).toHaveAttribute("data-role", "merchant");
+  await phone.goto("/orders");
+  await expect(phone).toHaveURL(/\/sign-in/);
+  await Promise.all(browsers.map((context) => context.close()));
+});
