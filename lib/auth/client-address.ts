@@ -1,4 +1,4 @@
-import { subscribe } from "node:diagnostics_channel";
+import { channel, type Channel } from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 
@@ -20,7 +20,8 @@ export function forwardedFor(peer: string, forwarded: string | string[] | undefi
   return [...received, peer].join(", ");
 }
 
-const installed = globalThis as unknown as { acreditaClientAddress?: boolean };
+// The channel is kept on globalThis: a channel object only weakly held could be collected with its subscriber.
+const installed = globalThis as unknown as { acreditaClientAddress?: Channel };
 
 /**
  * Rewrites `X-Forwarded-For` on every HTTP request this process serves, before Next.js reads it, with
@@ -31,8 +32,9 @@ const installed = globalThis as unknown as { acreditaClientAddress?: boolean };
  */
 export function installClientAddress(trustedProxies: readonly string[]): void {
   if (installed.acreditaClientAddress) return;
-  installed.acreditaClientAddress = true;
-  subscribe("http.server.request.start", (message) => {
+  const requests = channel("http.server.request.start");
+  installed.acreditaClientAddress = requests;
+  requests.subscribe((message) => {
     const { request, socket } = message as { request: IncomingMessage; socket: Socket };
     const peer = socket.remoteAddress;
     if (!peer) {
