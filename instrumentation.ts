@@ -1,7 +1,8 @@
 // Next.js calls register() once when the server starts. It first refuses to serve a configuration
-// that is unsafe or wrong (a bare `next start` gets the same checks as `npm start`), then runs the
-// inbox worker and the outbox dispatcher inside the server process by default (INBOX_WORKER_IN_PROCESS),
-// so one command starts everything.
+// that is unsafe or wrong (a bare `next start` gets the same checks as `npm start`), then rewrites
+// X-Forwarded-For from the socket (lib/auth/client-address.ts: only TRUSTED_PROXIES may forward a client
+// address), and runs the inbox worker and the outbox dispatcher inside the server process by default
+// (INBOX_WORKER_IN_PROCESS), so one command starts everything.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NEXT_PHASE === "phase-production-build") return;
   const { checkServerConfiguration } = await import("./lib/config/server-configuration");
@@ -10,6 +11,8 @@ export async function register(): Promise<void> {
     console.error(`Acredita cannot start:\n${checked.issues.map((issue) => `  ${issue}`).join("\n")}`);
     process.exit(1);
   }
+  const { installClientAddress } = await import("./lib/auth/client-address");
+  installClientAddress(checked.settings.TRUSTED_PROXIES);
   const { startInProcessWorkers } = await import("./lib/background/in-process-workers");
   startInProcessWorkers();
 }

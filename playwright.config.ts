@@ -45,6 +45,8 @@ export default defineConfig({
       AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
       AUTH_LOGIN_MAX_ATTEMPTS: "5",
       AUTH_LOGIN_WINDOW_SECONDS: "60",
+      // The specs stand in for several clients behind a proxy on 127.0.0.1: each sends its own X-Forwarded-For.
+      TRUSTED_PROXIES: "127.0.0.1",
       API_TOKEN: E2E.apiToken,
       LAB_WEBHOOK_SECRET: E2E.labSecret,
       LOG_LEVEL: "warn",

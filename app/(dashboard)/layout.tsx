@@ -21,7 +21,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     { href: "/decisions", text: t("decisions") },
     { href: "/reconciliation", text: t("reconciliation") },
     { href: "/review", text: t("review") },
-    ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }] : []),
+    ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }, { href: "/admin/audit", text: t("audit") }] : []),
   ];
   return (
     <>
@@ -37,6 +37,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <span className="user" data-testid="signed-in-as" data-role={actor.role}>
           {t("signedInAs", { email: actor.email, role: roles(actor.role) })}
         </span>
+        <Link href="/account/password" className="button secondary">
+          {t("password")}
+        </Link>
         <LocaleSwitch />
         <SignOutButton label={t("signOut")} />
       </header>

@@ -5,7 +5,8 @@ import { useState, type FormEvent } from "react";
 
 /**
  * Email and password form posting to better-auth's /api/auth/sign-in/email (rate-limited there per
- * client IP: 429 with X-Retry-After). On success the session cookie is set and we go to `next`.
+ * client IP: 429 with X-Retry-After; per account after repeated failures: 423 with Retry-After; a
+ * deactivated user: 403 BANNED_USER). On success the session cookie is set and we go to `next`.
  */
 export function SignInForm({ next }: { next: string }) {
   const t = useTranslations("signIn");
@@ -29,8 +30,11 @@ export function SignInForm({ next }: { next: string }) {
         router.refresh();
         return;
       }
+      const code = response.status === 403 ? ((await response.json().catch(() => null)) as { code?: string } | null)?.code : undefined;
       if (response.status === 429) setError(t("tooMany", { seconds: response.headers.get("x-retry-after") ?? "60" }));
+      else if (response.status === 423) setError(t("locked", { seconds: response.headers.get("retry-after") ?? "60" }));
       else if (response.status === 401 || response.status === 400) setError(t("wrong"));
+      else if (response.status === 403 && code === "BANNED_USER") setError(t("deactivated"));
       else if (response.status === 403) setError(t("origin"));
       else setError(t("failed"));
     } catch {

@@ -2,7 +2,7 @@ import "../support/test-env";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ForbiddenError, type Actor } from "@/lib/auth/roles";
-import { createUserWithPassword, setUserRoleAs, createUserAs } from "@/lib/auth/users";
+import { createUserWithPassword, setUserRoleAs, createUserAs, type AdminCalls } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
 import { listDecisionsPage } from "@/lib/decisions/list-decisions";
@@ -218,10 +218,20 @@ describe("users", () => {
     assert.equal(created.kind, "created");
     assert.equal((await createUserWithPassword(client, { email: "new@shop.test", name: "Dup", role: "admin", password: "password-0002" })).kind, "exists");
     const id = created.kind === "created" ? created.user.id : "";
-    await assert.rejects(setUserRoleAs(client, support, id, "admin"), ForbiddenError);
-    assert.equal(await setUserRoleAs(client, admin, id, "support"), "updated");
-    assert.equal(await setUserRoleAs(client, admin, "missing", "support"), "not_found");
-    assert.equal(await setUserRoleAs(client, admin, admin.id, "merchant"), "self");
+    // The admin plugin's calls, recorded (e2e/api/access-control.test.ts runs the real ones over HTTP).
+    const made: string[] = [];
+    const calls: AdminCalls = {
+      setRole: async (userId, role) => made.push(`setRole ${userId} ${role}`) && client.user.update({ where: { id: userId }, data: { role } }),
+      ban: async (userId) => made.push(`ban ${userId}`),
+      unban: async (userId) => made.push(`unban ${userId}`),
+      revokeSessions: async (userId) => made.push(`revokeSessions ${userId}`),
+    };
+    await assert.rejects(setUserRoleAs(client, support, calls, id, "admin"), ForbiddenError);
+    assert.equal(await setUserRoleAs(client, admin, calls, id, "support"), "updated");
+    assert.equal(await setUserRoleAs(client, admin, calls, id, "support"), "unchanged");
+    assert.equal(await setUserRoleAs(client, admin, calls, "missing", "support"), "not_found");
+    assert.equal(await setUserRoleAs(client, admin, calls, admin.id, "merchant"), "self");
     assert.equal((await client.user.findUniqueOrThrow({ where: { id } })).role, "support");
+    assert.deepEqual(made, [`setRole ${id} support`, `revokeSessions ${id}`]);
   });
 });

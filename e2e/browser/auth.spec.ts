@@ -43,7 +43,8 @@ test("the JSON API takes the bearer token or a session; webhooks and the health 
 test("login attempts are rate-limited per client IP: the 6th attempt in a minute is 429, other IPs unaffected", async () => {
   const { email, password } = demoUser("support");
   const statuses: number[] = [];
-  for (let attempt = 0; attempt < 5; attempt++) statuses.push((await signInRequest("203.0.113.50", email, "not-the-password")).status);
+  // Failures on an unknown account, so the support account itself never reaches its per-account lockout.
+  for (let attempt = 0; attempt < 5; attempt++) statuses.push((await signInRequest("203.0.113.50", "nobody-ip@acredita.test", "not-the-password")).status);
   expect(statuses).toEqual([401, 401, 401, 401, 401]);
   const blocked = await signInRequest("203.0.113.50", email, password);
   expect(blocked.status).toBe(429);
@@ -58,13 +59,15 @@ test("the sign-in form says when the password is wrong and when attempts are exh
   const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.60" } });
   const page = await context.newPage();
   await page.goto("/sign-in");
-  await page.getByLabel("Email").fill("merchant@acredita.test");
+  // An unknown account: the merchant's own account must not be locked for the tests that follow.
+  await page.getByLabel("Email").fill("nobody-form@acredita.test");
   for (let attempt = 1; attempt <= 5; attempt++) {
     await page.getByLabel("Password").fill(`wrong-password-${attempt}`);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByTestId("sign-in-error")).toHaveText("Wrong email or password.");
     await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
   }
+  await page.getByLabel("Email").fill(demoUser("merchant").email);
   await page.getByLabel("Password").fill(demoUser("merchant").password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("sign-in-error")).toContainText("Too many attempts. Try again in");
@@ -81,16 +84,16 @@ test("an admin creates a user and changes roles; the new user signs in; a mercha
   await page.getByLabel("Email").fill("ines@merchant.test");
   await page.getByLabel("Name").fill("Inés");
   await page.getByLabel("Role", { exact: true }).selectOption("merchant");
-  await page.getByLabel("Password (10 to 128 characters)").fill("ines-password-2026");
+  await page.getByLabel("Password (12 to 128 characters, not common)").fill("ines-password-2026");
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page.getByText("Created ines@merchant.test.")).toBeVisible();
   await expect(page.getByTestId("users-table")).toContainText("ines@merchant.test");
 
   await page.getByLabel("Change role: ines@merchant.test").selectOption("support");
   await page.getByRole("row", { name: /ines@merchant\.test/ }).getByRole("button", { name: "Save" }).click();
-  await expect(page.getByText("Role saved.")).toBeVisible();
+  await expect(page.getByText("Role saved; the user's sessions ended.")).toBeVisible();
   expect(query<{ role: string }>("SELECT role FROM User WHERE email = 'ines@merchant.test'")).toEqual([{ role: "support" }]);
-  expect(query<{ action: string }>("SELECT action FROM AuditEntry WHERE action LIKE 'user.%' ORDER BY at").map((row) => row.action)).toEqual(["user.create", "user.role"]);
+  expect(query<{ action: string }>("SELECT action FROM AuditEntry WHERE action LIKE 'user.%' AND note LIKE 'ines@merchant.test%' ORDER BY at").map((row) => row.action)).toEqual(["user.create", "user.role"]);
   await screenshot(page, testInfo, "admin-users");
   await admin.close();
 

@@ -50,7 +50,7 @@ test("every dashboard page renders under the CSP with no violation", async ({ br
   const context = await browser.newContext({ storageState: storageStateOf("admin") });
   const page = await context.newPage();
   const violations = await watchCsp(page);
-  for (const path of ["/orders", "/orders/ord_1041", "/decisions", "/dead-letters", "/review", "/reconciliation", "/admin/users"]) {
+  for (const path of ["/orders", "/orders/ord_1041", "/decisions", "/dead-letters", "/review", "/reconciliation", "/admin/users", "/admin/audit", "/account/password"]) {
     const response = await page.goto(path);
     expect(response?.status(), path).toBe(200);
     await expect(page.getByTestId("signed-in-as")).toHaveAttribute("data-role", "admin");
@@ -75,7 +75,7 @@ test("a server action replayed with a foreign Origin is refused and creates noth
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Name").fill("CSRF probe");
   await page.getByLabel("Role", { exact: true }).selectOption("admin");
-  await page.getByLabel("Password (10 to 128 characters)").fill("csrf-probe-password-1");
+  await page.getByLabel("Password (12 to 128 characters, not common)").fill("csrf-probe-password-1");
 
   // Capture the action request the page's own client code builds (it carries Next-Action), and stop it.
   const captured = new Promise<{ url: string; headers: Record<string, string>; body: Buffer }>((resolve) => {

@@ -1,14 +1,40 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
+import { admin } from "better-auth/plugins";
+import { createAccessControl } from "better-auth/plugins/access";
+import { adminAc, defaultStatements } from "better-auth/plugins/admin/access";
+import { clearFailures, lockedFor, lockoutKey, recordFailure } from "@/lib/auth/lockout";
+import { PASSWORD_MAX_LENGTH, passwordProblem } from "@/lib/auth/passwords";
 import { settings, type Settings } from "@/lib/config/settings";
 import { db, type Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { isPostgresUrl } from "@/lib/db/url";
 
-/** Session lifetime: 8 hours, refreshed once an hour of use (a support shift, not a month). */
+/** Idle session lifetime: 8 hours, refreshed once an hour of use (a support shift, not a month). */
 const SESSION_SECONDS = 8 * 60 * 60;
 const SESSION_REFRESH_SECONDS = 60 * 60;
+
+/**
+ * The admin plugin's access control: admin holds all of its user and session permissions, merchant and
+ * support none (their dashboard rights are in lib/auth/roles.ts). Listing the three roles also makes
+ * the plugin refuse any other role name in set-role.
+ */
+const accessControl = createAccessControl(defaultStatements);
+const pluginRoles = {
+  admin: accessControl.newRole(adminAc.statements),
+  support: accessControl.newRole({ user: [], session: [] }),
+  merchant: accessControl.newRole({ user: [], session: [] }),
+};
+
+/** better-auth paths whose body carries a new password, and the field holding it. */
+const NEW_PASSWORD_FIELDS: Record<string, string> = {
+  "/change-password": "newPassword",
+  "/reset-password": "newPassword",
+  "/admin/set-user-password": "newPassword",
+  "/admin/create-user": "password",
+};
 
 /** The dashboard's public origin: AUTH_BASE_URL, else http://127.0.0.1:<PORT> (what `npm start` binds). */
 export function authBaseUrl(config: Settings = settings()): string {
@@ -32,6 +58,12 @@ export function authTrustedOrigins(config: Settings = settings()): string[] {
  * created by the demo seed, `npm run create-user` or an admin), the `role` column exposed read-only,
  * and login attempts rate-limited per client IP with the buckets in the database, so every server
  * process shares them and a restart does not reset them (better-auth `rateLimit.storage: "database"`).
+ * The client IP is X-Forwarded-For as rewritten by lib/auth/client-address.ts, walked right to left
+ * through TRUSTED_PROXIES. The admin plugin bans (deactivates) users and lists and revokes sessions;
+ * its HTTP endpoints are closed (404): the dashboard calls them server-side, audited. Hooks add a
+ * per-account lockout (lib/auth/lockout.ts, 423 while locked, even for the right password), the
+ * password rule (lib/auth/passwords.ts) on every path that sets one, and a password change always ends
+ * the user's other sessions.
  * Throws when AUTH_SECRET is unset (production without it; the start checks refuse that first).
  */
 export function createAuth(prisma: Db, config: Settings = settings()) {
@@ -45,7 +77,9 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
     // The adapter builds slightly different queries per database (e.g. case-insensitive matching).
     database: prismaAdapter(prisma, { provider: isPostgresUrl(config.DATABASE_URL) ? "postgresql" : "sqlite" }),
     telemetry: { enabled: false },
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10, maxPasswordLength: 128 },
+    // The strength rule (12+ characters, zxcvbn) runs in the before hook; better-auth's own floor stays lower
+    // so that existing users with older 10-character passwords can still sign in and change them.
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10, maxPasswordLength: PASSWORD_MAX_LENGTH, revokeSessionsOnPasswordReset: true },
     session: { expiresIn: SESSION_SECONDS, updateAge: SESSION_REFRESH_SECONDS },
     user: {
       additionalFields: {
@@ -67,7 +101,55 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
     advanced: {
       // Cookies marked Secure whenever the dashboard is served over https (derived from the base URL).
       useSecureCookies: authBaseUrl(config).startsWith("https:"),
-      ipAddress: { ipAddressHeaders: ["x-forwarded-for"] },
+      ipAddress: { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: config.TRUSTED_PROXIES },
+    },
+    hooks: {
+      before: createAuthMiddleware(async (ctx) => {
+        // The admin plugin's endpoints are for server-side calls only (audited dashboard actions).
+        if (ctx.request && ctx.path.startsWith("/admin/")) throw new APIError("NOT_FOUND", { message: "not found", code: "NOT_FOUND" });
+        if (ctx.path === "/sign-in/email") {
+          const email = lockoutKey((ctx.body as { email?: unknown } | undefined)?.email);
+          const seconds = email ? await lockedFor(prisma, email) : 0;
+          if (seconds > 0) {
+            throw new APIError(
+              "LOCKED",
+              { code: "ACCOUNT_LOCKED", message: `this account is locked after repeated failed sign-ins; try again in ${seconds} s` },
+              { "retry-after": String(seconds), "x-retry-after": String(seconds) },
+            );
+          }
+          return;
+        }
+        const field = NEW_PASSWORD_FIELDS[ctx.path];
+        if (!field) return;
+        const body = (ctx.body ?? {}) as Record<string, unknown>;
+        const password = body[field];
+        if (typeof password === "string") {
+          const inputs = [body.email, body.name].filter((value): value is string => typeof value === "string");
+          const problem = passwordProblem(password, inputs);
+          if (problem) throw new APIError("BAD_REQUEST", { code: "WEAK_PASSWORD", message: `password ${problem}` });
+        }
+        // A changed password ends every other session of the user (a thief's included).
+        if (ctx.path === "/change-password") return { context: { body: { ...body, revokeOtherSessions: true } } };
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path === "/get-session") {
+          const returned = ctx.context.returned as { session?: { token: string; createdAt: Date | string } } | null | undefined;
+          if (returned?.session && sessionTooOld(returned.session.createdAt, config)) {
+            await ctx.context.internalAdapter.deleteSession(returned.session.token);
+            return ctx.json(null);
+          }
+          return;
+        }
+        if (ctx.path !== "/sign-in/email") return;
+        const email = lockoutKey((ctx.body as { email?: unknown } | undefined)?.email);
+        if (!email) return;
+        const returned = ctx.context.returned;
+        if (isAPIError(returned)) {
+          if (returned.statusCode === 401) await recordFailure(prisma, email, config);
+        } else if (ctx.context.newSession) {
+          await clearFailures(prisma, email);
+        }
+      }),
     },
     logger: {
       log: (level, message) => {
@@ -77,8 +159,30 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
         else logger.debug({ component: "auth" }, text);
       },
     },
-    plugins: [nextCookies()],
+    plugins: [
+      admin({ ac: accessControl, roles: pluginRoles, adminRoles: ["admin"], defaultRole: "merchant", bannedUserMessage: "This account is deactivated." }),
+      nextCookies(),
+    ],
   });
+}
+
+/** True when a session created at `createdAt` is past the absolute lifetime (SESSION_MAX_AGE_DAYS). */
+export function sessionTooOld(createdAt: Date | string, config: Settings = settings(), now = Date.now()): boolean {
+  return now - new Date(createdAt).getTime() > config.SESSION_MAX_AGE_DAYS * 86_400_000;
+}
+
+/**
+ * The session of a request (`auth.api.getSession`), or null: none, expired by idleness, or past its
+ * absolute lifetime (then it is deleted, so the cookie is dead everywhere).
+ */
+export async function validSession(auth: Auth, headers: Headers) {
+  const session = await auth.api.getSession({ headers });
+  if (!session) return null;
+  if (sessionTooOld(session.session.createdAt)) {
+    await (await auth.$context).internalAdapter.deleteSession(session.session.token);
+    return null;
+  }
+  return session;
 }
 
 export type Auth = ReturnType<typeof createAuth>;

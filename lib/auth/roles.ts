@@ -7,7 +7,8 @@ export const roleSchema = z.enum(ROLES);
 
 /**
  * What a role may do. merchant: read orders, decisions and reconciliation, run a reconciliation;
- * support: also retry, assign and resolve dead letters and review items; admin: also manage users.
+ * support: also retry, assign and resolve dead letters and review items, and read the operational
+ * metrics; admin: also create orders and manage users and API keys.
  */
 export type Permission =
   | "orders.read"
@@ -19,6 +20,7 @@ export type Permission =
   | "review.read"
   | "review.manage"
   | "orders.create"
+  | "metrics.read"
   | "users.manage";
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
@@ -32,6 +34,7 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     "dead_letters.manage",
     "review.read",
     "review.manage",
+    "metrics.read",
   ]),
   admin: new Set<Permission>([
     "orders.read",
@@ -43,6 +46,7 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     "review.read",
     "review.manage",
     "orders.create",
+    "metrics.read",
     "users.manage",
   ]),
 };

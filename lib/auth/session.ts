@@ -1,17 +1,17 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { getAuth } from "@/lib/auth/auth";
+import { getAuth, validSession } from "@/lib/auth/auth";
 import { assertCan, can, ForbiddenError, roleSchema, type Actor, type Permission } from "@/lib/auth/roles";
 
 /**
  * The signed-in user of the current request (server components, server actions, route handlers), or
  * null. The role is read from the database with the session on every request, so a changed role
- * applies at once. Deduplicated per request (React `cache`).
+ * applies at once; a session past SESSION_MAX_AGE_DAYS is deleted and counts as none. Deduplicated per request (React `cache`).
  */
 export const currentActor = cache(async (): Promise<Actor | null> => {
   const auth = await getAuth();
-  const session = await auth.api.getSession({ headers: await headers() });
+  const session = await validSession(auth, await headers());
   if (!session) return null;
   const role = roleSchema.safeParse(session.user.role);
   if (!role.success) return null;

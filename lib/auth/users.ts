@@ -1,18 +1,28 @@
 import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
+import type { Auth } from "@/lib/auth/auth";
+import { PASSWORD_MAX_LENGTH, passwordProblem } from "@/lib/auth/passwords";
 import { assertCan, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
 
-/** A new dashboard user: password 10..128 characters (better-auth's limits as configured in auth.ts). */
-export const newUserSchema = z.object({
-  email: z.email().max(254).transform((value) => value.toLowerCase()),
-  name: z.string().trim().min(1).max(100),
-  role: roleSchema,
-  password: z.string().min(10).max(128),
-});
+/**
+ * A new dashboard user. The password must pass lib/auth/passwords.ts (12..128 characters, zxcvbn score
+ * 3 or more, not built from the email or name); the issue names the reason.
+ */
+export const newUserSchema = z
+  .object({
+    email: z.email().max(254).transform((value) => value.toLowerCase()),
+    name: z.string().trim().min(1).max(100),
+    role: roleSchema,
+    password: z.string().max(PASSWORD_MAX_LENGTH),
+  })
+  .superRefine((user, context) => {
+    const problem = passwordProblem(user.password, [user.email, user.name]);
+    if (problem) context.addIssue({ code: "custom", path: ["password"], message: problem });
+  });
 export type NewUser = z.infer<typeof newUserSchema>;
 
 /** A user as the admin page lists it (never the password hash). */
@@ -22,6 +32,10 @@ export interface UserView {
   name: string;
   role: string;
   createdAt: Date;
+  /** Deactivated (better-auth admin plugin `banned`): cannot sign in, no sessions, API keys refused. */
+  deactivated: boolean;
+  /** Sessions not yet expired. */
+  activeSessions: number;
 }
 
 /**
@@ -37,16 +51,42 @@ export async function createUserWithPassword(db: Db, input: NewUser): Promise<{ 
       await tx.account.create({ data: { id: randomUUID(), accountId: id, providerId: "credential", userId: id, password: hash } });
       return created;
     });
-    return { kind: "created", user: { id: user.id, email: user.email, name: user.name, role: user.role, createdAt: user.createdAt } };
+    return { kind: "created", user: { id: user.id, email: user.email, name: user.name, role: user.role, createdAt: user.createdAt, deactivated: false, activeSessions: 0 } };
   } catch (error) {
     if (uniqueViolationFields(error)?.includes("email")) return { kind: "exists" };
     throw error;
   }
 }
 
-/** Lists users by email (admin page). */
-export async function listUsers(db: Db): Promise<UserView[]> {
-  return db.user.findMany({ orderBy: { email: "asc" }, take: 500, select: { id: true, email: true, name: true, role: true, createdAt: true } });
+/** Lists users by email with their live session count (admin page). */
+export async function listUsers(db: Db, now = new Date()): Promise<UserView[]> {
+  const rows = await db.user.findMany({
+    orderBy: { email: "asc" },
+    take: 500,
+    select: { id: true, email: true, name: true, role: true, createdAt: true, banned: true, _count: { select: { sessions: { where: { expiresAt: { gt: now } } } } } },
+  });
+  return rows.map(({ banned, _count, ...user }) => ({ ...user, deactivated: banned === true, activeSessions: _count.sessions }));
+}
+
+/**
+ * The better-auth admin plugin's server-side calls, made with the acting admin's request headers (the
+ * plugin checks that session's role again). Each one throws the plugin's APIError on refusal.
+ */
+export interface AdminCalls {
+  setRole(userId: string, role: Role): Promise<unknown>;
+  ban(userId: string, reason: string): Promise<unknown>;
+  unban(userId: string): Promise<unknown>;
+  revokeSessions(userId: string): Promise<unknown>;
+}
+
+/** {@link AdminCalls} on `auth`'s admin plugin for the request carrying `headers`. */
+export function adminCalls(auth: Auth, headers: Headers): AdminCalls {
+  return {
+    setRole: (userId, role) => auth.api.setRole({ body: { userId, role: role as "admin" }, headers }),
+    ban: (userId, reason) => auth.api.banUser({ body: { userId, banReason: reason }, headers }),
+    unban: (userId) => auth.api.unbanUser({ body: { userId }, headers }),
+    revokeSessions: (userId) => auth.api.revokeUserSessions({ body: { userId }, headers }),
+  };
 }
 
 /** Admin creates a user: checks `users.manage`, writes an audit row. Throws ForbiddenError. */
@@ -60,14 +100,45 @@ export async function createUserAs(db: Db, actor: Actor, input: NewUser) {
 }
 
 /**
- * Admin changes a user's role: checks `users.manage`; an admin cannot demote themself (the last way
- * back in would be the database). Returns false when the user does not exist. Throws ForbiddenError.
+ * Admin changes a user's role (the admin plugin's set-role), then ends all of that user's sessions so
+ * the change holds at once everywhere; audits `user.role`. Checks `users.manage`; an admin cannot
+ * demote themself (the last way back in would be the database). Setting the role a user already has
+ * changes nothing and ends no session. Throws ForbiddenError.
  */
-export async function setUserRoleAs(db: Db, actor: Actor, userId: string, role: Role): Promise<"updated" | "not_found" | "self"> {
+export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, role: Role): Promise<"updated" | "unchanged" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
   if (userId === actor.id && role !== "admin") return "self";
-  const { count } = await db.user.updateMany({ where: { id: userId }, data: { role } });
-  if (count === 0) return "not_found";
-  await recordAudit(db, actor, { action: "user.role", targetType: "user", targetId: userId, note: `role ${role}` });
+  const user = await db.user.findUnique({ where: { id: userId }, select: { role: true, email: true } });
+  if (!user) return "not_found";
+  if (user.role === role) return "unchanged";
+  await calls.setRole(userId, role);
+  await calls.revokeSessions(userId);
+  await recordAudit(db, actor, { action: "user.role", targetType: "user", targetId: userId, note: `${user.email}: role ${user.role} → ${role}; sessions ended` });
   return "updated";
+}
+
+/**
+ * Admin deactivates a user (the admin plugin's ban: the user cannot sign in, every session is deleted
+ * at once, and lib/auth/api-keys.ts refuses the user's keys) or reactivates one (unban); audits
+ * `user.deactivate` / `user.reactivate`. An admin cannot deactivate themself. Throws ForbiddenError.
+ */
+export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean): Promise<"updated" | "not_found" | "self"> {
+  assertCan(actor, "users.manage");
+  if (userId === actor.id) return "self";
+  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true } });
+  if (!user) return "not_found";
+  if (active) await calls.unban(userId);
+  else await calls.ban(userId, `deactivated by ${actor.email}`);
+  await recordAudit(db, actor, { action: active ? "user.reactivate" : "user.deactivate", targetType: "user", targetId: userId, note: user.email });
+  return "updated";
+}
+
+/** Admin ends every session of a user (the admin plugin's revoke-user-sessions); audits `user.sessions_revoke`. */
+export async function revokeUserSessionsAs(db: Db, actor: Actor, calls: AdminCalls, userId: string): Promise<"revoked" | "not_found"> {
+  assertCan(actor, "users.manage");
+  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true } });
+  if (!user) return "not_found";
+  await calls.revokeSessions(userId);
+  await recordAudit(db, actor, { action: "user.sessions_revoke", targetType: "user", targetId: userId, note: user.email });
+  return "revoked";
 }

@@ -10,7 +10,7 @@ async function readPassword(): Promise<string> {
   if (process.env.ACREDITA_NEW_PASSWORD) return process.env.ACREDITA_NEW_PASSWORD;
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
-    return await rl.question("Password (10-128 characters): ");
+    return await rl.question("Password (12-128 characters, not a common one): ");
   } finally {
     rl.close();
   }

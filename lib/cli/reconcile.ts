@@ -1,6 +1,8 @@
 // npm run reconcile -- <settlement.csv> [--json]: compare every order with the provider's settlement.
 // Exit 0 when everything matches, 1 on mismatches, 2 on bad input (with the line number).
 import { createReadStream, existsSync, statSync } from "node:fs";
+import { userInfo } from "node:os";
+import { recordAudit } from "@/lib/audit/record-audit";
 import { closeDb, db } from "@/lib/db/client";
 import { formatReport, reconcile, reportJson } from "@/lib/reconciliation/reconcile";
 import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
@@ -22,7 +24,11 @@ async function main(): Promise<number> {
     return 2;
   }
   try {
-    const report = await reconcile(await db(), readSettlementCsv(createReadStream(file)), file);
+    const client = await db();
+    const report = await reconcile(client, readSettlementCsv(createReadStream(file)), file);
+    // The audit actor of a command is the operating-system user who ran it.
+    const operator = `cli:${process.env.USER ?? userInfo().username}`;
+    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: report.runId, note: `${file}: ${report.mismatches.length} mismatches (npm run reconcile)` });
     console.log(json ? JSON.stringify(reportJson(report), null, 2) : formatReport(report));
     return report.mismatches.length === 0 ? 0 : 1;
   } catch (error) {

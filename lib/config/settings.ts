@@ -122,6 +122,26 @@ const settingsSchema = z.object({
   /** Sign-in attempts allowed per client IP within AUTH_LOGIN_WINDOW_SECONDS; more answer 429. */
   AUTH_LOGIN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(5),
   AUTH_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // ---- Access control: sessions, trusted proxies, per-account lockout, API keys (docs/access.md) ----
+  /** Absolute session lifetime (days since sign-in), whatever the activity; the idle limit stays 8 hours. */
+  SESSION_MAX_AGE_DAYS: z.coerce.number().min(0.01).max(365).default(7),
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (comma-separated IPs or CIDRs). Unset: none, the
+   * socket address is the client. Set: the chain is walked right to left, skipping these hops.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? "").split(",").map((part) => part.trim()).filter((part) => part.length > 0))
+    .pipe(z.array(z.union([z.cidrv4(), z.cidrv6(), z.ipv4(), z.ipv6()], "each entry must be an IP address or CIDR range"))),
+  /** Consecutive failed sign-ins to one account before it is locked. */
+  AUTH_LOCKOUT_THRESHOLD: z.coerce.number().int().min(1).max(1_000).default(5),
+  /** First lock (s); each further failure after a lock doubles it, up to AUTH_LOCKOUT_MAX_SECONDS. */
+  AUTH_LOCKOUT_BASE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  AUTH_LOCKOUT_MAX_SECONDS: z.coerce.number().int().min(1).max(604_800).default(3_600),
+  /** Days a new API key is valid unless the admin picks another expiry (at most 365). */
+  API_KEY_DEFAULT_DAYS: z.coerce.number().int().min(1).max(365).default(90),
+  // ---- end access control ----
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */

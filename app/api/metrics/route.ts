@@ -1,13 +1,14 @@
-// GET /api/metrics: the operational counts as JSON (Bearer API_TOKEN).
-import { hasApiToken } from "@/lib/api/bearer";
-import { jsonError, unauthorized } from "@/lib/api/responses";
+// GET /api/metrics: the operational counts as JSON (Bearer API_TOKEN, or an API key or session of a support or admin user).
+import { authorizeApi } from "@/lib/api/authorize-api";
+import { jsonError, refusal } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { collectOperationalMetrics } from "@/lib/monitoring/operational-metrics";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  if (!hasApiToken(request.headers)) return unauthorized();
+  const denied = refusal(await authorizeApi(request, "metrics.read"));
+  if (denied) return denied;
   try {
     return Response.json(await collectOperationalMetrics(await db()), { headers: { "cache-control": "no-store" } });
   } catch {

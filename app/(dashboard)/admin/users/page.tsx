@@ -2,19 +2,26 @@ import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
+import { listApiKeys } from "@/lib/auth/api-keys";
 import { listUsers } from "@/lib/auth/users";
+import { settings } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { endpointDefinitions, resolveEndpoint } from "@/lib/endpoints/endpoints";
-import { CreateUserForm, RoleForm } from "./user-forms";
+import { ActiveForm, CreateApiKeyForm, CreateUserForm, RevokeKeyForm, RevokeSessionsForm, RoleForm } from "./user-forms";
 
 export const dynamic = "force-dynamic";
 
-/** Admin: users and their roles; the webhook endpoints the server loaded (secrets only as counts). */
+/**
+ * Admin: users (role, active or deactivated, live sessions), their API keys (never the key: its first
+ * characters, expiry and last use), and the webhook endpoints the server loaded (secrets only as counts).
+ */
 export default async function UsersPage() {
   const actor = await requireActor("/admin/users");
   const [t, common] = await Promise.all([getTranslations("users"), getTranslations("common")]);
   if (!can(actor.role, "users.manage")) return <p className="notice bad">{common("notAllowed")}</p>;
-  const users = await listUsers(await db());
+  const client = await db();
+  const [users, keys] = await Promise.all([listUsers(client), listApiKeys(client)]);
+  const now = new Date();
   const endpoints = endpointDefinitions().map((definition) => ({ definition, secrets: resolveEndpoint(definition.name)?.secrets.length ?? 0 }));
   return (
     <>
@@ -28,6 +35,10 @@ export default async function UsersPage() {
               <th scope="col">{t("name")}</th>
               <th scope="col">{t("role")}</th>
               <th scope="col">{t("changeRole")}</th>
+              <th scope="col">{t("status")}</th>
+              <th scope="col" className="num">
+                {t("sessions")}
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -40,6 +51,48 @@ export default async function UsersPage() {
                 </td>
                 <td>
                   <RoleForm userId={user.id} role={user.role} email={user.email} />
+                </td>
+                <td data-testid={`status-${user.email}`}>
+                  {user.deactivated ? t("deactivated") : t("active")}
+                  {user.id === actor.id ? null : <ActiveForm userId={user.id} email={user.email} deactivated={user.deactivated} />}
+                </td>
+                <td className="num">
+                  {user.activeSessions}
+                  {user.activeSessions > 0 ? <RevokeSessionsForm userId={user.id} email={user.email} /> : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2>{t("apiKeys")}</h2>
+      <p className="help">{t("apiKeysHelp")}</p>
+      <CreateApiKeyForm owners={users.filter((user) => !user.deactivated).map(({ id, email, role }) => ({ id, email, role }))} defaultDays={settings().API_KEY_DEFAULT_DAYS} />
+      <div className="table-wrap">
+        <table data-testid="api-keys-table">
+          <thead>
+            <tr>
+              <th scope="col">{t("keyName")}</th>
+              <th scope="col">{t("keyStart")}</th>
+              <th scope="col">{t("keyOwner")}</th>
+              <th scope="col">{t("keyExpires")}</th>
+              <th scope="col">{t("keyLastUsed")}</th>
+              <th scope="col">{t("keyState")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td className="mono">{key.start}…</td>
+                <td className="mono">
+                  {key.ownerEmail} ({key.ownerRole})
+                </td>
+                <td>{key.expiresAt ? <DateTime value={key.expiresAt} /> : "—"}</td>
+                <td>{key.lastUsedAt ? <DateTime value={key.lastUsedAt} /> : t("never")}</td>
+                <td>
+                  {key.revokedAt ? t("keyRevokedState") : key.expiresAt && key.expiresAt <= now ? t("keyExpired") : t("keyActive")}
+                  {key.revokedAt ? null : <RevokeKeyForm keyId={key.id} name={key.name} />}
                 </td>
               </tr>
             ))}

@@ -2,7 +2,7 @@
 import { useTranslations } from "next-intl";
 import { useActionState } from "react";
 import { ROLES } from "@/lib/auth/roles";
-import { createUserAction, setRoleAction } from "./actions";
+import { createApiKeyAction, createUserAction, revokeApiKeyAction, revokeSessionsAction, setActiveAction, setRoleAction } from "./actions";
 
 export function CreateUserForm() {
   const t = useTranslations("users");
@@ -30,7 +30,7 @@ export function CreateUserForm() {
       </div>
       <div className="field">
         <label htmlFor="u-password">{t("password")}</label>
-        <input id="u-password" name="password" type="password" required minLength={10} maxLength={128} autoComplete="new-password" />
+        <input id="u-password" name="password" type="password" required minLength={12} maxLength={128} autoComplete="new-password" />
       </div>
       <button type="submit" disabled={pending}>
         {t("create")}
@@ -66,6 +66,83 @@ export function RoleForm({ userId, role, email }: { userId: string; role: string
       <span role="status" aria-live="polite">
         {state ? <span className={state.ok ? "muted" : "diff-bad"}>{state.messages.join(" ")}</span> : null}
       </span>
+    </form>
+  );
+}
+
+/** One button posting `action` for a row (deactivate, reactivate, end sessions, revoke a key). */
+function RowButton({ action: serverAction, fields, label, testId }: { action: typeof setActiveAction; fields: Record<string, string>; label: string; testId?: string }) {
+  const [state, action, pending] = useActionState(serverAction, null);
+  return (
+    <form action={action} className="row-actions">
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" className="secondary" disabled={pending} aria-label={label} data-testid={testId}>
+        {label.split(":")[0]}
+      </button>
+      <span role="status" aria-live="polite">
+        {state ? <span className={state.ok ? "muted" : "diff-bad"}>{state.messages.join(" ")}</span> : null}
+      </span>
+    </form>
+  );
+}
+
+/** Deactivate or reactivate a user (the admin plugin's ban and unban). */
+export function ActiveForm({ userId, email, deactivated }: { userId: string; email: string; deactivated: boolean }) {
+  const t = useTranslations("users");
+  return <RowButton action={setActiveAction} fields={{ userId, active: deactivated ? "true" : "false" }} label={`${deactivated ? t("reactivate") : t("deactivate")}: ${email}`} />;
+}
+
+/** End every session of a user. */
+export function RevokeSessionsForm({ userId, email }: { userId: string; email: string }) {
+  const t = useTranslations("users");
+  return <RowButton action={revokeSessionsAction} fields={{ userId }} label={`${t("revokeSessions")}: ${email}`} />;
+}
+
+/** Revoke one API key. */
+export function RevokeKeyForm({ keyId, name }: { keyId: string; name: string }) {
+  const t = useTranslations("users");
+  return <RowButton action={revokeApiKeyAction} fields={{ keyId }} label={`${t("keyRevoke")}: ${name}`} />;
+}
+
+/** Create an API key for an active user; the key is shown once, in the answer. */
+export function CreateApiKeyForm({ owners, defaultDays }: { owners: { id: string; email: string; role: string }[]; defaultDays: number }) {
+  const t = useTranslations("users");
+  const [state, action, pending] = useActionState(createApiKeyAction, null);
+  return (
+    <form action={action} className="filters">
+      <div className="field">
+        <label htmlFor="k-owner">{t("keyOwner")}</label>
+        <select id="k-owner" name="userId">
+          {owners.map((owner) => (
+            <option key={owner.id} value={owner.id}>
+              {owner.email} ({owner.role})
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="k-name">{t("keyName")}</label>
+        <input id="k-name" name="name" required maxLength={100} autoComplete="off" />
+      </div>
+      <div className="field">
+        <label htmlFor="k-days">{t("keyDays")}</label>
+        <input id="k-days" name="days" type="number" min={1} max={365} defaultValue={defaultDays} required />
+      </div>
+      <button type="submit" disabled={pending}>
+        {t("createKey")}
+      </button>
+      <div role="status" aria-live="polite" style={{ flexBasis: "100%" }}>
+        {state ? <p className={`notice ${state.tone}`}>{state.messages.join(" ")}</p> : null}
+        {state?.key ? (
+          <p>
+            <code className="mono" data-testid="new-api-key">
+              {state.key}
+            </code>
+          </p>
+        ) : null}
+      </div>
     </form>
   );
 }

@@ -1,6 +1,6 @@
-// GET /api/metrics/prometheus: the operational counts in Prometheus text format (Bearer API_TOKEN).
-import { hasApiToken } from "@/lib/api/bearer";
-import { jsonError, unauthorized } from "@/lib/api/responses";
+// GET /api/metrics/prometheus: the operational counts in Prometheus text format (Bearer API_TOKEN, or an API key or session of a support or admin user).
+import { authorizeApi } from "@/lib/api/authorize-api";
+import { jsonError, refusal } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { collectOperationalMetrics } from "@/lib/monitoring/operational-metrics";
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "@/lib/monitoring/prometheus";
@@ -8,7 +8,8 @@ import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from "@/lib/monitoring/prom
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  if (!hasApiToken(request.headers)) return unauthorized();
+  const denied = refusal(await authorizeApi(request, "metrics.read"));
+  if (denied) return denied;
   let text: string;
   try {
     text = await renderPrometheus(await collectOperationalMetrics(await db()));

@@ -1,0 +1,116 @@
+import Link from "next/link";
+import { Suspense } from "react";
+import { getTranslations } from "next-intl/server";
+import { DateTime } from "@/app/_components/money";
+import { Pager } from "@/app/_components/pager";
+import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery } from "@/lib/audit/list-audit";
+import { can } from "@/lib/auth/roles";
+import { requireActor } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { param, type SearchParams } from "@/lib/lists/paging";
+
+export const dynamic = "force-dynamic";
+
+/** Admin: the audit log, newest first, filtered by actor, action and time in the URL (server-side). */
+export default async function AuditPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const actor = await requireActor("/admin/audit");
+  const [t, common] = await Promise.all([getTranslations("audit"), getTranslations("common")]);
+  if (!can(actor.role, "users.manage")) return <p className="notice bad">{common("notAllowed")}</p>;
+  const params = await searchParams;
+  const query = auditQueryFromParams(params);
+  const options = await auditFilterOptions(await db());
+  const raw = (name: string) => param(params, name) ?? "";
+  const filterParams = {
+    actor: query.actor,
+    action: query.action,
+    from: query.from ? raw("from") : undefined,
+    to: query.to ? raw("to") : undefined,
+    pageSize: query.pageSize === 25 ? undefined : String(query.pageSize),
+  };
+  return (
+    <>
+      <h1>{t("title")}</h1>
+      <p className="help">
+        {t("help")} {common("utc")}
+      </p>
+      <form method="get" action="/admin/audit" className="filters" role="search" aria-label={t("title")}>
+        <div className="field">
+          <label htmlFor="a-actor">{t("actor")}</label>
+          <select id="a-actor" name="actor" defaultValue={query.actor ?? ""}>
+            <option value="">{common("any")}</option>
+            {options.actors.map((email) => (
+              <option key={email} value={email}>
+                {email}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="a-action">{t("action")}</label>
+          <select id="a-action" name="action" defaultValue={query.action ?? ""}>
+            <option value="">{common("any")}</option>
+            {options.actions.map((action) => (
+              <option key={action} value={action}>
+                {action}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="a-from">{common("from")}</label>
+          <input id="a-from" name="from" type="datetime-local" defaultValue={filterParams.from ?? ""} />
+        </div>
+        <div className="field">
+          <label htmlFor="a-to">{common("to")}</label>
+          <input id="a-to" name="to" type="datetime-local" defaultValue={filterParams.to ?? ""} />
+        </div>
+        <button type="submit">{common("filter")}</button>
+        <Link href="/admin/audit" className="button secondary">
+          {common("clear")}
+        </Link>
+      </form>
+      <Suspense key={JSON.stringify(query)} fallback={<p role="status">{common("loading")}</p>}>
+        <AuditResults query={query} filterParams={filterParams} />
+      </Suspense>
+    </>
+  );
+}
+
+async function AuditResults({ query, filterParams }: { query: AuditQuery; filterParams: Record<string, string | undefined> }) {
+  const [page, t, common] = await Promise.all([listAuditPage(await db(), query), getTranslations("audit"), getTranslations("common")]);
+  const filtered = Object.entries(filterParams).some(([key, value]) => key !== "pageSize" && value);
+  if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : common("empty")}</p>;
+  return (
+    <>
+      <div className="table-wrap">
+        <table data-testid="audit-table">
+          <thead>
+            <tr>
+              <th scope="col">{t("at")}</th>
+              <th scope="col">{t("actor")}</th>
+              <th scope="col">{t("action")}</th>
+              <th scope="col">{t("target")}</th>
+              <th scope="col">{t("note")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.map((row) => (
+              <tr key={row.id} data-action={row.action}>
+                <td className="nowrap">
+                  <DateTime value={row.at} />
+                </td>
+                <td className="mono">{row.actorEmail}</td>
+                <td className="mono">{row.action}</td>
+                <td className="mono">
+                  {row.targetType} {row.targetId}
+                </td>
+                <td className="wrap">{row.note ?? "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager path="/admin/audit" params={filterParams} page={page.page} totalPages={page.totalPages} count={page.count} />
+    </>
+  );
+}

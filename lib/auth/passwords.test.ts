@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { passwordProblem } from "@/lib/auth/passwords";
+
+test("passwords under 12 characters are refused, saying so", () => {
+  assert.equal(passwordProblem("kT9#vQ2!mLp"), "too short: at least 12 characters");
+  assert.equal(passwordProblem("x".repeat(129)), "too long: at most 128 characters");
+});
+
+test("common, keyboard-row and repeated passwords of 12+ characters are refused with zxcvbn's reason", () => {
+  for (const weak of ["password1234", "qwertyuiop12", "aaaaaaaaaaaa", "123456789012", "iloveyou2026"]) {
+    const problem = passwordProblem(weak);
+    assert.ok(problem?.startsWith("too weak (strength "), `${weak}: ${problem}`);
+    assert.match(problem!, /3 needed\): \S/, `${weak} says why: ${problem}`);
+  }
+});
+
+test("the person's own email or name makes a password weak", () => {
+  assert.equal(passwordProblem("ana.lopez@example.com"), null);
+  assert.equal(
+    passwordProblem("ana.lopez@example.com", ["ana.lopez@example.com", "Ana Lopez"]),
+    "too weak (strength 0 of 4, 3 needed): There should not be any personal or page related data. Add more words that are less common.",
+  );
+});
+
+test("long random or passphrase passwords pass", () => {
+  for (const strong of ["kT9#vQ2!mLp7wZ", "correct horse battery staple", "acredita-admin-2026"]) assert.equal(passwordProblem(strong), null, strong);
+});
