@@ -245,3 +245,17 @@ export async function recordPreSignatureRejection(database: Db | undefined, reje
     diagnosis: rejection.diagnosis,
   });
 }
+
+/**
+ * Flushes the pending refusal counts when the process is asked to stop (SIGTERM, SIGINT) and before
+ * it exits on its own. Best effort: a process killed outright (SIGKILL, crash, power loss) loses the
+ * counts of at most one REJECTION_FLUSH_INTERVAL_MS; sampled decision rows are already written.
+ * Installed once per process (the Next.js server's instrumentation.ts; `npm run receiver` flushes itself).
+ */
+export function flushRejectionCountsOnExit(): void {
+  const flags = globalThis as unknown as { acreditaRejectionFlushOnExit?: boolean };
+  if (flags.acreditaRejectionFlushOnExit) return;
+  flags.acreditaRejectionFlushOnExit = true;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void flushRejectionCounts());
+  process.once("beforeExit", () => void flushRejectionCounts());
+}
