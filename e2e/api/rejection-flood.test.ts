@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { flushRejectionCounts, minuteOf, RejectionCounter, UNKNOWN_ENDPOINT } from "@/lib/decisions/rejection-counter";
+import { rejectionSummary } from "@/lib/decisions/rejection-summary";
 import { collectOperationalMetrics } from "@/lib/monitoring/operational-metrics";
 import { renderPrometheus } from "@/lib/monitoring/prometheus";
 import { receiveWebhookRequest } from "@/lib/webhooks/receive-webhook-request";
@@ -131,6 +132,18 @@ describe("a flood of 1,000 unsigned posts", () => {
     assert.match(text, /# TYPE acredita_webhook_rejections_total counter/);
     assert.match(text, /acredita_webhook_rejections_total\{endpoint="lab",reason="signature_missing"\} 521/);
     assert.match(text, /acredita_webhook_rejections_total\{endpoint="\(unknown\)",reason="unknown_endpoint"\} 520/);
+    // The decision log's summary (last 24 hours): per endpoint and reason, largest first.
+    assert.deepEqual(await rejectionSummary(await db(), { now: new Date(at.getTime() + 180_000) }), {
+      total: 1_045,
+      rows: [
+        { endpoint: "lab", reason: "signature_missing", httpStatus: 401, count: 521 },
+        { endpoint: UNKNOWN_ENDPOINT, reason: "unknown_endpoint", httpStatus: 404, count: 520 },
+        { endpoint: "lab", reason: "signature_malformed", httpStatus: 401, count: 1 },
+        { endpoint: "lab", reason: "signature_mismatch", httpStatus: 401, count: 1 },
+        { endpoint: "lab", reason: "timestamp_outside_tolerance", httpStatus: 401, count: 1 },
+        { endpoint: "lab", reason: "unsupported_media_type", httpStatus: 415, count: 1 },
+      ],
+    });
     // An hour later the window is empty.
     assert.deepEqual((await collectOperationalMetrics(await db(), new Date(at.getTime() + 2 * 3_600_000))).rejectionsLastHour, { total: 0, byReason: {} });
   });

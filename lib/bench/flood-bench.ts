@@ -24,6 +24,8 @@ export interface FloodMeasurement {
   p99Ratio: number;
   /** Unsigned posts sent during the flood phase, and the rate achieved (posts/s). */
   floodPosts: number;
+  /** Posts not sent because MAX_IN_FLIGHT were still unanswered (the server fell behind the rate). */
+  floodSkipped: number;
   floodPerSecond: number;
   /** Answers to the flood by status (401 unsigned to /lab, 404 unknown names). */
   floodStatuses: Record<string, number>;
@@ -43,6 +45,8 @@ function post(agent: Agent, url: URL, path: string, body: string, headers: Recor
       response.once("end", () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));
     });
     outgoing.once("error", () => resolve({ status: 0, ms: performance.now() - started }));
+    // An answer slower than 30 s counts as a failure (status 0) rather than stalling the benchmark.
+    outgoing.setTimeout(30_000, () => outgoing.destroy(new Error("timeout")));
     outgoing.end(body);
   });
 }
@@ -77,17 +81,25 @@ async function timeDeliveries(url: URL, deliveries: SignedDelivery[], gapMs: num
  * half to /api/webhooks/lab without a signature (401) and half to a new random unknown name each (404),
  * until `stop()`; then resolves with what was sent and answered.
  */
-function startFlood(url: URL, perSecond: number): { stop: () => Promise<{ posts: number; seconds: number; statuses: Record<string, number> }> } {
+/** Flood posts left unanswered at most: beyond it a post is skipped (counted), so an overloaded server cannot queue without bound. */
+const MAX_IN_FLIGHT = 128;
+
+function startFlood(url: URL, perSecond: number): { stop: () => Promise<{ posts: number; skipped: number; seconds: number; statuses: Record<string, number> }> } {
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const statuses: Record<string, number> = {};
   const inFlight = new Set<Promise<void>>();
   const started = performance.now();
   let posts = 0;
+  let skipped = 0;
   const tick = 20;
   const timer = setInterval(() => {
     // The posts due by now at the target rate, so a late timer catches up instead of lowering the rate.
-    const due = Math.floor(((performance.now() - started) / 1000) * perSecond) - posts;
+    const due = Math.floor(((performance.now() - started) / 1000) * perSecond) - posts - skipped;
     for (let i = 0; i < due; i++) {
+      if (inFlight.size >= MAX_IN_FLIGHT) {
+        skipped += 1;
+        continue;
+      }
       const index = posts++;
       const path = index % 2 === 0 ? "/api/webhooks/lab" : `/api/webhooks/nonexistent-${randomBytes(6).toString("hex")}`;
       const body = JSON.stringify({ id: `evt_flood_${index}`, type: "payment.approved", data: { payment_id: `pay_flood_${index}`, order_id: "ord_f0", amount: 1, currency: "ARS" } });
@@ -104,7 +116,7 @@ function startFlood(url: URL, perSecond: number): { stop: () => Promise<{ posts:
       const seconds = (performance.now() - started) / 1000;
       await Promise.all(inFlight);
       agent.destroy();
-      return { posts, seconds, statuses };
+      return { posts, skipped, seconds, statuses };
     },
   };
 }
@@ -127,7 +139,7 @@ export async function measureFlood(options: { label: string; deliveries: number;
   const url = new URL(server.url);
   let idle: DeliveryLatency;
   let flood: DeliveryLatency;
-  let sent: { posts: number; seconds: number; statuses: Record<string, number> };
+  let sent: { posts: number; skipped: number; seconds: number; statuses: Record<string, number> };
   try {
     await timeDeliveries(url, labApprovals("evt_fw", "ord_fw", 50, 2_500), 5);
     idle = await timeDeliveries(url, labApprovals("evt_fi", "ord_fi", options.deliveries, 2_500), options.gapMs);
@@ -154,6 +166,7 @@ export async function measureFlood(options: { label: string; deliveries: number;
     flood,
     p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100,
     floodPosts: sent.posts,
+    floodSkipped: sent.skipped,
     floodPerSecond: Math.round((sent.posts / sent.seconds) * 10) / 10,
     floodStatuses: sent.statuses,
     floodDecisionRows,
