@@ -57,13 +57,19 @@ function percentile(sorted: number[], p: number): number {
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/** Sends `deliveries` one at a time, `gapMs` apart (a provider's real traffic, not a load test), and returns their latency. */
-async function timeDeliveries(url: URL, deliveries: SignedDelivery[], gapMs: number): Promise<DeliveryLatency> {
+/**
+ * Sends `deliveries` one at a time, `gapMs` apart (a provider's real traffic, not a load test), for at
+ * most `maxSeconds` (an overloaded server would otherwise hold the run for many minutes), and returns
+ * the latency of those sent.
+ */
+async function timeDeliveries(url: URL, deliveries: SignedDelivery[], gapMs: number, maxSeconds = Infinity): Promise<DeliveryLatency> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
   let ok = 0;
+  const deadline = performance.now() + maxSeconds * 1000;
   try {
     for (const delivery of deliveries) {
+      if (performance.now() > deadline) break;
       const answer = await post(agent, url, "/api/webhooks/lab", delivery.body, { "lab-signature": delivery.signature });
       times.push(answer.ms);
       if (answer.status === 200) ok += 1;
@@ -73,7 +79,7 @@ async function timeDeliveries(url: URL, deliveries: SignedDelivery[], gapMs: num
     agent.destroy();
   }
   times.sort((a, b) => a - b);
-  return { deliveries: deliveries.length, p50Ms: round(percentile(times, 50)), p99Ms: round(percentile(times, 99)), maxMs: round(times[times.length - 1]), ok };
+  return { deliveries: times.length, p50Ms: round(percentile(times, 50)), p99Ms: round(percentile(times, 99)), maxMs: round(times[times.length - 1]), ok };
 }
 
 /**
@@ -123,13 +129,13 @@ function startFlood(url: URL, perSecond: number): { stop: () => Promise<{ posts:
 
 /**
  * Flood benchmark: Acredita's production build (inline lab endpoint, SQLite) receives `deliveries` real
- * signed deliveries one at a time while idle, then `deliveries` more while `perSecond` unsigned posts
+ * signed deliveries one at a time while idle, then `deliveries` more (each phase at most `maxSeconds`) while `perSecond` unsigned posts
  * per second arrive (half to /lab, half to random unknown names), in one run. Reports both phases' p50
  * and p99, their ratio (target p99 under flood <= 2x idle), and the rows the flood left after the server
  * stopped (its shutdown flushes the counts). `samplePerMinute` sets REJECTION_SAMPLE_PER_MINUTE; a huge
  * value stores every refusal as a decision row, as before counting.
  */
-export async function measureFlood(options: { label: string; deliveries: number; perSecond: number; gapMs: number; samplePerMinute: number }): Promise<FloodMeasurement> {
+export async function measureFlood(options: { label: string; deliveries: number; perSecond: number; gapMs: number; samplePerMinute: number; maxSeconds: number }): Promise<FloodMeasurement> {
   const folder = benchFolder("flood");
   const file = createBenchDatabase(folder);
   seedOrders(file, "ord_fi", options.deliveries, 2_500);
@@ -142,12 +148,12 @@ export async function measureFlood(options: { label: string; deliveries: number;
   let sent: { posts: number; skipped: number; seconds: number; statuses: Record<string, number> };
   try {
     await timeDeliveries(url, labApprovals("evt_fw", "ord_fw", 50, 2_500), 5);
-    idle = await timeDeliveries(url, labApprovals("evt_fi", "ord_fi", options.deliveries, 2_500), options.gapMs);
+    idle = await timeDeliveries(url, labApprovals("evt_fi", "ord_fi", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
     const flooding = startFlood(url, options.perSecond);
     // Let the flood reach its rate before timing.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     try {
-      flood = await timeDeliveries(url, labApprovals("evt_ff", "ord_ff", options.deliveries, 2_500), options.gapMs);
+      flood = await timeDeliveries(url, labApprovals("evt_ff", "ord_ff", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
     } finally {
       sent = await flooding.stop();
     }

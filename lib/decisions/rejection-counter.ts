@@ -246,16 +246,29 @@ export async function recordPreSignatureRejection(database: Db | undefined, reje
   });
 }
 
+/** How long a stopping process may wait for its last flush before it exits anyway (ms). */
+const EXIT_FLUSH_DEADLINE_MS = 3_000;
+
 /**
- * Flushes the pending refusal counts when the process is asked to stop (SIGTERM, SIGINT) and before
- * it exits on its own. Best effort: a process killed outright (SIGKILL, crash, power loss) loses the
- * counts of at most one REJECTION_FLUSH_INTERVAL_MS; sampled decision rows are already written.
- * Installed once per process (the Next.js server's instrumentation.ts; `npm run receiver` flushes itself).
+ * Writes the pending refusal counts when the process is asked to stop (SIGTERM, SIGINT) and before it
+ * exits on its own. Next.js's own signal handler closes the server and then calls `process.exit`,
+ * which would cut the write short, so from the signal on `process.exit` waits for that flush (at most
+ * 3 s) before exiting with the same code. A process killed outright (SIGKILL, crash, power loss)
+ * loses the counts of at most one REJECTION_FLUSH_INTERVAL_MS; sampled decision rows are already
+ * written. Installed once per process (the Next.js server's instrumentation.ts; `npm run receiver`
+ * flushes itself before closing the database).
  */
 export function flushRejectionCountsOnExit(): void {
   const flags = globalThis as unknown as { acreditaRejectionFlushOnExit?: boolean };
   if (flags.acreditaRejectionFlushOnExit) return;
   flags.acreditaRejectionFlushOnExit = true;
-  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => void flushRejectionCounts());
+  const onSignal = () => {
+    const flushed = Promise.race([flushRejectionCounts(), new Promise<void>((resolve) => setTimeout(resolve, EXIT_FLUSH_DEADLINE_MS).unref())]);
+    const exit = process.exit.bind(process);
+    process.exit = ((code?: number | string | null) => {
+      void flushed.finally(() => exit(code));
+    }) as typeof process.exit;
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, onSignal);
   process.once("beforeExit", () => void flushRejectionCounts());
 }
