@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import Database from "better-sqlite3";
 import { benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/lib/bench/bench-data";
-import { startAcredita } from "@/lib/bench/bench-processes";
+import { startAcredita, startReceiverProcess } from "@/lib/bench/bench-processes";
 
 /** One phase's real deliveries: how many, their latency percentiles (ms) and how many were applied (HTTP 200). */
 export interface DeliveryLatency {
@@ -16,6 +16,8 @@ export interface DeliveryLatency {
 /** The flood benchmark of one configuration: real deliveries idle and under an unsigned flood, and the rows the flood left. */
 export interface FloodMeasurement {
   label: string;
+  /** `next start` (the dashboard's server, the default set-up) or `npm run receiver`. */
+  target: "next" | "receiver";
   /** REJECTION_SAMPLE_PER_MINUTE the server ran with. */
   samplePerMinute: number;
   idle: DeliveryLatency;
@@ -128,20 +130,21 @@ function startFlood(url: URL, perSecond: number): { stop: () => Promise<{ posts:
 }
 
 /**
- * Flood benchmark: Acredita's production build (inline lab endpoint, SQLite) receives `deliveries` real
+ * Flood benchmark: Acredita's production build (`next start`) or `npm run receiver` (inline lab endpoint, SQLite) receives `deliveries` real
  * signed deliveries one at a time while idle, then `deliveries` more (each phase at most `maxSeconds`) while `perSecond` unsigned posts
  * per second arrive (half to /lab, half to random unknown names), in one run. Reports both phases' p50
  * and p99, their ratio (target p99 under flood <= 2x idle), and the rows the flood left after the server
  * stopped (its shutdown flushes the counts). `samplePerMinute` sets REJECTION_SAMPLE_PER_MINUTE; a huge
  * value stores every refusal as a decision row, as before counting.
  */
-export async function measureFlood(options: { label: string; deliveries: number; perSecond: number; gapMs: number; samplePerMinute: number; maxSeconds: number }): Promise<FloodMeasurement> {
+export async function measureFlood(options: { label: string; target: "next" | "receiver"; deliveries: number; perSecond: number; gapMs: number; samplePerMinute: number; maxSeconds: number }): Promise<FloodMeasurement> {
   const folder = benchFolder("flood");
   const file = createBenchDatabase(folder);
   seedOrders(file, "ord_fi", options.deliveries, 2_500);
   seedOrders(file, "ord_ff", options.deliveries, 2_500);
   seedOrders(file, "ord_fw", 50, 2_500);
-  const server = await startAcredita(file, { LAB_PROCESSING_MODE: "inline", REJECTION_SAMPLE_PER_MINUTE: String(options.samplePerMinute) });
+  const env = { LAB_PROCESSING_MODE: "inline", REJECTION_SAMPLE_PER_MINUTE: String(options.samplePerMinute) };
+  const server = options.target === "receiver" ? await startReceiverProcess(file, env) : await startAcredita(file, env);
   const url = new URL(server.url);
   let idle: DeliveryLatency;
   let flood: DeliveryLatency;
@@ -167,6 +170,7 @@ export async function measureFlood(options: { label: string; deliveries: number;
   const answered = Object.entries(sent.statuses).reduce((sum, [status, n]) => sum + (status === "401" || status === "404" ? n : 0), 0);
   return {
     label: options.label,
+    target: options.target,
     samplePerMinute: options.samplePerMinute,
     idle,
     flood,

@@ -43,6 +43,8 @@ interface BenchOptions {
   floodRate: number;
   /** Each flood phase stops after this many seconds even if not every delivery was sent. */
   floodSeconds: number;
+  /** `--flood-targets next,receiver`: the servers flooded. */
+  floodTargets: ("next" | "receiver")[];
   sections: Section[];
   targets: IngestTarget[];
 }
@@ -89,6 +91,10 @@ function parseOptions(argv: string[]): BenchOptions {
     reconcileOrders: number("--reconcile-orders", quick ? 20_000 : 1_000_000),
     floodDeliveries: number("--flood-deliveries", quick ? 100 : 300),
     floodSeconds: number("--flood-seconds", quick ? 20 : 60),
+    floodTargets: (value("--flood-targets") ?? "next,receiver").split(",").map((name) => {
+      if (name !== "next" && name !== "receiver") throw new Error("--flood-targets: next and/or receiver, comma-separated");
+      return name;
+    }),
     floodRate: number("--flood-rate", 250),
     sections: (only as Section[] | undefined) ?? [...SECTIONS],
     targets: parseTargets(value("--targets")),
@@ -269,17 +275,25 @@ async function main(): Promise<number> {
   if (options.sections.includes("flood")) {
     report.flood = [];
     // Counting with sampling (the default), then every refusal a decision row (what the receiver did before counting).
-    for (const [label, samplePerMinute] of [["counted, 5 sampled per minute (default)", 5], ["every refusal a decision row (before)", 10_000]] as const) {
-      const flood = await measureFlood({ label, deliveries: options.floodDeliveries, perSecond: options.floodRate, gapMs: 20, samplePerMinute, maxSeconds: options.floodSeconds });
-      report.flood.push(flood);
-      console.log(`  ${label}: idle ${flood.idle.deliveries} deliveries p50 ${flood.idle.p50Ms} ms p99 ${flood.idle.p99Ms} ms; flood ${flood.flood.deliveries} deliveries p50 ${flood.flood.p50Ms} ms p99 ${flood.flood.p99Ms} ms`);
-      if (samplePerMinute === 5) failed ||= !flood.ok;
+    const variants = [
+      ["counted, 5 sampled per minute (default)", 5],
+      ["every refusal a decision row (before)", 10_000],
+    ] as const;
+    for (const target of options.floodTargets) {
+      for (const [label, samplePerMinute] of variants) {
+        const flood = await measureFlood({ label, target, deliveries: options.floodDeliveries, perSecond: options.floodRate, gapMs: 20, samplePerMinute, maxSeconds: options.floodSeconds });
+        report.flood.push(flood);
+        console.log(`  ${target} ${label}: idle ${flood.idle.deliveries} deliveries p50 ${flood.idle.p50Ms} ms p99 ${flood.idle.p99Ms} ms; flood ${flood.flood.deliveries} deliveries p50 ${flood.flood.p50Ms} ms p99 ${flood.flood.p99Ms} ms`);
+        if (samplePerMinute === 5) failed ||= !flood.ok;
+      }
     }
-    console.log(`\nUnsigned flood: up to ${options.floodDeliveries} real signed deliveries (at most ${options.floodSeconds} s per phase) one at a time (20 ms apart), idle and then under ${options.floodRate} unsigned posts/s (half to /lab, half to random unknown names); inline, SQLite`);
+    console.log(
+      `\nUnsigned flood: up to ${options.floodDeliveries} real signed deliveries (at most ${options.floodSeconds} s per phase) one at a time (20 ms apart), idle and then under ${options.floodRate} unsigned posts/s (half to /lab, half to random unknown names); inline, SQLite`,
+    );
     for (const flood of report.flood) {
       console.log(
-        `  ${flood.label.padEnd(42)} idle (${flood.idle.deliveries}) p50 ${flood.idle.p50Ms} ms p99 ${flood.idle.p99Ms} ms; flood (${flood.flood.deliveries}) p50 ${flood.flood.p50Ms} ms p99 ${flood.flood.p99Ms} ms; ` +
-          `p99 flood/idle ${flood.p99Ratio.toFixed(2)} (target <= 2${flood.p99Ratio <= 2 ? ", met" : ", NOT met"}); ${flood.floodPosts} posts at ${flood.floodPerSecond}/s${flood.floodSkipped ? ` (${flood.floodSkipped} skipped: ${128} unanswered)` : ""} left ${flood.floodDecisionRows} decision rows, ${flood.countedRefusals} counted${flood.ok ? " - ok" : " - check FAILED"}`,
+        `  ${`${flood.target}: ${flood.label}`.padEnd(50)} idle (${flood.idle.deliveries}) p50 ${flood.idle.p50Ms} ms p99 ${flood.idle.p99Ms} ms; flood (${flood.flood.deliveries}) p50 ${flood.flood.p50Ms} ms p99 ${flood.flood.p99Ms} ms; ` +
+          `p99 flood/idle ${flood.p99Ratio.toFixed(2)} (target <= 2${flood.p99Ratio <= 2 ? ", met" : ", NOT met"}); ${flood.floodPosts} posts at ${flood.floodPerSecond}/s${flood.floodSkipped ? ` (${flood.floodSkipped} skipped: 128 unanswered)` : ""} left ${flood.floodDecisionRows} decision rows, ${flood.countedRefusals} counted${flood.ok ? " - ok" : " - check FAILED"}`,
       );
     }
   }
