@@ -81,6 +81,8 @@ export class RejectionCounter {
   /** Refusals stored in full per key (endpoint, reason, minute), for the newest minute seen and the one before. */
   private samples = new Map<string, { minute: number; taken: number }>();
   private samplesMinute = 0;
+  /** Refusals not counted since the last flush because MAX_PENDING_KEYS keys were waiting to be written. */
+  private dropped = 0;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -101,7 +103,8 @@ export class RejectionCounter {
     } else if (this.pending.size < MAX_PENDING_KEYS) {
       this.pending.set(key, { ...rejection, minute, count: 1, firstAt: at, lastAt: at });
     } else {
-      logger.error({ endpoint: rejection.endpoint, reason: rejection.reason }, "rejection not counted: too many unwritten counts");
+      // Logged once per flush, not per request: a flood during a database outage must not fill the log instead.
+      this.dropped += 1;
     }
     this.schedule();
 
@@ -139,6 +142,10 @@ export class RejectionCounter {
   }
 
   private async write(): Promise<void> {
+    if (this.dropped > 0) {
+      logger.error({ dropped: this.dropped, keys: this.pending.size }, "refusals not counted: too many unwritten counts");
+      this.dropped = 0;
+    }
     if (this.pending.size === 0) return;
     const batch = [...this.pending.values()];
     this.pending = new Map();
