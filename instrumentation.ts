@@ -2,7 +2,7 @@
 // that is unsafe or wrong (a bare `next start` gets the same checks as `npm start`), then rewrites
 // X-Forwarded-For from the socket (lib/auth/client-address.ts: only TRUSTED_PROXIES may forward a client
 // address), and runs the inbox worker and the outbox dispatcher inside the server process by default
-// (INBOX_WORKER_IN_PROCESS), so one command starts everything.
+// (INBOX_WORKER_IN_PROCESS), so one command starts everything; refusal counts are flushed on stop.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs" || process.env.NEXT_PHASE === "phase-production-build") return;
   const { checkServerConfiguration } = await import("./lib/config/server-configuration");
@@ -13,6 +13,9 @@ export async function register(): Promise<void> {
   }
   const { installClientAddress } = await import("./lib/auth/client-address");
   installClientAddress(checked.settings.TRUSTED_PROXIES);
+  // Refusals before a valid signature are counted in memory and written every second: flush them on stop.
+  const { flushRejectionCountsOnExit } = await import("./lib/decisions/rejection-counter");
+  flushRejectionCountsOnExit();
   const { startInProcessWorkers } = await import("./lib/background/in-process-workers");
   startInProcessWorkers();
 }

@@ -3,7 +3,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { GET as getMetrics } from "@/app/api/metrics/route";
 import { GET as getPrometheus } from "@/app/api/metrics/prometheus/route";
+import { POST as postWebhook } from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
+import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { collectOperationalMetrics } from "@/lib/monitoring/operational-metrics";
 import { claimNextOutboxMessage, markAbandonedSendsUncertain } from "@/lib/outbox/claim-outbox-message";
@@ -49,10 +51,17 @@ describe("operational metrics", () => {
       deadLetters: { open: 1 },
       outbox: { pending: 1, sending: 0, uncertain: 1, failed: 0, sent: 0 },
       confirmedPaymentsWithoutDeliveryResult: 2,
+      rejectionsLastHour: { total: 0, byReason: {} },
+      rejectionTotals: [],
     });
   });
 
-  test("GET /api/metrics needs the bearer token and answers the same counts as JSON", async () => {
+  test("GET /api/metrics needs the bearer token and answers the same counts as JSON, refusals before a signature included", async () => {
+    // Two unsigned posts to /lab and one to an unknown name: counted (written within REJECTION_FLUSH_INTERVAL_MS).
+    for (const endpoint of ["lab", "lab", "no-such-endpoint"]) {
+      await postWebhook(new Request(`http://127.0.0.1/api/webhooks/${endpoint}`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } }), { params: Promise.resolve({ endpoint }) });
+    }
+    await flushRejectionCounts();
     assert.equal((await getMetrics(new Request("http://127.0.0.1/api/metrics"))).status, 401);
     assert.equal((await getMetrics(new Request("http://127.0.0.1/api/metrics", { headers: { authorization: "Bearer wrong-token" } }))).status, 401);
     const response = await getMetrics(new Request("http://127.0.0.1/api/metrics", { headers: auth }));
@@ -62,6 +71,11 @@ describe("operational metrics", () => {
     assert.deepEqual(json.deadLetters, { open: 1 });
     assert.equal(json.outbox.uncertain, 1);
     assert.equal(json.confirmedPaymentsWithoutDeliveryResult, 2);
+    assert.deepEqual(json.rejectionsLastHour, { total: 3, byReason: { signature_missing: 2, unknown_endpoint: 1 } });
+    assert.deepEqual(json.rejectionTotals, [
+      { endpoint: "(unknown)", reason: "unknown_endpoint", count: 1 },
+      { endpoint: "lab", reason: "signature_missing", count: 2 },
+    ]);
   });
 
   test("GET /api/metrics/prometheus serves the same counts in Prometheus text format", async () => {
@@ -81,6 +95,9 @@ describe("operational metrics", () => {
       'acredita_outbox_messages{status="pending"} 1',
       "acredita_outbox_uncertain 1",
       "acredita_confirmed_payments_without_delivery_result 2",
+      'acredita_webhook_rejections_total{endpoint="(unknown)",reason="unknown_endpoint"} 1',
+      'acredita_webhook_rejections_total{endpoint="lab",reason="signature_missing"} 2',
+      'acredita_webhook_rejections_last_hour{reason="signature_missing"} 2',
     ]) {
       assert.ok(lines.includes(expected), `missing line: ${expected}`);
     }

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as route from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
+import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { contentTypeProblem } from "@/lib/webhooks/receive-webhook-request";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { createOrder, labEvent, readOrder } from "../support/http";
@@ -116,7 +117,7 @@ describe("body size cap (WEBHOOK_MAX_BODY_BYTES, default 1 MiB)", () => {
 });
 
 describe("method and content type", () => {
-  test("every method but POST is 405 with Allow: POST and one decision row each", async () => {
+  test("every method but POST is 405 with Allow: POST, all 6 counted and the first 5 stored as decision rows", async () => {
     const before = await tally();
     const methods = [
       ["GET", route.GET],
@@ -133,9 +134,15 @@ describe("method and content type", () => {
       assert.equal(response.headers.get("allow"), "POST", method);
       assert.deepEqual(await response.json(), { outcome: "rejected", reason: `method ${method} not allowed: webhooks are POST` });
     }
-    assert.deepEqual(await tally(), { ...before, decisions: before.decisions + 6 });
+    // REJECTION_SAMPLE_PER_MINUTE (5) per endpoint, reason and minute are stored in full; the sixth is only counted
+    // (unless the six straddled a minute boundary: then each minute sampled its own).
+    await flushRejectionCounts();
+    const counted = await (await db()).rejectionCount.findMany({ where: { reason: "method_not_allowed" }, select: { endpoint: true, httpStatus: true, count: true } });
+    assert.deepEqual([counted.reduce((sum, row) => sum + row.count, 0), new Set(counted.map((row) => `${row.endpoint} ${row.httpStatus}`))], [6, new Set(["lab 405"])]);
+    const sampled = counted.reduce((sum, row) => sum + Math.min(5, row.count), 0);
+    assert.deepEqual(await tally(), { ...before, decisions: before.decisions + sampled });
     const rows = await (await db()).decision.findMany({ where: { httpStatus: 405 }, select: { verified: true, eventId: true, outcome: true } });
-    assert.deepEqual(rows, Array(6).fill({ verified: false, eventId: null, outcome: "rejected" }));
+    assert.deepEqual(rows, Array(sampled).fill({ verified: false, eventId: null, outcome: "rejected" }));
   });
 
   test("a wrong or missing content type is 415 with the reason, even when the signature is valid", async () => {

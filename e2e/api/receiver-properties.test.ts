@@ -3,7 +3,8 @@ import { TEST_LAB_SECRET } from "../support/test-env";
 // handler with real Requests. Whatever arrives (random bytes, random or broken signature headers,
 // validly signed random JSON, lab events with huge numbers, unicode and escapes), the receiver:
 //   - never answers 500 (or 503: the database is up), only the statuses of the HTTP contract;
-//   - writes exactly one decision row per delivery;
+//   - records every delivery exactly once: one decision row, or, for a refusal before a valid signature,
+//     one counted refusal (RejectionCount) and at most one sampled decision row;
 //   - changes money or orders only when the exact bytes were signed with the secret, in time, and the
 //     body passes the lab schema (the oracle is the test's own record of what it signed, not the code);
 //   - keeps every order consistent with its ledger (never over-credited).
@@ -13,6 +14,7 @@ import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import * as route from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
+import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { labEventSchema } from "@/lib/webhooks/providers/lab";
 import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
 import { signStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
@@ -180,8 +182,10 @@ async function send(item: Delivery, endpoint = "lab"): Promise<{ status: number;
 /** Everything a delivery can change, as one comparable value. */
 async function state() {
   const database = await db();
-  const [decisions, events, ledger, extraCharges, deliveries, deadLetters, orders] = await Promise.all([
+  await flushRejectionCounts();
+  const [decisions, refusals, events, ledger, extraCharges, deliveries, deadLetters, orders] = await Promise.all([
     database.decision.count(),
+    database.rejectionCount.aggregate({ _sum: { count: true } }).then((sum) => sum._sum.count ?? 0),
     database.webhookEvent.count(),
     database.ledgerEntry.count(),
     database.extraCharge.count(),
@@ -189,7 +193,7 @@ async function state() {
     database.deadLetter.count(),
     database.order.findMany({ orderBy: { id: "asc" }, select: { id: true, status: true, refundedAmount: true } }),
   ]);
-  return { decisions, events, ledger, extraCharges, deliveries, deadLetters, orders: orders.map((o) => `${o.id}:${o.status}:${o.refundedAmount}`).join(" ") };
+  return { decisions, refusals, events, ledger, extraCharges, deliveries, deadLetters, orders: orders.map((o) => `${o.id}:${o.status}:${o.refundedAmount}`).join(" ") };
 }
 
 /** Every order agrees with its ledger: created = nothing credited, paid = price minus refunds, refunded = 0. */
@@ -206,6 +210,20 @@ async function assertBooksConsistent(): Promise<void> {
   }
 }
 
+/**
+ * Each delivery is recorded once: a decision row, or (refused before a valid signature: 400, 401, 413,
+ * 415) one counted refusal with at most one sampled decision row.
+ */
+function assertRecordedOnce(before: Awaited<ReturnType<typeof state>>, after: Awaited<ReturnType<typeof state>>, status: number): void {
+  const rows = after.decisions - before.decisions;
+  const counted = after.refusals - before.refusals;
+  if (counted === 0) assert.equal(rows, 1, `status ${status}: exactly one decision row per delivery`);
+  else {
+    assert.deepEqual([counted, rows <= 1], [1, true], `status ${status}: one counted refusal, at most one sampled row`);
+    assert.ok([400, 401, 413, 415].includes(status), `status ${status} counted as a refusal before the signature`);
+  }
+}
+
 /** Sends one delivery and checks the per-delivery invariants; returns the answer. */
 async function deliverAndCheck(item: Delivery) {
   const before = await state();
@@ -213,15 +231,15 @@ async function deliverAndCheck(item: Delivery) {
   const after = await state();
   assert.ok(CONTRACT_STATUSES.has(answer.status), `status ${answer.status}: ${answer.json.reason}`);
   assert.equal(typeof answer.json.reason, "string");
-  assert.equal(after.decisions, before.decisions + 1, "exactly one decision row per delivery");
+  assertRecordedOnce(before, after, answer.status);
   const effectAllowed = item.signedBySender && schemaValid(item.body);
   if (!effectAllowed) {
     // Not signed by the sender or not a lab event: nothing but the decision row may change.
-    assert.deepEqual({ ...after, decisions: 0 }, { ...before, decisions: 0 }, `changed state (status ${answer.status}, ${answer.json.reason})`);
+    assert.deepEqual({ ...after, decisions: 0, refusals: 0 }, { ...before, decisions: 0, refusals: 0 }, `changed state (status ${answer.status}, ${answer.json.reason})`);
   }
   if (answer.status !== 200) {
     // A refusal never leaves an effect; a dead letter is the only other row it may add.
-    assert.deepEqual({ ...after, decisions: 0, deadLetters: 0 }, { ...before, decisions: 0, deadLetters: 0 }, `status ${answer.status} changed state`);
+    assert.deepEqual({ ...after, decisions: 0, refusals: 0, deadLetters: 0 }, { ...before, decisions: 0, refusals: 0, deadLetters: 0 }, `status ${answer.status} changed state`);
   }
   if (item.mustVerify) assert.notEqual(answer.status, 401, `a delivery signed by the sender was refused: ${answer.json.reason}`);
   return answer;
@@ -238,7 +256,7 @@ before(async () => {
 after(closeDb);
 
 describe("the receiver under generated hostile input", () => {
-  test("random bytes with any signature header: never a 500, one decision row each, no effect unless signed and valid", async () => {
+  test("random bytes with any signature header: never a 500, recorded once each, no effect unless signed and valid", async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 2_048 }), signatureMode, signatureLike, fc.nat(), async (bytes, mode, junk, cut) => {
         const answer = await deliverAndCheck(delivery(bytes, mode, junk, cut));
@@ -331,7 +349,7 @@ describe("the other providers under validly signed garbage", () => {
   };
 
   for (const [endpoint, sign] of Object.entries(signers)) {
-    test(`${endpoint}: signed random JSON or bytes never moves money, never a 500, one decision row each`, async () => {
+    test(`${endpoint}: signed random JSON or bytes never moves money, never a 500, recorded once each`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.oneof(fc.json({ maxDepth: 4 }).map((json) => ({ body: Buffer.from(json, "utf8"), text: true })), fc.uint8Array({ maxLength: 1_024 }).map((bytes) => ({ body: Buffer.from(bytes), text: false }))), fc.stringMatching(/^[a-z0-9_]{1,20}$/), async ({ body, text }, id) => {
           const before = await state();
@@ -339,7 +357,7 @@ describe("the other providers under validly signed garbage", () => {
           const after = await state();
           assert.ok(CONTRACT_STATUSES.has(answer.status), `status ${answer.status}: ${answer.json.reason}`);
           assert.notEqual(answer.status, 401, answer.json.reason);
-          assert.equal(after.decisions, before.decisions + 1);
+          assertRecordedOnce(before, after, answer.status);
           // An unhandled event type may be stored (200 ignored); money and orders never move.
           assert.deepEqual([after.ledger, after.extraCharges, after.deliveries, after.orders], [before.ledger, before.extraCharges, before.deliveries, before.orders]);
         }),

@@ -76,7 +76,7 @@ describe("payload retention", () => {
     assert.deepEqual([report.eventsPurged, report.deadLettersPurged, report.eventsKeptUnfinished, report.deadLettersKeptOpen], [5, 1, 1, 1]);
     assert.equal(
       formatRetentionReport(report),
-      `Payload retention (30 days, cutoff ${daysAgo(30).toISOString()}): purged 5 event payload(s) and 1 dead-letter payload(s); kept 1 unfinished event(s) and 1 open dead letter(s) older than the cutoff. Decisions, ledger and orders are never purged.`,
+      `Payload retention (30 days, cutoff ${daysAgo(30).toISOString()}): purged 5 event payload(s) and 1 dead-letter payload(s); kept 1 unfinished event(s) and 1 open dead letter(s) older than the cutoff. Ledger and orders are never purged.`,
     );
     const database = await db();
     const events = await database.webhookEvent.findMany({ orderBy: { eventId: "asc" }, select: { eventId: true, status: true, payload: true, purgedAt: true } });

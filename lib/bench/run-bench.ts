@@ -1,4 +1,4 @@
-// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile,flood
 //                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
@@ -12,6 +12,7 @@ import { ensureProductionBuild } from "@/lib/bench/bench-processes";
 import { summarizeCpuProfile, type ProfileSummary } from "@/lib/bench/cpu-profile";
 import { measureDashboardAtScale, type DashboardMeasurement } from "@/lib/bench/dashboard-bench";
 import { measureDuplicateStorm, type StormMeasurement } from "@/lib/bench/duplicate-storm";
+import { measureFlood, type FloodMeasurement } from "@/lib/bench/flood-bench";
 import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/lib/bench/ingest-bench";
 import { machineInfo, median, type MachineInfo } from "@/lib/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/lib/bench/reconcile-bench";
@@ -19,7 +20,7 @@ import { measureWorkerDrain, type DrainMeasurement } from "@/lib/bench/worker-dr
 import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/lib/bench/worker-drain-postgres";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
 
-const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile"] as const;
+const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile", "flood"] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -37,6 +38,13 @@ interface BenchOptions {
   dashboardOrders: number;
   decisionsPerOrder: number;
   reconcileOrders: number;
+  /** Real deliveries timed in each flood phase (idle, then under the flood), and the unsigned posts per second. */
+  floodDeliveries: number;
+  floodRate: number;
+  /** Each flood phase stops after this many seconds even if not every delivery was sent. */
+  floodSeconds: number;
+  /** `--flood-targets next,receiver`: the servers flooded. */
+  floodTargets: ("next" | "receiver")[];
   sections: Section[];
   targets: IngestTarget[];
 }
@@ -81,6 +89,13 @@ function parseOptions(argv: string[]): BenchOptions {
     dashboardOrders: number("--dashboard-orders", quick ? 5_000 : 100_000),
     decisionsPerOrder: number("--decisions-per-order", 10),
     reconcileOrders: number("--reconcile-orders", quick ? 20_000 : 1_000_000),
+    floodDeliveries: number("--flood-deliveries", quick ? 100 : 300),
+    floodSeconds: number("--flood-seconds", quick ? 20 : 60),
+    floodTargets: (value("--flood-targets") ?? "next,receiver").split(",").map((name) => {
+      if (name !== "next" && name !== "receiver") throw new Error("--flood-targets: next and/or receiver, comma-separated");
+      return name;
+    }),
+    floodRate: number("--flood-rate", 250),
     sections: (only as Section[] | undefined) ?? [...SECTIONS],
     targets: parseTargets(value("--targets")),
   };
@@ -113,6 +128,7 @@ interface BenchReport {
   dashboard?: DashboardMeasurement;
   reconcile?: ReconcileMeasurement;
   profile?: { mode: "inbox" | "inline"; deliveries: number; summary: ProfileSummary }[];
+  flood?: FloodMeasurement[];
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -253,6 +269,32 @@ async function main(): Promise<number> {
       for (const fn of summary.functions.slice(0, 10)) console.log(`  ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name} (${fn.where})`);
       console.log("  steps (inclusive time):");
       for (const step of summary.inclusive) console.log(`  ${(step.share * 100).toFixed(1).padStart(5)}%  ${step.step}`);
+    }
+  }
+
+  if (options.sections.includes("flood")) {
+    report.flood = [];
+    // Counting with sampling (the default), then every refusal a decision row (what the receiver did before counting).
+    const variants = [
+      ["counted, 5 sampled per minute (default)", 5],
+      ["every refusal a decision row (before)", 10_000],
+    ] as const;
+    for (const target of options.floodTargets) {
+      for (const [label, samplePerMinute] of variants) {
+        const flood = await measureFlood({ label, target, deliveries: options.floodDeliveries, perSecond: options.floodRate, gapMs: 20, samplePerMinute, maxSeconds: options.floodSeconds });
+        report.flood.push(flood);
+        console.log(`  ${target} ${label}: idle ${flood.idle.deliveries} deliveries p50 ${flood.idle.p50Ms} ms p99 ${flood.idle.p99Ms} ms; flood ${flood.flood.deliveries} deliveries p50 ${flood.flood.p50Ms} ms p99 ${flood.flood.p99Ms} ms`);
+        if (samplePerMinute === 5) failed ||= !flood.ok;
+      }
+    }
+    console.log(
+      `\nUnsigned flood: up to ${options.floodDeliveries} real signed deliveries (at most ${options.floodSeconds} s per phase) one at a time (20 ms apart), idle and then under ${options.floodRate} unsigned posts/s (half to /lab, half to random unknown names); inline, SQLite`,
+    );
+    for (const flood of report.flood) {
+      console.log(
+        `  ${`${flood.target}: ${flood.label}`.padEnd(50)} idle (${flood.idle.deliveries}) p50 ${flood.idle.p50Ms} ms p99 ${flood.idle.p99Ms} ms; flood (${flood.flood.deliveries}) p50 ${flood.flood.p50Ms} ms p99 ${flood.flood.p99Ms} ms; ` +
+          `p99 flood/idle ${flood.p99Ratio.toFixed(2)} (target <= 2${flood.p99Ratio <= 2 ? ", met" : ", NOT met"}); ${flood.floodPosts} posts at ${flood.floodPerSecond}/s${flood.floodSkipped ? ` (${flood.floodSkipped} skipped: 128 unanswered)` : ""} left ${flood.floodDecisionRows} decision rows, ${flood.countedRefusals} counted${flood.samplePerMinute !== 5 ? "" : flood.ok ? " - ok" : " - check FAILED"}`,
+      );
     }
   }
 

@@ -2,10 +2,12 @@
 // RECEIVER_HOST:RECEIVER_PORT (default 127.0.0.1:3001), on the same database as the dashboard.
 // The database must be set up first (`npm start` applies the migrations). Stops cleanly on
 // SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included) with
-// `Connection: close`, closes every connection (all of them after 10 s), exits 0.
+// `Connection: close`, closes every connection (all of them after 10 s), writes the refusal counts
+// still in memory (lib/decisions/rejection-counter.ts), exits 0.
 import { existsSync } from "node:fs";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
 import { closeDb, db } from "@/lib/db/client";
+import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { logger } from "@/lib/log/logger";
 import { createReceiverServer } from "@/lib/receiver/receiver-server";
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
       logger.info({ signal }, "receiver stopping");
       void receiver
         .close()
+        .then(flushRejectionCounts)
         .then(closeDb)
         .then(() => process.exit(0));
     });

@@ -68,6 +68,16 @@ const settingsSchema = z.object({
   WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(67_108_864).default(1_048_576),
   /** Days a stored payload (WebhookEvent.payload, DeadLetter.payload) is kept; decisions, ledger and orders stay. */
   PAYLOAD_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  // ---- Refusals before a valid signature, and how long decision rows and their counts are kept
+  // (lib/decisions/rejection-counter.ts, lib/retention/purge-decisions.ts).
+  /** Refusals stored in full as decision rows per endpoint, reason and UTC minute (per process); the rest are only counted. 0 stores none. */
+  REJECTION_SAMPLE_PER_MINUTE: z.coerce.number().int().min(0).max(10_000).default(5),
+  /** How often counted refusals are written to RejectionCount (ms): one upsert per endpoint, reason and minute per flush. */
+  REJECTION_FLUSH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+  /** Days a decision row is kept (every outcome); older ones are deleted by the daily retention run. */
+  DECISION_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(90),
+  /** Days a per-minute refusal count is kept. */
+  REJECTION_COUNT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
   /** PostgreSQL: connections this process keeps open at most (per server or worker process). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
   /** PostgreSQL: how long a request waits for a free pooled connection, or to start a transaction (ms). */
@@ -271,6 +281,11 @@ let cached: Settings | undefined;
 export function settings(): Settings {
   cached ??= readSettings();
   return cached;
+}
+
+/** The default of a setting that has one: what it reads as while its variable is unset (retention prints them). Throws for a setting without a default. */
+export function settingDefault<K extends keyof Settings>(name: K): Settings[K] {
+  return (settingsSchema.shape[name] as z.ZodType).parse(undefined) as Settings[K];
 }
 
 /** Names of the secrets on their public demo value (demo mode only), for the start banner. */

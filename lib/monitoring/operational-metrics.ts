@@ -26,6 +26,10 @@ export interface OperationalMetrics {
   unavailableAnswersLastHour: number;
   deadLetters: { open: number };
   outbox: { pending: number; sending: number; uncertain: number; failed: number; sent: number };
+  /** Requests refused before a valid signature in the last hour (RejectionCount minutes within it), by reason code. */
+  rejectionsLastHour: { total: number; byReason: Record<string, number> };
+  /** The same refusals over every retained minute (REJECTION_COUNT_RETENTION_DAYS), per endpoint ("(unknown)" for unknown names) and reason. */
+  rejectionTotals: { endpoint: string; reason: string; count: number }[];
   /** Credited payments whose delivery has no final result: no Delivery row, or a fulfilment message not yet answered. */
   confirmedPaymentsWithoutDeliveryResult: number;
 }
@@ -33,7 +37,7 @@ export interface OperationalMetrics {
 /** Counts the operational metrics at `now`. Read-only; every figure is one indexed count. Throws the database's errors. */
 export async function collectOperationalMetrics(db: Db, now = new Date()): Promise<OperationalMetrics> {
   const hourAgo = new Date(now.getTime() - 3_600_000);
-  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders] = await Promise.all([
+  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders, rejectionsLastHour, rejectionTotals] = await Promise.all([
     db.webhookEvent.groupBy({ by: ["status"], where: { status: { in: [...PENDING_INBOX_STATUSES] } }, _count: { _all: true } }),
     db.webhookEvent.findFirst({ where: { status: { in: [...PENDING_INBOX_STATUSES] } }, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
     db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: hourAgo } } }),
@@ -42,6 +46,9 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
     db.outboxMessage.groupBy({ by: ["status"], _count: { _all: true } }),
     db.order.count({ where: { ledgerEntries: { some: { kind: "credit" } }, delivery: { is: null } } }),
     db.outboxMessage.groupBy({ by: ["orderId"], where: { status: { in: UNFINISHED_OUTBOX_STATUSES } } }),
+    // The minute that contains hourAgo counts whole: a minute's count has no finer time.
+    db.rejectionCount.groupBy({ by: ["reason"], where: { minute: { gt: new Date(hourAgo.getTime() - 60_000), lte: now } }, _sum: { count: true }, orderBy: { reason: "asc" } }),
+    db.rejectionCount.groupBy({ by: ["endpoint", "reason"], _sum: { count: true }, orderBy: [{ endpoint: "asc" }, { reason: "asc" }] }),
   ]);
   const inboxCount = (status: string) => inboxGroups.find((group) => group.status === status)?._count._all ?? 0;
   const outboxCount = (status: string) => outboxGroups.find((group) => group.status === status)?._count._all ?? 0;
@@ -62,5 +69,10 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
     deadLetters: { open: openDeadLetters },
     outbox: { pending: outboxCount("pending"), sending: outboxCount("sending"), uncertain: outboxCount("uncertain"), failed: outboxCount("failed"), sent: outboxCount("sent") },
     confirmedPaymentsWithoutDeliveryResult: creditedWithoutDelivery + unfinishedOutboxOrders.length,
+    rejectionsLastHour: {
+      total: rejectionsLastHour.reduce((sum, group) => sum + (group._sum.count ?? 0), 0),
+      byReason: Object.fromEntries(rejectionsLastHour.map((group) => [group.reason, group._sum.count ?? 0])),
+    },
+    rejectionTotals: rejectionTotals.map((group) => ({ endpoint: group.endpoint, reason: group.reason, count: group._sum.count ?? 0 })),
   };
 }

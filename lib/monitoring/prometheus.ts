@@ -1,4 +1,4 @@
-import { Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import type { OperationalMetrics } from "@/lib/monitoring/operational-metrics";
 
 /** Prometheus exposition format content type, as prom-client produces it. */
@@ -24,5 +24,14 @@ export async function renderPrometheus(metrics: OperationalMetrics): Promise<str
   for (const [status, count] of Object.entries(metrics.outbox)) outbox.set({ status }, count);
   gauge("acredita_outbox_uncertain", "Outbox messages sent without an answer: the target may have acted; reconcile.").set(metrics.outbox.uncertain);
   gauge("acredita_confirmed_payments_without_delivery_result", "Credited payments whose delivery has no final result.").set(metrics.confirmedPaymentsWithoutDeliveryResult);
+  const rejections = new Counter({
+    name: "acredita_webhook_rejections_total",
+    help: "Webhook requests refused before a valid signature, by endpoint ((unknown) for unknown names) and reason, over the retained per-minute counts (a retention purge reads as a counter reset).",
+    labelNames: ["endpoint", "reason"],
+    registers: [registry],
+  });
+  for (const { endpoint, reason, count } of metrics.rejectionTotals) rejections.inc({ endpoint, reason }, count);
+  const lastHour = gauge("acredita_webhook_rejections_last_hour", "Webhook requests refused before a valid signature in the last hour, by reason.", ["reason"]);
+  for (const [reason, count] of Object.entries(metrics.rejectionsLastHour.byReason)) lastHour.set({ reason }, count);
   return registry.metrics();
 }

@@ -29,7 +29,8 @@ export interface RetentionReport {
  * - DeadLetter.payload of RESOLVED dead letters whose last failure (or resolution, if later) is before it.
  * Unfinished events and open dead letters keep theirs whatever their age: applying or retrying them
  * reads it. The rows themselves stay (event keys keep deduplicating; bodyHash keeps telling a duplicate
- * from a conflict), as do decision rows, ledger entries and orders. Each emptied row gets `payload = ""`
+ * from a conflict), as do ledger entries and orders; decision rows have their own period
+ * (lib/retention/purge-decisions.ts). Each emptied row gets `payload = ""`
  * and `purgedAt = now`. Works in batches of 500 rows, each its own short transaction, so the receiver is
  * never blocked for long. Idempotent: a second run finds nothing. Returns the counts.
  */
@@ -84,6 +85,6 @@ export function formatRetentionReport(report: RetentionReport): string {
   return (
     `Payload retention (${report.retentionDays} days, cutoff ${report.cutoff}): ${verb} ${report.eventsPurged} event payload(s) and ` +
     `${report.deadLettersPurged} dead-letter payload(s); kept ${report.eventsKeptUnfinished} unfinished event(s) and ` +
-    `${report.deadLettersKeptOpen} open dead letter(s) older than the cutoff. Decisions, ledger and orders are never purged.`
+    `${report.deadLettersKeptOpen} open dead letter(s) older than the cutoff. Ledger and orders are never purged.`
   );
 }

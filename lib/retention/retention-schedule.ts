@@ -1,6 +1,7 @@
 import { PollLoop } from "@/lib/background/poll-loop";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
+import { formatDecisionRetentionReport, purgeExpiredDecisions, type DecisionRetentionReport } from "@/lib/retention/purge-decisions";
 import { formatRetentionReport, purgeExpiredPayloads, type RetentionReport } from "@/lib/retention/purge-payloads";
 
 /** How often retention runs: once a day. */
@@ -11,21 +12,35 @@ export const RETENTION_CHECK_EVERY_MS = 3_600_000;
 /** The audit trail of retention runs: who (the system), what, and the counts in the note. */
 const AUDIT = { action: "retention.purge", targetType: "payloads", targetId: "retention", actor: "system" } as const;
 
+/** A daily run's report: the payload purge's counts, and the decision and refusal-count purge's under `decisions`. */
+export type DailyRetentionReport = RetentionReport & { decisions: DecisionRetentionReport };
+
 /**
- * Runs payload retention when the last run (any process: the runs are recorded as AuditEntry rows,
+ * Runs payload retention (PAYLOAD_RETENTION_DAYS) and decision retention (DECISION_RETENTION_DAYS,
+ * REJECTION_COUNT_RETENTION_DAYS; lib/retention/purge-decisions.ts) when the last run (any process: the runs are recorded as AuditEntry rows,
  * `retention.purge`) is older than `intervalMs` (default a day), and records this one. Two workers
  * that decide at the same moment both run it, which is harmless: a purge is idempotent. Returns the
  * report, or null when not due.
  */
-export async function runRetentionIfDue(db: Db, options: { now?: Date; retentionDays?: number; intervalMs?: number } = {}): Promise<RetentionReport | null> {
+export async function runRetentionIfDue(
+  db: Db,
+  options: { now?: Date; retentionDays?: number; decisionRetentionDays?: number; rejectionCountRetentionDays?: number; intervalMs?: number } = {},
+): Promise<DailyRetentionReport | null> {
   const now = options.now ?? new Date();
   const last = await db.auditEntry.findFirst({ where: { targetType: AUDIT.targetType, targetId: AUDIT.targetId, action: AUDIT.action }, orderBy: { at: "desc" }, select: { at: true } });
   if (last && now.getTime() - last.at.getTime() < (options.intervalMs ?? RETENTION_INTERVAL_MS)) return null;
-  const report = await purgeExpiredPayloads(db, { retentionDays: options.retentionDays ?? settings().PAYLOAD_RETENTION_DAYS, now });
-  await db.auditEntry.create({
-    data: { at: now, actorId: AUDIT.actor, actorEmail: AUDIT.actor, action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note: formatRetentionReport(report) },
+  const config = settings();
+  const report = await purgeExpiredPayloads(db, { retentionDays: options.retentionDays ?? config.PAYLOAD_RETENTION_DAYS, now });
+  const decisions = await purgeExpiredDecisions(db, {
+    decisionRetentionDays: options.decisionRetentionDays ?? config.DECISION_RETENTION_DAYS,
+    rejectionCountRetentionDays: options.rejectionCountRetentionDays ?? config.REJECTION_COUNT_RETENTION_DAYS,
+    now,
   });
-  return report;
+  const note = `${formatRetentionReport(report)} ${formatDecisionRetentionReport(decisions)}`;
+  await db.auditEntry.create({
+    data: { at: now, actorId: AUDIT.actor, actorEmail: AUDIT.actor, action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note },
+  });
+  return { ...report, decisions };
 }
 
 /**

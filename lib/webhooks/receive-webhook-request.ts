@@ -1,8 +1,7 @@
 import { settings } from "@/lib/config/settings";
-import { db as defaultDb, type Db } from "@/lib/db/client";
-import { recordDecisionSafely } from "@/lib/decisions/record-decision";
+import type { Db } from "@/lib/db/client";
+import { recordPreSignatureRejection, type RejectionCode } from "@/lib/decisions/rejection-counter";
 import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
-import { logger } from "@/lib/log/logger";
 import { receiveWebhook, type InboxStore, type WebhookAnswer } from "@/lib/webhooks/receive-webhook";
 import { readBodyWithCap, type CappedBody } from "@/lib/webhooks/request-body";
 
@@ -61,9 +60,10 @@ export interface WebhookHttpRequest {
  * Receives one HTTP request on `POST /api/webhooks/{endpointName}` before any byte of the body is trusted:
  * unknown endpoint 404; a method other than POST 405 (with `Allow: POST`); a Content-Type other than
  * JSON 415; a body above the cap 413, before reading when Content-Length says so and while streaming
- * when it does not (nothing is stored); an unreadable body 400. Each of those rejections writes one
- * decision row (unverified, no event id: the body is never parsed). Anything else goes to
- * {@link receiveWebhook} (verify, parse, store, apply), which writes its own one row.
+ * when it does not (nothing is stored); an unreadable body 400. Each of those rejections is counted per
+ * endpoint (unknown names under one key), reason and minute, and the first few of each are stored as
+ * decision rows (unverified, no event id: the body is never parsed; lib/decisions/rejection-counter.ts).
+ * Anything else goes to {@link receiveWebhook} (verify, parse, store, apply).
  */
 export function receiveWebhookRequest(request: Request, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
   return receiveWebhookHttp({ method: request.method, headers: request.headers, readBody: (maxBytes) => readBodyWithCap(request, maxBytes) }, endpointName, options);
@@ -79,38 +79,19 @@ export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointNa
     // Our configuration is wrong, not the request: receiveWebhook answers it (500, logged, one decision row).
     return { ...(await receiveWebhook({ endpointName, headers: request.headers, body: Buffer.alloc(0), now: options.now }, options)), headers: {} };
   }
-  const reject = async (status: number, reason: string, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
-    await recordRejection(options.db, { provider: endpoint?.provider ?? "unknown", endpoint: endpoint?.name ?? endpointName.slice(0, 100), status, reason });
+  const reject = async (code: RejectionCode, status: number, reason: string, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
+    await recordPreSignatureRejection(options.db, { endpoint: endpoint?.name, requestedName: endpointName, provider: endpoint?.provider ?? "unknown", code, httpStatus: status, reason }, options.now);
     return { status, body: { outcome: "rejected", reason }, headers };
   };
 
-  if (!endpoint) return reject(404, "unknown webhook endpoint");
-  if (request.method !== "POST") return reject(405, `method ${request.method.slice(0, 20)} not allowed: webhooks are POST`, { allow: "POST" });
+  if (!endpoint) return reject("unknown_endpoint", 404, "unknown webhook endpoint");
+  if (request.method !== "POST") return reject("method_not_allowed", 405, `method ${request.method.slice(0, 20)} not allowed: webhooks are POST`, { allow: "POST" });
   const contentType = contentTypeProblem(request.headers.get("content-type"));
-  if (contentType) return reject(415, contentType);
+  if (contentType) return reject("unsupported_media_type", 415, contentType);
 
   const read = await request.readBody(options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES);
-  if (!read.ok) return reject(read.status, read.reason, read.status === 413 ? { connection: "close" } : {});
+  if (!read.ok) return reject(read.status === 413 ? "body_too_large" : "body_unreadable", read.status, read.reason, read.status === 413 ? { connection: "close" } : {});
 
   const answer = await receiveWebhook({ endpointName, headers: request.headers, body: read.body, now: options.now }, { db: options.db, inbox: options.inbox });
   return { ...answer, headers: {} };
-}
-
-async function recordRejection(database: Db | undefined, rejection: { provider: string; endpoint: string; status: number; reason: string }): Promise<void> {
-  let client: Db;
-  try {
-    client = database ?? (await defaultDb());
-  } catch (error) {
-    // The answer does not depend on the database; the missing row is logged instead.
-    logger.error({ err: error instanceof Error ? error.message : String(error), httpStatus: rejection.status }, "decision not stored: database unavailable");
-    return;
-  }
-  await recordDecisionSafely(client, {
-    provider: rejection.provider,
-    endpoint: rejection.endpoint,
-    verified: false,
-    outcome: "rejected",
-    httpStatus: rejection.status,
-    reason: rejection.reason,
-  });
 }

@@ -1,5 +1,6 @@
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
+import { recordPreSignatureRejection, signatureRejectionCode } from "@/lib/decisions/rejection-counter";
 import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import { bodyHash } from "@/lib/events/event-key";
 import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/events/process-inline";
@@ -29,7 +30,10 @@ export type InboxStore = (db: Db, delivery: VerifiedDelivery) => Promise<Process
  * Receives one webhook delivery: verifies the signature over the raw bytes (every configured secret,
  * constant time, then the timestamp window), only then parses and validates, then hands it to the core
  * (inline: store and apply in one transaction; inbox: store durably, answer, a worker applies it later).
- * Every path writes exactly one decision row. Returns the status and `{outcome, reason}`; 503 when the database cannot be reached.
+ * A refusal before a valid signature (misconfigured 500, unknown endpoint 404, bad or missing signature
+ * or timestamp 400/401) is counted per endpoint, reason and minute, and only the first few of each are
+ * stored in full as decision rows (lib/decisions/rejection-counter.ts); every path after a valid
+ * signature writes exactly one decision row. Returns the status and `{outcome, reason}`; 503 when the database cannot be reached.
  */
 export async function receiveWebhook(delivery: IncomingDelivery, options: { db?: Db; inbox?: InboxStore } = {}): Promise<WebhookAnswer> {
   const now = delivery.now ?? new Date();
@@ -49,12 +53,13 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
     // A configuration mistake is ours, not the sender's: 500 makes the provider retry once it is fixed.
     logger.error({ issues: error.issues }, "webhook endpoint misconfigured");
     const reason = "endpoint misconfigured; see the server log";
-    await recordDecisionSafely(database, { provider: "unknown", endpoint: delivery.endpointName.slice(0, 100), verified: false, outcome: "rejected", httpStatus: 500, reason });
+    // The name is a configured one (its definition exists), so it may be a key.
+    await recordPreSignatureRejection(database, { endpoint: delivery.endpointName, requestedName: delivery.endpointName, provider: "unknown", code: "endpoint_misconfigured", httpStatus: 500, reason }, now);
     return { status: 500, body: { outcome: "rejected", reason } };
   }
   if (!endpoint) {
     const reason = "unknown webhook endpoint";
-    await recordDecisionSafely(database, { provider: "unknown", endpoint: delivery.endpointName.slice(0, 100), verified: false, outcome: "rejected", httpStatus: 404, reason });
+    await recordPreSignatureRejection(database, { endpoint: undefined, requestedName: delivery.endpointName, provider: "unknown", code: "unknown_endpoint", httpStatus: 404, reason }, now);
     return { status: 404, body: { outcome: "rejected", reason } };
   }
   const provider = providers[endpoint.provider];
@@ -62,16 +67,20 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
 
   const verified = provider.verify(input, endpoint);
   if (!verified.ok) {
-    await recordDecisionSafely(database, {
-      provider: endpoint.provider,
-      endpoint: endpoint.name,
-      eventId: provider.untrustedEventId(input),
-      verified: false,
-      outcome: "rejected",
-      httpStatus: verified.status,
-      reason: verified.reason,
-      diagnosis: verified.diagnosis,
-    });
+    await recordPreSignatureRejection(
+      database,
+      {
+        endpoint: endpoint.name,
+        requestedName: endpoint.name,
+        provider: endpoint.provider,
+        code: signatureRejectionCode(verified.reason),
+        httpStatus: verified.status,
+        reason: verified.reason,
+        eventId: provider.untrustedEventId(input),
+        diagnosis: verified.diagnosis,
+      },
+      now,
+    );
     return { status: verified.status, body: { outcome: "rejected", reason: verified.reason } };
   }
 

@@ -6,7 +6,9 @@ import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
+import { settings } from "@/lib/config/settings";
 import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
+import { rejectionSummary } from "@/lib/decisions/rejection-summary";
 import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDecisionsPage, type DecisionQuery } from "@/lib/decisions/list-decisions";
 import { param, type SearchParams } from "@/lib/lists/paging";
 import { DecisionsChart } from "./decisions-chart";
@@ -87,6 +89,9 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
       <Suspense key={`chart-${JSON.stringify({ ...query, page: 0 })}`} fallback={<div className="skeleton" aria-busy="true" />}>
         <Chart query={query} />
       </Suspense>
+      <Suspense fallback={null}>
+        <Rejections />
+      </Suspense>
       <Suspense key={JSON.stringify(query)} fallback={<p role="status">{common("loading")}</p>}>
         <DecisionResults query={query} filterParams={filterParams} />
       </Suspense>
@@ -97,6 +102,42 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
 async function Chart({ query }: { query: DecisionQuery }) {
   const buckets = await decisionsPerHour(await db(), query);
   return <DecisionsChart buckets={buckets.map((bucket) => ({ start: bucket.start.toISOString(), counts: bucket.counts, total: bucket.total }))} />;
+}
+
+/** The refusals before a valid signature of the last 24 hours, per endpoint and reason (counted, not each a row below). */
+async function Rejections() {
+  const [summary, t] = await Promise.all([rejectionSummary(await db()), getTranslations("decisions")]);
+  if (summary.total === 0) return null;
+  return (
+    <details className="rejections" data-testid="rejection-summary">
+      <summary>{t("rejections", { total: summary.total })}</summary>
+      <p className="help">{t("rejectionsHelp", { sample: settings().REJECTION_SAMPLE_PER_MINUTE })}</p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t("rejectionsEndpoint")}</th>
+            <th scope="col">{t("rejectionsReason")}</th>
+            <th scope="col" className="num">
+              HTTP
+            </th>
+            <th scope="col" className="num">
+              {t("rejectionsCount")}
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {summary.rows.map((row) => (
+            <tr key={`${row.endpoint} ${row.reason}`}>
+              <td className="mono">{row.endpoint}</td>
+              <td className="mono">{row.reason}</td>
+              <td className="num">{row.httpStatus}</td>
+              <td className="num">{row.count}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
 }
 
 async function DecisionResults({ query, filterParams }: { query: DecisionQuery; filterParams: Record<string, string | undefined> }) {
