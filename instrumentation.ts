@@ -11,6 +11,16 @@ export async function register(): Promise<void> {
     console.error(`Acredita cannot start:\n${checked.issues.map((issue) => `  ${issue}`).join("\n")}`);
     process.exit(1);
   }
+  const [{ databaseModeIssues }, { db }] = await Promise.all([import("./lib/demo/database-mode-check"), import("./lib/db/client")]);
+  const databaseIssues = await databaseModeIssues(await db(), checked.settings.ACREDITA_MODE).catch((error: unknown) => {
+    // An unreachable or unmigrated database is answered 503 per request (GET /api/health says so): not a reason to exit.
+    console.error(`Acredita: could not check the database at start: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    return [];
+  });
+  if (databaseIssues.length > 0) {
+    console.error(`Acredita cannot start:\n${databaseIssues.map((issue) => `  ${issue}`).join("\n")}`);
+    process.exit(1);
+  }
   const { installClientAddress } = await import("./lib/auth/client-address");
   installClientAddress(checked.settings.TRUSTED_PROXIES);
   // Refusals before a valid signature are counted in memory and written every second: flush them on stop.

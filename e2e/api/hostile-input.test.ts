@@ -69,9 +69,23 @@ async function counts(orderId: string) {
   return { ledger, deadLetters };
 }
 
+/** Runs a server command to its exit (it must refuse before listening) and returns its exit code and output. */
+async function refusal(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...args, ...(args.includes("start") ? ["-p", String(port), "-H", "127.0.0.1"] : [])], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: TEST_DB.url, ...env } as unknown as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+  clearTimeout(timer);
+  return { code, output };
+}
+
 before(async () => {
-  // Demo users left in the database (e.g. a demo that became a deployment): production must still never show their passwords.
-  await seedDemoUsers(await db(), { mode: "demo" });
   server = await startServer(PRODUCTION_ENV);
   for (const [id, amount, currency] of [
     ["ord_h_yolfi", 2500000, "ARS"],
@@ -121,39 +135,37 @@ describe("public demo secrets and unconfigured endpoints in production", () => {
     assert.equal(response.status, 401);
   });
 
-  test("the sign-in page shows no demo passwords in production, even while demo users exist", async () => {
-    const html = await (await fetch(`${server.url}/sign-in`)).text();
-    assert.ok(!html.includes("merchant-demo-2026"));
-    assert.ok(!html.includes(`id="demo-users"`), "no demo users box");
-  });
 });
 
 describe("demo users left in a production database", () => {
-  test("npm start finds every demo user that still has its public password (it refuses to start on them)", async () => {
+  test("a running production server never shows their passwords; a server started on that database refuses; a new password clears it", async () => {
+    // Demo users appear in the database (a demo database turned into a deployment) while the server runs.
+    await seedDemoUsers(await db(), { mode: "demo" });
+    const html = await (await fetch(`${server.url}/sign-in`)).text();
+    assert.ok(!html.includes("merchant-demo-2026"));
+    assert.ok(!html.includes(`id="demo-users"`), "no demo users box");
     assert.deepEqual(await usersWithPublicDemoPasswords(await db()), ["admin@acredita.test", "merchant@acredita.test", "support@acredita.test"]);
-    const merchant = await (await db()).user.findUniqueOrThrow({ where: { email: "merchant@acredita.test" } });
-    await (await db()).account.updateMany({ where: { userId: merchant.id, providerId: "credential" }, data: { password: await hashPassword("a-new-private-passphrase-2026") } });
-    assert.deepEqual(await usersWithPublicDemoPasswords(await db()), ["admin@acredita.test", "support@acredita.test"]);
+    const { code, output } = await refusal(["node_modules/next/dist/bin/next", "start"], PRODUCTION_ENV);
+    assert.equal(code, 1, output);
+    for (const email of ["admin@acredita.test", "merchant@acredita.test", "support@acredita.test"]) assert.match(output, new RegExp(`user ${email.replace(".", "\\.")} still has its public demo password`));
+    assert.ok(!output.includes("admin-demo-2026"));
+    for (const user of await (await db()).user.findMany({ where: { email: { in: ["merchant@acredita.test", "support@acredita.test", "admin@acredita.test"] } } })) {
+      await (await db()).account.updateMany({ where: { userId: user.id, providerId: "credential" }, data: { password: await hashPassword(`a-new-private-passphrase-${user.id}`) } });
+    }
+    assert.deepEqual(await usersWithPublicDemoPasswords(await db()), []);
+  });
+
+  test("demo mode refuses a database that holds real users: it never serves a real database", async () => {
+    // The database now holds only the demo accounts (with private passwords); add a real user.
+    await (await db()).user.create({ data: { id: "u_real_ana", email: "ana@merchant.example", name: "Ana", role: "admin", emailVerified: true } });
+    // The same check runs in npm run demo, npm run receiver and a bare next start (lib/demo/database-mode-check.ts).
+    const { code, output } = await refusal(["node_modules/next/dist/bin/next", "start"], { ACREDITA_MODE: "demo" });
+    assert.equal(code, 1, output);
+    assert.match(output, /DATABASE_URL: the database holds 1 user besides the demo users: demo mode never serves a real database/);
   });
 });
 
 describe("servers refuse to start on an unsafe configuration, naming every variable and no value", () => {
-  /** Runs a server command to its exit (it must refuse before listening) and returns its exit code and output. */
-  async function refusal(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, [...args, ...(args.includes("start") ? ["-p", String(port), "-H", "127.0.0.1"] : [])], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: TEST_DB.url, ...env } as unknown as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-    const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-    clearTimeout(timer);
-    return { code, output };
-  }
-
   const demoValues = [DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET, "demo-api-token", "acredita-demo-auth-secret-change-me-0001"];
 
   test("npm start: AUTH_SECRET unset, API_TOKEN short and a demo Yolfi secret are all named at once; exit 1", async () => {

@@ -3,7 +3,8 @@ import { startAcredita } from "@/lib/bench/bench-processes";
 import { generateScaleData, type ScaleData } from "@/lib/bench/scale-data";
 import { timeCalls, timeRequests, type TimedPath } from "@/lib/bench/time-requests";
 import { openSqlite } from "@/lib/db/client";
-import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
+import { TEST_ROLE_USERS } from "@/lib/demo/demo-accounts";
+import { seedDemoUsers } from "@/lib/demo/demo-users";
 import { decisionQueryFromParams, listDecisionsPage } from "@/lib/decisions/list-decisions";
 import { listOrdersPage, orderQueryFromParams } from "@/lib/orders/list-orders";
 
@@ -23,7 +24,7 @@ function sampleOrderId(orders: number): string {
 
 /** Signs in as the demo support user over HTTP; returns the Cookie header for the session. */
 async function signIn(baseUrl: string): Promise<string> {
-  const support = DEMO_USERS.find((user) => user.role === "support")!;
+  const support = TEST_ROLE_USERS.find((user) => user.role === "support")!;
   const response = await fetch(`${baseUrl}/api/auth/sign-in/email`, {
     method: "POST",
     headers: { "content-type": "application/json", origin: baseUrl },
@@ -45,7 +46,7 @@ export async function measureDashboardAtScale(options: { orders: number; decisio
   const file = createBenchDatabase(folder);
   const data = generateScaleData(file, { orders: options.orders, decisionsPerOrder: options.decisionsPerOrder });
   const setup = await openSqlite(`file:${file}`, 5_000);
-  await seedDemoUsers(setup, { mode: "demo" });
+  await seedDemoUsers(setup, { mode: "demo", users: TEST_ROLE_USERS });
   await setup.$disconnect();
 
   const pageSize = 50;

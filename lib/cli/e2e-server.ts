@@ -10,6 +10,7 @@ import path from "node:path";
 import { applySqliteMigrations } from "@/lib/db/apply-migrations";
 import { closeDb, db } from "@/lib/db/client";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { TEST_ROLE_USERS } from "@/lib/demo/demo-accounts";
 import { seedDemoUsers } from "@/lib/demo/demo-users";
 import { seedDemoData } from "@/lib/demo/seed";
 
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   await seedDemoData(client);
-  await seedDemoUsers(client, { mode: "demo" });
+  await seedDemoUsers(client, { mode: "demo", users: TEST_ROLE_USERS });
   await closeDb();
 
   const port = process.env.PORT ?? "3000";

@@ -6,6 +6,7 @@
 // still in memory (lib/decisions/rejection-counter.ts), exits 0.
 import { existsSync } from "node:fs";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { closeDb, db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
@@ -30,6 +31,11 @@ async function main(): Promise<void> {
     await (await db()).webhookEvent.findFirst({ select: { id: true } });
   } catch (error) {
     console.error(`Acredita receiver cannot start: database not ready (${error instanceof Error ? error.message.split("\n").filter(Boolean).at(-1) : String(error)}); run npm start once to apply the migrations`);
+    process.exit(1);
+  }
+  const databaseIssues = await databaseModeIssues(await db(), config.ACREDITA_MODE);
+  if (databaseIssues.length > 0) {
+    console.error(`Acredita receiver cannot start: ${databaseIssues.join("; ")}`);
     process.exit(1);
   }
   const receiver = createReceiverServer();

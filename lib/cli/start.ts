@@ -4,21 +4,31 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
-import { settingsOnDemoDefaults } from "@/lib/config/settings";
+import { loadEnvConfig } from "@next/env";
+import { runMode, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
 import { closeDb, db } from "@/lib/db/client";
 import { migrateOnStart } from "@/lib/db/pending-migrations";
 import { describeDatabaseUrl, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints } from "@/lib/endpoints/endpoints";
-import { usersWithPublicDemoPasswords } from "@/lib/demo/public-demo-passwords";
+import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { seedDemoData } from "@/lib/demo/seed";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);
 
+// The same environment files Next.js loads into the server it serves (.env, .env.production, ...),
+// loaded here first, so what is checked below is what the server runs with.
+loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
+
 // `npm run demo` passes --demo: the whole process tree (Next.js server, in-process worker) then runs
-// in demo mode, with the public demo secrets, data and users.
-if (process.argv.includes("--demo")) process.env.ACREDITA_MODE = "demo";
+// in demo mode, with the public demo secrets, data and users. `npm start` is production, always.
+const DEMO_REQUESTED = process.argv.includes("--demo");
+if (!DEMO_REQUESTED && runMode() === "demo") {
+  console.error("Acredita cannot start:\n  ACREDITA_MODE: is demo (from the environment or a .env file), but npm start always runs production; use npm run demo for the demo");
+  process.exit(1);
+}
+process.env.ACREDITA_MODE = DEMO_REQUESTED ? "demo" : "production";
 
 const DEMO_BANNER = [
   "",
@@ -81,6 +91,11 @@ async function main(): Promise<void> {
   }
   console.log(migration.message);
 
+  const databaseIssues = await databaseModeIssues(await db(), config.ACREDITA_MODE);
+  if (databaseIssues.length > 0) {
+    await closeDb();
+    refuse(databaseIssues);
+  }
   if (demo) {
     const seeded = await seedDemoData(await db());
     console.log(seeded > 0 ? `Demo data: ${seeded} orders created.` : "Demo data: database already has orders, nothing seeded.");
@@ -92,12 +107,6 @@ async function main(): Promise<void> {
       console.log("Demo users: database already has users, none created.");
     }
   } else {
-    // A demo database turned into a deployment would keep accounts anyone can sign in to.
-    const exposed = await usersWithPublicDemoPasswords(await db());
-    if (exposed.length > 0) {
-      await closeDb();
-      refuse(exposed.map((email) => `user ${email} still has its public demo password (README, "Demo users"): delete that user or give it a new password before starting in production`));
-    }
     if ((await (await db()).user.count()) === 0) {
       console.log("No users yet: create the first admin with `ACREDITA_NEW_PASSWORD=... npm run create-user -- --email you@example.com --name You --role admin`.");
     }
@@ -112,7 +121,9 @@ async function main(): Promise<void> {
 
   const host = process.env.HOST ?? "127.0.0.1";
   console.log(`Acredita listening on http://${host}:${config.PORT}${demo ? "  (DEMO MODE)" : ""}`);
-  const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  // The mode and database checked above are passed on explicitly: Next.js never lets an environment
+  // file override a variable that is already set.
+  const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], { stdio: "inherit", env: { ...process.env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1" } });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
   server.on("exit", (code) => process.exit(code ?? 0));
 }

@@ -9,3 +9,10 @@ export const DEMO_USERS: ReadonlyArray<{ email: string; name: string; role: Role
   { email: "support@acredita.test", name: "Santiago Support", role: "support", password: "support-demo-2026" },
   { email: "admin@acredita.test", name: "Ana Admin", role: "admin", password: "admin-demo-2026" },
 ];
+
+/**
+ * The same three role users with passwords that are NOT public, for the browser tests and the
+ * dashboard benchmark: they run a production server, which refuses to serve a database where a demo
+ * user still has its public password.
+ */
+export const TEST_ROLE_USERS: ReadonlyArray<{ email: string; name: string; role: Role; password: string }> = DEMO_USERS.map((user) => ({ ...user, password: `${user.password}-e2e-only` }));

@@ -23,12 +23,12 @@ describe("endpoint configuration", () => {
     assert.deepEqual(
       endpoints.map((endpoint) => [endpoint.name, endpoint.provider, endpoint.account, endpoint.livemode, endpoint.mode, endpoint.secrets.map((secret) => secret.label)]),
       [
-        ["lab", "lab", "lab", true, "inline", ["LAB_WEBHOOK_SECRET[0]"]],
-        ["stripe", "stripe", "acct_acredita_demo", true, "inbox", ["STRIPE_WEBHOOK_SECRET[0]"]],
-        ["stripe-test", "stripe", "acct_acredita_demo", false, "inbox", ["STRIPE_TEST_WEBHOOK_SECRET[0]"]],
-        ["yolfi", "yolfi", "org_acredita_demo", true, "inbox", ["YOLFI_WEBHOOK_SECRET[0]"]],
-        ["yolfi-test", "yolfi", "org_acredita_demo", false, "inbox", ["YOLFI_TEST_WEBHOOK_SECRET[0]"]],
-        ["standard-webhooks", "standard-webhooks", "acredita-demo", true, "inbox", ["STANDARD_WEBHOOKS_SECRET[0]"]],
+        ["lab", "lab", "lab", true, "inline", ["LAB_WEBHOOK_SECRET[demo]"]],
+        ["stripe", "stripe", "acct_acredita_demo", true, "inbox", ["STRIPE_WEBHOOK_SECRET[demo]"]],
+        ["stripe-test", "stripe", "acct_acredita_demo", false, "inbox", ["STRIPE_TEST_WEBHOOK_SECRET[demo]"]],
+        ["yolfi", "yolfi", "org_acredita_demo", true, "inbox", ["YOLFI_WEBHOOK_SECRET[demo]"]],
+        ["yolfi-test", "yolfi", "org_acredita_demo", false, "inbox", ["YOLFI_TEST_WEBHOOK_SECRET[demo]"]],
+        ["standard-webhooks", "standard-webhooks", "acredita-demo", true, "inbox", ["STANDARD_WEBHOOKS_SECRET[demo]"]],
       ],
     );
     assert.equal(endpoints[1].secrets[0].value, DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET);

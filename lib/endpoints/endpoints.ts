@@ -174,14 +174,17 @@ export interface DisabledEndpoint {
   reason: string;
 }
 
+/** The label of a public demo secret: what it signed is never applied outside demo mode (lib/events/apply-stored-event.ts). */
+export const DEMO_SECRET_LABEL_SUFFIX = "[demo]";
+
 /**
  * The raw secrets of an endpoint: its variable when set; in demo mode its public demo secret;
  * otherwise undefined (the endpoint is not configured, so it is not served).
  */
-function rawSecretsOf(definition: EndpointDefinition, env: Record<string, string | undefined>): string | undefined {
+function rawSecretsOf(definition: EndpointDefinition, env: Record<string, string | undefined>): { raw: string; demo: boolean } | undefined {
   const own = env[definition.secretsEnv];
-  if (own?.trim()) return own;
-  return runMode(env) === "demo" ? definition.demoSecrets : undefined;
+  if (own?.trim()) return { raw: own, demo: false };
+  return runMode(env) === "demo" && definition.demoSecrets ? { raw: definition.demoSecrets, demo: true } : undefined;
 }
 
 /**
@@ -204,14 +207,16 @@ function loadEndpoint(definition: EndpointDefinition, env: Record<string, string
     }
     options = parsed.data;
   }
-  const raw = rawSecretsOf(definition, env);
-  if (raw === undefined) return { definition, reason: `disabled: ${definition.secretsEnv} is not set` };
+  const source = rawSecretsOf(definition, env);
+  if (source === undefined) return { definition, reason: `disabled: ${definition.secretsEnv} is not set` };
+  const { raw } = source;
   const production = runMode(env) === "production";
   if (production && holdsPublicDemoValue(raw)) {
     issues.push(`endpoint ${definition.name}: ${definition.secretsEnv} holds a public demo value (printed in the README); set your own secret`);
     return undefined;
   }
-  const secrets = loadSecrets(definition.secretsEnv, raw);
+  // A public demo secret is labelled as such on everything it signed, so nothing it stored can be applied later in production.
+  const secrets = source.demo ? loadSecrets(definition.secretsEnv, raw).map((secret) => ({ ...secret, label: `${definition.secretsEnv}${DEMO_SECRET_LABEL_SUFFIX}` })) : loadSecrets(definition.secretsEnv, raw);
   const retiredSecrets = definition.retiredSecretsEnv ? loadSecrets(definition.retiredSecretsEnv, env[definition.retiredSecretsEnv] ?? "") : [];
   if (secrets.length === 0) issues.push(`endpoint ${definition.name}: ${definition.secretsEnv} must hold at least one secret`);
   for (const secret of [...secrets, ...retiredSecrets]) {

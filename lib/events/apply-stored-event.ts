@@ -1,9 +1,10 @@
 import { notifyWork } from "@/lib/background/signals";
-import { settings } from "@/lib/config/settings";
+import { runMode, settings } from "@/lib/config/settings";
 import type { Tx } from "@/lib/db/client";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
 import { recordDecision, type DecisionInput } from "@/lib/decisions/record-decision";
-import type { EndpointDefinition } from "@/lib/endpoints/endpoints";
+import { DEMO_SECRET_LABEL_SUFFIX, type EndpointDefinition } from "@/lib/endpoints/endpoints";
+import { ApplyFailure } from "@/lib/events/failures";
 import { applyEffect, type EffectOutcome } from "@/lib/events/apply-effect";
 import type { ProcessResult } from "@/lib/events/delivery";
 import type { EventKey } from "@/lib/events/event-key";
@@ -45,6 +46,10 @@ export interface AppliedEvent extends ProcessResult {
  */
 export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Date()): Promise<AppliedEvent> {
   const { event, endpoint, key } = stored;
+  // Anyone can sign with a public demo secret: what one stored while a demo ran never moves money in production.
+  if (stored.secretLabel?.endsWith(DEMO_SECRET_LABEL_SUFFIX) && runMode() !== "demo") {
+    throw new ApplyFailure("demo_secret", `event ${event.eventId} was signed with a public demo secret (${stored.secretLabel}) and is never applied outside demo mode`, "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
+  }
   const effect: EffectOutcome =
     event.livemode !== endpoint.livemode
       ? { outcome: "ignored", reason: `${event.livemode ? "live" : "test"} event on a ${endpoint.livemode ? "live" : "test"} endpoint: stored, no effect` }

@@ -4,6 +4,7 @@ export type FailureCategory =
   | "unknown_order"
   | "amount_mismatch"
   | "amount_missing"
+  | "demo_secret"
   | "currency_mismatch"
   | "org_mismatch"
   | "conflict"
@@ -15,6 +16,7 @@ const RETRYABLE: Record<FailureCategory, boolean> = {
   unknown_order: true,
   amount_mismatch: false,
   amount_missing: false,
+  demo_secret: false,
   currency_mismatch: false,
   org_mismatch: false,
   conflict: false,
@@ -27,6 +29,7 @@ const HTTP_STATUS: Record<FailureCategory, 409 | 422> = {
   unknown_order: 409,
   amount_mismatch: 422,
   amount_missing: 422,
+  demo_secret: 422,
   currency_mismatch: 422,
   org_mismatch: 422,
   conflict: 409,
@@ -39,6 +42,7 @@ const NEXT_ACTION: Record<FailureCategory, string> = {
   unknown_order: "check the order exists in the store, then retry",
   amount_mismatch: "review the payment against the order; refund or correct the order",
   amount_missing: "check the payment's amount with the provider before crediting it by hand; never retry blindly",
+  demo_secret: "signed with a public demo secret while the demo ran: anyone could have sent it; never apply it, ask the provider for the real event",
   currency_mismatch: "review the payment against the order; refund or correct the order",
   org_mismatch: "check which organisation the endpoint is bound to; never retry blindly",
   conflict: "compare both bodies with the provider; the stored event was kept",

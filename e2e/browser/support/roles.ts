@@ -1,6 +1,6 @@
 import path from "node:path";
 import { expect, type Page, type TestInfo } from "@playwright/test";
-import { DEMO_USERS } from "@/lib/demo/demo-accounts";
+import { TEST_ROLE_USERS } from "@/lib/demo/demo-accounts";
 import type { Role } from "@/lib/auth/roles";
 
 /** Where the setup project stores each role's signed-in browser state (cookies). */
@@ -8,8 +8,9 @@ export function storageStateOf(role: Role): string {
   return path.join("test-results", "browser-auth", `${role}.json`);
 }
 
+/** The browser server's user of `role` (the demo account with a private password: the server runs in production). */
 export function demoUser(role: Role) {
-  const user = DEMO_USERS.find((candidate) => candidate.role === role);
+  const user = TEST_ROLE_USERS.find((candidate) => candidate.role === role);
   if (!user) throw new Error(`no demo user for ${role}`);
   return user;
 }
