@@ -25,6 +25,20 @@ describe("orders API", () => {
     assert.deepEqual([fraction.status, fraction.json.error], [400, "amount: Invalid input: expected int, received number"]);
     const currency = await createOrder("ord_api_bad", 10, "PESOS");
     assert.deepEqual([currency.status, currency.json.error], [400, "currency: must be a 3-letter ISO 4217 code"]);
+    const unknown = await createOrder("ord_api_bad", 10, "ZZZ");
+    assert.deepEqual([unknown.status, unknown.json.error], [400, "currency: must be an ISO 4217 currency code (e.g. ARS, USD)"]);
+  });
+
+  test("a body that is not declared JSON is 415 naming what it expects, and creates nothing", async () => {
+    // The body lacks its currency: past the media-type check it is a 400 naming the field, so no order is left behind.
+    const post = (contentType: string) =>
+      ordersRoute.POST(new Request("http://127.0.0.1/api/orders", { method: "POST", body: JSON.stringify({ id: "ord_api_plain", amount: 10 }), headers: { authorization: `Bearer ${TEST_API_TOKEN}`, "content-type": contentType } }));
+    const plain = await post("text/plain");
+    assert.deepEqual([plain.status, await plain.json()], [415, { error: "unsupported Content-Type text/plain: expected application/json", code: "unsupported_media_type" }]);
+    const form = await post("application/x-www-form-urlencoded");
+    assert.equal(form.status, 415);
+    const json = await post("application/json; charset=utf-8");
+    assert.deepEqual([json.status, (await json.json()).error], [400, "currency: Invalid input: expected string, received undefined"]);
   });
 
   test("a method a route does not serve is 405 JSON with Allow (PUT, PATCH, DELETE on the list; POST, PUT, PATCH, DELETE on one order); OPTIONS lists the same", async () => {

@@ -3,12 +3,13 @@ import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
 import { currencySchema, idSchema } from "@/lib/webhooks/money";
 import { MAX_AMOUNT_MINOR } from "@/lib/webhooks/money";
+import { isIsoCurrency } from "@/lib/money/minor-units";
 
 /** Body of `POST /api/orders`: the store's order, amount in minor units of an ISO 4217 currency. */
 export const newOrderSchema = z.object({
   id: idSchema.regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits and _ . : - only"),
   amount: z.number().int().min(1).max(MAX_AMOUNT_MINOR),
-  currency: currencySchema,
+  currency: currencySchema.refine(isIsoCurrency, "must be an ISO 4217 currency code (e.g. ARS, USD)"),
   checkoutSessionId: idSchema.optional(),
   livemode: z.boolean().optional(),
 });

@@ -1,3 +1,4 @@
+import { contentTypeProblem } from "@/lib/http/content-type";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { recordPreSignatureRejection, type RejectionCode } from "@/lib/decisions/rejection-counter";
@@ -17,32 +18,6 @@ export interface ReceiveRequestOptions {
   /** Body cap in bytes (default: the WEBHOOK_MAX_BODY_BYTES setting). */
   maxBodyBytes?: number;
   now?: Date;
-}
-
-const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/;
-
-/**
- * Checks a Content-Type: `application/json`, optionally with `charset=utf-8` (any case, quoted or not),
- * which is what every supported provider sends (Stripe: `application/json; charset=utf-8`; Standard
- * Webhooks and the lab: `application/json`). Returns undefined when acceptable, else the 415 reason,
- * which names the received media type only when it looks like one (the header is attacker-controlled).
- */
-export function contentTypeProblem(header: string | null): string | undefined {
-  if (header === null || header.trim() === "") return "missing Content-Type: expected application/json";
-  const [type, ...parameters] = header.split(";");
-  const mediaType = type.trim().toLowerCase();
-  if (mediaType !== "application/json") {
-    const shown = MEDIA_TYPE.test(mediaType) ? mediaType : "an unreadable media type";
-    return `unsupported Content-Type ${shown}: expected application/json`;
-  }
-  for (const parameter of parameters) {
-    const separator = parameter.indexOf("=");
-    if (separator < 0) continue;
-    if (parameter.slice(0, separator).trim().toLowerCase() !== "charset") continue;
-    const charset = parameter.slice(separator + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
-    if (charset !== "utf-8" && charset !== "utf8") return "unsupported Content-Type charset: expected utf-8";
-  }
-  return undefined;
 }
 
 /**
@@ -95,3 +70,5 @@ export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointNa
   const answer = await receiveWebhook({ endpointName, headers: request.headers, body: read.body, now: options.now }, { db: options.db, inbox: options.inbox });
   return { ...answer, headers: {} };
 }
+
+export { contentTypeProblem };

@@ -2,6 +2,7 @@
 import { authorizeApi } from "@/lib/api/authorize-api";
 import { invalidBody, jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
+import { contentTypeProblem } from "@/lib/http/content-type";
 import { createOrder, listOrders, listQuerySchema, newOrderSchema } from "@/lib/orders/orders";
 
 export const dynamic = "force-dynamic";
@@ -17,6 +18,8 @@ export async function GET(request: Request): Promise<Response> {
 export async function POST(request: Request): Promise<Response> {
   const denied = refusal(await authorizeApi(request, "orders.create"));
   if (denied) return denied;
+  const unsupported = contentTypeProblem(request.headers.get("content-type"));
+  if (unsupported) return jsonError(415, "unsupported_media_type", unsupported);
   let json: unknown;
   try {
     json = await request.json();
