@@ -2,31 +2,15 @@
 // restart, an idle-connection killer or a failover): every connection of both is terminated with
 // pg_terminate_backend, and the same processes store and apply the next delivery on new connections.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
-import { emptyDatabase, restartEnv, startAcredita, type StartedServer } from "../support/npm-start";
-import { Child, ensureBuilt, postLab, postOrder, startWorker, waitFor, type Env } from "../support/real-server";
+import { trackedProcesses, emptyDatabase, restartEnv, startAcredita } from "../support/npm-start";
+import { postLab, postOrder, waitFor, type Env } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 import { onPostgres } from "../support/test-database";
 
-const children: Child[] = [];
-const groups: StartedServer[] = [];
-before(() => ensureBuilt());
-after(async () => {
-  await Promise.all([...children.map((child) => child.kill("SIGKILL")), ...groups.map((group) => group.killGroup("SIGKILL"))]);
-});
-
-async function start(env: Env, port: number): Promise<{ server: StartedServer; url: string }> {
-  const started = await startAcredita(env, port);
-  groups.push(started.server);
-  return started;
-}
-function worker(env: Env): Child {
-  const child = startWorker(env);
-  children.push(child);
-  return child;
-}
+const { start, worker, children } = trackedProcesses();
 
 describe("PostgreSQL connections lost under running processes", () => {
   test("PostgreSQL: every connection of the server and the worker terminated (as by a database restart): both reconnect by themselves", { skip: onPostgres ? false : "PostgreSQL only (TEST_DATABASE=postgres): SQLite has no connections to lose" }, async () => {

@@ -6,12 +6,12 @@
 // exact counts: every event stored once, applied once, each payment credited once. SQLite and
 // PostgreSQL (TEST_DATABASE=postgres). Upgrades with a pending migration: restart-upgrade.test.ts.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { committedMigrations, migrationsDir } from "@/lib/db/pending-migrations";
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
-import { emptyDatabase, restartEnv, startAcredita, type StartedServer } from "../support/npm-start";
-import { Child, ensureBuilt, postLab, postOrder, startReceiver, startWorker, waitFor, type Env } from "../support/real-server";
+import { trackedProcesses, emptyDatabase, restartEnv, startAcredita, type StartedServer } from "../support/npm-start";
+import { postLab, postOrder, startReceiver, waitFor, type Env } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 import { onPostgres, TEST_DATABASE } from "../support/test-database";
 
@@ -23,23 +23,7 @@ const CONCURRENCY = 8;
 const KIND = onPostgres ? "PostgreSQL" : "SQLite";
 const MIGRATIONS = committedMigrations(migrationsDir(onPostgres ? "postgresql://x/y" : "file:x.db"));
 
-const children: Child[] = [];
-const groups: StartedServer[] = [];
-before(() => ensureBuilt());
-after(async () => {
-  await Promise.all([...children.map((child) => child.kill("SIGKILL")), ...groups.map((group) => group.killGroup("SIGKILL"))]);
-});
-
-async function start(env: Env, port: number): Promise<{ server: StartedServer; url: string }> {
-  const started = await startAcredita(env, port);
-  groups.push(started.server);
-  return started;
-}
-function worker(env: Env): Child {
-  const child = startWorker(env);
-  children.push(child);
-  return child;
-}
+const { start, worker, children } = trackedProcesses();
 
 /** mulberry32: a small seeded generator, so a failing order of deliveries can be replayed (seed printed). */
 function seeded(seed: number): () => number {

@@ -4,35 +4,19 @@
 // exclusive lock, so it migrates with a worker connected, and its advisory lock lets two servers start
 // at once on a fresh database; the migrations are applied once.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { committedMigrations, migrationsDir } from "@/lib/db/pending-migrations";
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
-import { emptyDatabase, migrateAllButLast, restartEnv, spawnStart, startAcredita, type StartedServer } from "../support/npm-start";
-import { Child, ensureBuilt, postLab, postOrder, startWorker, waitFor, type Env } from "../support/real-server";
+import { trackedProcesses, emptyDatabase, migrateAllButLast, restartEnv, spawnStart, startAcredita } from "../support/npm-start";
+import { postLab, postOrder, waitFor, type Env } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 import { onPostgres, TEST_DATABASE } from "../support/test-database";
 
 const MIGRATIONS = committedMigrations(migrationsDir(onPostgres ? "postgresql://x/y" : "file:x.db"));
 
-const children: Child[] = [];
-const groups: StartedServer[] = [];
-before(() => ensureBuilt());
-after(async () => {
-  await Promise.all([...children.map((child) => child.kill("SIGKILL")), ...groups.map((group) => group.killGroup("SIGKILL"))]);
-});
-
-async function start(env: Env, port: number): Promise<{ server: StartedServer; url: string }> {
-  const started = await startAcredita(env, port);
-  groups.push(started.server);
-  return started;
-}
-function worker(env: Env): Child {
-  const child = startWorker(env);
-  children.push(child);
-  return child;
-}
+const { start, worker, children, groups } = trackedProcesses();
 
 describe(`upgrade with a pending migration on ${TEST_DATABASE} (npm start)`, () => {
   test("SQLite: a migration pending while a worker holds the database: npm start exits 3 with one line naming it, applies nothing; once the worker stops it migrates", { skip: onPostgres ? "SQLite only: on PostgreSQL the engine takes no exclusive lock and migrates beside the workers (next test)" : false }, async () => {

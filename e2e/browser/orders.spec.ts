@@ -44,8 +44,8 @@ test("ord_1045's timeline shows the 409 dead letter, the approval, then the appl
   await expect(rows.nth(2)).toContainText("paid -> refunded; dead letter resolved");
   const ledger = page.getByTestId("ledger").locator("tbody tr");
   await expect(ledger).toHaveCount(2);
-  await expect(ledger.nth(0)).toContainText("credit:pay_0004");
-  await expect(ledger.nth(1)).toContainText("refund:pay_0004");
+  await expect(ledger.nth(0)).toContainText("credit:lab:lab:live:pay_0004");
+  await expect(ledger.nth(1)).toContainText("refund:lab:lab:live:pay_0004");
   expect(money(await page.getByTestId("order-credited").innerText())).toBe("ARS 0.00");
   await expect(page.getByTestId("delivery")).toContainText("pay_0004");
   await screenshot(page, testInfo, "order-ord_1045");

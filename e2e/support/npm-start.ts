@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase } from "@/lib/db/postgres-database";
 import { isPostgresUrl } from "@/lib/db/url";
-import { baseEnv, Child, waitFor, type Env } from "./real-server";
+import { after, before } from "node:test";
+import { baseEnv, Child, ensureBuilt, startWorker, waitFor, type Env } from "./real-server";
 import { onPostgres, testPostgresAdminUrl } from "./test-database";
 
 /** A dashboard session secret of the length production requires (32+ characters), for servers these tests start. */
@@ -107,4 +108,32 @@ export function migrateAllButLast(url: string): string {
  */
 export function restartEnv(databaseUrl: string): Env {
   return baseEnv(databaseUrl, { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: "false", INBOX_LEASE_MS: "1000", INBOX_RETRY_BASE_MS: "100", INBOX_RETRY_MAX_DELAY_MS: "1000", INBOX_MAX_ATTEMPTS: "200" });
+}
+
+/**
+ * For a test file that starts `npm start` and workers: registers its hooks (build once before; SIGKILL
+ * every process group and worker it started after, whatever the tests left) and returns the starters.
+ * Call once, at the top level of the file.
+ */
+export function trackedProcesses(): { start: (env: Env, port: number) => Promise<{ server: StartedServer; url: string }>; worker: (env: Env) => Child; children: Child[]; groups: StartedServer[] } {
+  const children: Child[] = [];
+  const groups: StartedServer[] = [];
+  before(() => ensureBuilt());
+  after(async () => {
+    await Promise.all([...children.map((child) => child.kill("SIGKILL")), ...groups.map((group) => group.killGroup("SIGKILL"))]);
+  });
+  return {
+    children,
+    groups,
+    start: async (env, port) => {
+      const started = await startAcredita(env, port);
+      groups.push(started.server);
+      return started;
+    },
+    worker: (env) => {
+      const child = startWorker(env);
+      children.push(child);
+      return child;
+    },
+  };
 }
