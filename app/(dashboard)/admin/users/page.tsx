@@ -124,7 +124,7 @@ export default async function UsersPage() {
                 <td>{definition.mode}</td>
                 <td>{definition.livemode ? "✓" : "—"}</td>
                 <td className="num">
-                  {secrets} <span className="muted">({definition.secretsEnv})</span>
+                  {secrets > 0 ? secrets : <span className="badge">{t("notConfigured")}</span>} <span className="muted">({definition.secretsEnv})</span>
                 </td>
               </tr>
             ))}
