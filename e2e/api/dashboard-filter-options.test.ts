@@ -1,6 +1,6 @@
 import "../support/test-env";
 // The dashboard's filter options come from index seeks (one per distinct value), not a GROUP BY over
-// every row (issue 7, dashboard at scale): same answer, sorted, capped at 50.
+// every row (dashboard at scale): same answer, sorted, capped at 50.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";

@@ -1,7 +1,7 @@
 import "../support/test-env";
 // Red team: `npm run demo` pointed at a production database.
 //
-// The demo is meant to be an embedded SQLite toy (issue 11: "npm run demo ... embedded SQLite, demo
+// The demo is meant to be an embedded SQLite toy (the README: "npm run demo ... embedded SQLite, demo
 // data, demo users, public demo secrets"). But lib/cli/start.ts takes DATABASE_URL as it finds it in
 // demo mode too, and only skips the seed when the database "already has orders" (start.ts:84-93). An
 // operator who runs `npm run demo` in a shell where the production DATABASE_URL is exported (a prod

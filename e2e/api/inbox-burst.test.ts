@@ -1,4 +1,4 @@
-// Burst (issue 4): 1,000 deliveries of 100 distinct events, in random order with duplicates, to the real
+// Burst: 1,000 deliveries of 100 distinct events, in random order with duplicates, to the real
 // server in inbox mode, while the worker processes are SIGKILLed and restarted twice. Expected: exactly
 // 100 applied events, each ledger entry once, 0 lost.
 import assert from "node:assert/strict";

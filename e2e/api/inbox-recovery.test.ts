@@ -1,4 +1,4 @@
-// Recovery, proved by killing processes (issue 4): the built server (`next start`) and `npm run worker`
+// Recovery, proved by killing processes: the built server (`next start`) and `npm run worker`
 // run as child processes on their own database; test crash points make a worker SIGKILL itself at an
 // exact place, and the tests check what a restart does.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Issue 7, hardening, against the production build over real sockets: a body above the cap is refused
+// Hardening, against the production build over real sockets: a body above the cap is refused
 // with 413 while the client is still sending (chunked, no length) and before the body is sent at all
 // (Content-Length above the cap); the server keeps serving and each refusal is one decision row.
 import assert from "node:assert/strict";

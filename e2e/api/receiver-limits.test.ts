@@ -1,5 +1,5 @@
 import { TEST_LAB_SECRET } from "../support/test-env";
-// Issue 7, hardening: body cap (413 before and while reading), wrong method (405), wrong content type
+// Hardening: body cap (413 before and while reading), wrong method (405), wrong content type
 // (415). Every rejection stores nothing and leaves exactly one decision row.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

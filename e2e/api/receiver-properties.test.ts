@@ -1,5 +1,5 @@
 import { TEST_LAB_SECRET } from "../support/test-env";
-// Issue 7, hardening: property-based tests (fast-check) of the webhook receiver through its route
+// Hardening: property-based tests (fast-check) of the webhook receiver through its route
 // handler with real Requests. Whatever arrives (random bytes, random or broken signature headers,
 // validly signed random JSON, lab events with huge numbers, unicode and escapes), the receiver:
 //   - never answers 500 (or 503: the database is up), only the statuses of the HTTP contract;

@@ -1,6 +1,6 @@
 import "../support/test-env";
 // Regression: a reconciliation with more orders than SQLite's 999 bound values per statement (Prisma
-// splits findMany's IN lists, not groupBy's). Found by the 1,000,000-row benchmark (issue 7).
+// splits findMany's IN lists, not groupBy's). Found by the 1,000,000-row benchmark.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";

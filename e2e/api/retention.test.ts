@@ -1,5 +1,5 @@
 import { TEST_DB } from "../support/test-env";
-// Issue 7, hardening: payload retention. Finished events' and resolved dead letters' payloads older than
+// Hardening: payload retention. Finished events' and resolved dead letters' payloads older than
 // the retention period are emptied; unfinished events and open dead letters keep theirs; decisions,
 // ledger and orders are untouched; the event keys keep deduplicating.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Scale-out on PostgreSQL (issue 6): 2 server processes on different ports and 3 worker processes on
+// Scale-out on PostgreSQL: 2 server processes on different ports and 3 worker processes on
 // one PostgreSQL database. 64 concurrent clients post 2,000 deliveries of 500 distinct lab events
 // (duplicates, two event ids for one payment, refunds before approvals) across both servers while one
 // worker is SIGKILLed and restarted. Then: every event stored and applied once, each business key

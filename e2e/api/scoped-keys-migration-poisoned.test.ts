@@ -3,7 +3,7 @@ import "../support/test-env";
 // database that was attacked BEFORE the upgrade, and leaves the attack in place.
 //
 // 1. Before the fix, a stripe-test secret holder could store a live event id first (an event claiming
-//    livemode: true on stripe-test was stored in the LIVE scope, issue 11 section 2). The migration
+//    livemode: true on stripe-test was stored in the LIVE scope, which the event key now takes from the endpoint). The migration
 //    rewrites LedgerEntry and ExtraCharge but not WebhookEvent: that row keeps endpoint `stripe-test`
 //    and livemode = true, a scope the new code never writes. After the upgrade the real live event of
 //    that id is still a 409 conflict, never credited.

@@ -1,4 +1,4 @@
-// Issue 7, hardening: the whole lab against the production build, then a search for every secret and
+// Hardening: the whole lab against the production build, then a search for every secret and
 // every signature sent in everything the product wrote or showed: each log line (LOG_FILE), the
 // server's stdout/stderr, the SQLite file and its WAL (before and after a checkpoint; on PostgreSQL
 // every row instead), every row of every table, and every page and API response the test can fetch.

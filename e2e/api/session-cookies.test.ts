@@ -1,5 +1,5 @@
 import "../support/test-env";
-// Issue 7, dashboard hardening: the session cookie is httpOnly and SameSite=Lax always, and Secure (with
+// Dashboard hardening: the session cookie is httpOnly and SameSite=Lax always, and Secure (with
 // the __Secure- prefix) whenever the dashboard is served over https.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -1,4 +1,4 @@
-// Issue 7, dashboard hardening in a real browser: security headers on every answer, every dashboard page
+// Dashboard hardening in a real browser: security headers on every answer, every dashboard page
 // renders under the CSP without a single violation, and a server action replayed with a foreign Origin
 // is refused by Next.js and changes nothing (the same request with the page's own Origin works).
 import { expect, test, type Page } from "@playwright/test";

@@ -1,4 +1,4 @@
-// The load of the scale-out test (issue 6): orders, 500 distinct lab events and 2,000 deliveries of
+// The load of the scale-out test: orders, 500 distinct lab events and 2,000 deliveries of
 // them in a shuffled order (duplicates, two event ids for one payment, refunds before approvals), plus
 // the provider's settlement for the reconciliation. Deterministic for a given seed.
 

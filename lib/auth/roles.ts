@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Dashboard roles, from least to most trusted (issue 5): each one can do what the previous can. */
+/** Dashboard roles, from least to most trusted: each one can do what the previous can. */
 export const ROLES = ["merchant", "support", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 export const roleSchema = z.enum(ROLES);

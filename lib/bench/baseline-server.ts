@@ -1,4 +1,4 @@
-// The two yardsticks Acredita's ingest is measured against (issue 7), each a bare node:http server on
+// The two yardsticks Acredita's ingest is measured against, each a bare node:http server on
 // better-sqlite3 with the product's durability (WAL, synchronous=FULL), run as its own process:
 //   limit: the irreducible work of a safe receiver: read the body, HMAC-verify the lab signature (one
 //          secret, constant time), take the event id, ONE insert into a UNIQUE key, commit. Nothing else.

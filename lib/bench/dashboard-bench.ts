@@ -35,7 +35,7 @@ async function signIn(baseUrl: string): Promise<string> {
 }
 
 /**
- * Dashboard at scale (issue 7): generates `orders` orders and `orders * decisionsPerOrder` decision
+ * Dashboard at scale: generates `orders` orders and `orders * decisionsPerOrder` decision
  * rows, starts the production build on them, signs in, and times one request at a time: the orders page
  * (paid + ARS, sorted by last update, page 500 of 50), the unfiltered orders page 500, one order's page,
  * the decision log filtered by that order id and the unfiltered log; then the same lib/ list

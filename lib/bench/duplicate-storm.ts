@@ -35,7 +35,7 @@ export function stormDeliveries(events: number, copies: number): SignedDelivery[
 }
 
 /**
- * Duplicate storm (issue 7): `events` distinct approvals, each delivered `copies` times, over
+ * Duplicate storm: `events` distinct approvals, each delivered `copies` times, over
  * `connections` concurrent clients, to Acredita's production build (inline, or inbox with its
  * in-process worker), to `npm run receiver` (inbox; afterwards the production build's worker applies
  * what it stored), or to the naive receiver, to show what happens without dedupe. Checks the database:

@@ -50,7 +50,7 @@ async function writeSettlement(file: string, orders: number): Promise<number> {
 }
 
 /**
- * Reconciliation at scale (issue 7): `orders` orders with their ledger, a settlement CSV with one row
+ * Reconciliation at scale: `orders` orders with their ledger, a settlement CSV with one row
  * per order, then `npm run reconcile -- <csv> --json`'s command as a child process (what an operator
  * runs, heap limit included), timed, with its peak RSS read from the process itself on exit. Target: < 60 s and < 400 MB for 1,000,000.
  */

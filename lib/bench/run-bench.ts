@@ -1,7 +1,7 @@
 // npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile,flood
 //                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
-// Runs issue 7's benchmarks against the production build, prints the table and writes the figures as
+// Runs the benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
 // it exits non-zero only when a correctness check fails (a delivery lost, a duplicate applied).
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";

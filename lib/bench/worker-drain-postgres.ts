@@ -39,7 +39,7 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Worker drain on PostgreSQL (issue 7): a throwaway cluster made durable (fsync, synchronous_commit and
+ * Worker drain on PostgreSQL: a throwaway cluster made durable (fsync, synchronous_commit and
  * full_page_writes on, like SQLite's synchronous=FULL), `events` approvals posted to the production
  * build in inbox mode with the worker off, then, for each count in `workerCounts`, a copy of that filled
  * database (CREATE DATABASE ... TEMPLATE) drained by that many `lib/cli/worker.ts` processes. Checks

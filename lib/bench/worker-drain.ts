@@ -45,7 +45,7 @@ export async function fillInbox(database: string, events: number, connections: n
 }
 
 /**
- * Worker drain (issue 7): fills the inbox with `events` signed approvals through the production build in
+ * Worker drain: fills the inbox with `events` signed approvals through the production build in
  * inbox mode (in-process worker off, so they all wait), stops it, then starts ONE `npm run worker`
  * process (its command: lib/cli/worker.ts) on the same SQLite file and measures how fast it applies
  * them. Checks: every event processed, one credit and one paid order each.

@@ -64,7 +64,7 @@ const settingsSchema = z.object({
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
-  /** Largest webhook body accepted (bytes); larger ones are 413 before or while reading (issue 3 needs 900 KB signed payloads). */
+  /** Largest webhook body accepted (bytes); larger ones are 413 before or while reading (signed provider payloads reach 900 KB). */
   WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(67_108_864).default(1_048_576),
   /** Days a stored payload (WebhookEvent.payload, DeadLetter.payload) is kept; decisions, ledger and orders stay. */
   PAYLOAD_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
@@ -86,7 +86,7 @@ const settingsSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(5_000),
   /** Both databases: a transaction still open after this long is rolled back and the delivery answers 503 (ms). */
   DATABASE_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(15_000),
-  /** Processing mode of the Stripe, Yolfi and Standard Webhooks endpoints (issue 4: inbox by default). */
+  /** Processing mode of the Stripe, Yolfi and Standard Webhooks endpoints (inbox by default). */
   WEBHOOK_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inbox"),
   /** Processing mode of the lab endpoint (inline by default, as in the seed article). */
   LAB_PROCESSING_MODE: z.enum(["inline", "inbox"], "must be inline or inbox").default("inline"),

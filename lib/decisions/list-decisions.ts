@@ -43,7 +43,7 @@ export function decisionWhere(query: Omit<DecisionQuery, "page" | "pageSize">): 
   };
 }
 
-/** Columns the log shows. Decision rows never hold a secret, a signature or a raw body (issue 2, rule 5). */
+/** Columns the log shows. Decision rows never hold a secret, a signature or a raw body (the receiver's rule 5, README "HTTP contract"). */
 const DECISION_COLUMNS = {
   id: true,
   at: true,

@@ -41,7 +41,7 @@ export interface AppliedEvent extends ProcessResult {
  * the effect (ledger entry under its business key, order transition), marks the event processed or
  * ignored, resolves the event's open dead letters, wakes parked events of the order, queues the
  * fulfilment message when the order became paid and FULFILMENT_WEBHOOK_URL is set, and writes the
- * decision row. Everything commits together or not at all (seed article, controls 2-5; issue 4).
+ * decision row. Everything commits together or not at all (seed article, controls 2-5).
  * Throws ApplyFailure / ConcurrentChange from {@link applyEffect} and the database's errors.
  */
 export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Date()): Promise<AppliedEvent> {

@@ -61,7 +61,7 @@ async function guardLease(tx: Tx, claimed: ClaimedInboxEvent, owner: string): Pr
 /**
  * Applies one claimed inbox event with the same core as inline mode ({@link applyStoredEvent}), in one
  * transaction that starts by re-checking this worker's lease, so an event whose lease expired and was
- * taken over is never applied by both. Failures follow the retry policy (issue 4): a retryable one
+ * taken over is never applied by both. Failures follow the retry policy: a retryable one
  * (transition, unknown order, busy database) parks the event with exponential backoff and jitter,
  * recording attempts, last error and next attempt; when attempts or age run out, or the failure is not
  * retryable (amount, currency, organisation, schema), the event becomes a dead letter at once. Returns

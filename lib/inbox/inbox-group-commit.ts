@@ -43,7 +43,7 @@ export function acceptedReason(eventId: string): string {
 }
 
 /**
- * Group commit for the inbox (issue 7: "find what costs the rest"): concurrent deliveries are stored
+ * Group commit for the inbox: concurrent deliveries are stored
  * together, each batch in ONE transaction and ONE durable commit, instead of one transaction each. Every
  * delivery is still answered only after the commit that holds its row (a 2xx still means "stored").
  *

@@ -4,7 +4,7 @@ import type { PaymentScope } from "@/lib/ledger/business-keys";
 /**
  * Makes the parked inbox events of one order (or one payment) due now, because a transition just
  * landed on that order: a refund that arrived before its approval is re-checked at once instead of
- * waiting for its backoff timer (issue 4). Runs inside the transaction that made the transition.
+ * waiting for its backoff timer. Runs inside the transaction that made the transition.
  * Returns how many events were woken.
  */
 export async function wakeParkedEvents(tx: Tx, target: { orderId?: string; paymentKey?: string; scope: PaymentScope }, now: Date): Promise<number> {

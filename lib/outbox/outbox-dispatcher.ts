@@ -46,7 +46,7 @@ function retryableStatus(statusCode: number): boolean {
  * Idempotency-Key (signed with FULFILMENT_WEBHOOK_SECRET when set), and records the answer. 2xx: sent. Not sent at all, 408/409/425/429 or 5xx: retried
  * with exponential backoff and jitter, then failed after OUTBOX_MAX_ATTEMPTS. Another 4xx: failed.
  * Sent but no answer (timeout, reset), or the dispatcher died before recording: uncertain, never
- * re-sent blindly (issue 4: no HTTP webhook offers exactly-once across services).
+ * re-sent blindly (no HTTP webhook offers exactly-once across services).
  */
 export class OutboxDispatcher extends ClaimingWorker<DispatchResult> {
   readonly owner: string;
