@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import * as route from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
-import { contentTypeProblem } from "@/lib/webhooks/receive-webhook-request";
+import { contentTypeProblem } from "@/lib/http/content-type";
 import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
 import { createOrder, labEvent, readOrder } from "../support/http";
 

@@ -71,4 +71,3 @@ export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointNa
   return { ...answer, headers: {} };
 }
 
-export { contentTypeProblem };
