@@ -5,9 +5,9 @@ import { TEST_LAB_SECRET } from "../support/test-env";
 //    Stripe session without amount_total, which the old code produced). A retry after the upgrade
 //    re-runs that stored payload (lib/dead-letters/retry-dead-letter.ts:98-101, no re-parse) and the
 //    core reads `null` as "not comparable": credited at the order's price, the very thing
-//    `amount_missing` forbids (lib/events/apply-effect.ts:62, 94).
+//    `amount_missing` forbids (lib/core/apply-effect.ts).
 // 2. A Stripe Checkout Session with amount_total but WITHOUT currency is credited: the currency check
-//    is skipped when the payload has none (lib/webhooks/providers/stripe.ts:83 `currency ?? null`,
+//    is skipped when the payload has none (lib/providers/stripe.ts `currency ?? null`,
 //    apply-effect.ts:91). Stripe always signs the session's currency, as it does its amount.
 // 3. The fulfilment message of a payment from a TEST endpoint is the same `order.paid` a live one is,
 //    to the same FULFILMENT_WEBHOOK_URL, with nothing saying "test" (lib/outbox/fulfilment-message.ts:4-13):

@@ -21,7 +21,7 @@ export type RejectionCode =
   | "timestamp_outside_tolerance";
 
 /**
- * The code of a failed signature check, from the verifier's reason (lib/webhooks/signatures: each
+ * The code of a failed signature check, from the verifier's reason (lib/providers/signatures: each
  * starts "missing ...", "malformed ...", "timestamp outside tolerance ..." or names the mismatch).
  */
 export function signatureRejectionCode(reason: string): RejectionCode {

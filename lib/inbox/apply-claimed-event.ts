@@ -4,14 +4,14 @@ import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient
 import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { recordDecision } from "@/lib/decisions/record-decision";
 import { endpointDefinitions, type EndpointDefinition } from "@/lib/endpoints/endpoints";
-import { applyStoredEvent, type AppliedEvent } from "@/lib/events/apply-stored-event";
-import type { EventKey } from "@/lib/events/event-key";
-import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/events/failures";
+import { applyStoredEvent, type AppliedEvent } from "@/lib/core/apply-stored-event";
+import type { EventKey } from "@/lib/core/event-key";
+import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/core/failures";
 import type { ClaimedInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { decideRetry, type RetryPolicy } from "@/lib/inbox/retry-policy";
 import { logger } from "@/lib/log/logger";
 import { crashAt } from "@/lib/test-hooks/crash-point";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { NormalizedEvent } from "@/lib/providers/types";
 
 /** What one worker step did with a claimed event. */
 export type ClaimedEventResult =

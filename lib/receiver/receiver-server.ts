@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { securityHeaders } from "@/lib/security/security-headers.mjs";
-import { receiveWebhookHttp, type WebhookHttpAnswer } from "@/lib/webhooks/receive-webhook-request";
-import { readNodeBodyWithCap } from "@/lib/webhooks/request-body";
+import { receiveWebhookHttp, type WebhookHttpAnswer } from "@/lib/ingest/receive-webhook-request";
+import { readNodeBodyWithCap } from "@/lib/ingest/request-body";
 
 const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)(\/?)$/;
 

@@ -3,8 +3,8 @@ import { settings } from "@/lib/config/settings";
 import type { Db, Tx } from "@/lib/db/client";
 import { newRowId } from "@/lib/db/row-id";
 import { decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/events/delivery";
-import { duplicateReason } from "@/lib/events/delivery-answers";
+import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { duplicateReason } from "@/lib/ingest/answers";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/log/logger";
 

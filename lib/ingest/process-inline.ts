@@ -2,10 +2,10 @@ import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { applyStoredEvent, signalAfterApply } from "@/lib/events/apply-stored-event";
-import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/lib/events/delivery-answers";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
-import { ApplyFailure, ConcurrentChange } from "@/lib/events/failures";
+import { applyStoredEvent, signalAfterApply } from "@/lib/core/apply-stored-event";
+import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/lib/ingest/answers";
+import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 
 export { eventKeyOf, type ProcessResult, type VerifiedDelivery };

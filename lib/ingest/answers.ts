@@ -1,9 +1,9 @@
 import type { Db } from "@/lib/db/client";
 import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { decisionBaseOf, orderIdOf, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
-import type { EventKey } from "@/lib/events/event-key";
-import { ApplyFailure } from "@/lib/events/failures";
+import { decisionBaseOf, orderIdOf, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import type { EventKey } from "@/lib/core/event-key";
+import { ApplyFailure } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 
 /** The reason of a `duplicate` answer and decision row: the stored event's status, nothing changed. */

@@ -1,8 +1,8 @@
 import type { Tx } from "@/lib/db/client";
-import { ApplyFailure, ConcurrentChange } from "@/lib/events/failures";
+import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
 import { creditKey, refundKey, type PaymentScope } from "@/lib/ledger/business-keys";
 import { nextStatus } from "@/lib/orders/transitions";
-import type { Effect, OrderRef, ProviderName } from "@/lib/webhooks/types";
+import type { Effect, OrderRef, ProviderName } from "@/lib/providers/types";
 
 /**
  * The stored event an effect comes from. `provider`, `account` and `livemode` are the endpoint's (the

@@ -1,7 +1,7 @@
 import type { DecisionOutcome } from "@/lib/decisions/record-decision";
 import type { Endpoint } from "@/lib/endpoints/endpoints";
-import type { EventKey } from "@/lib/events/event-key";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { EventKey } from "@/lib/core/event-key";
+import type { NormalizedEvent } from "@/lib/providers/types";
 
 /** The answer to one delivery: HTTP status plus the JSON body `{outcome, reason}`. */
 export interface ProcessResult {

@@ -2,11 +2,11 @@ import { db as defaultDb, type Db } from "@/lib/db/client";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { recordPreSignatureRejection, signatureRejectionCode } from "@/lib/decisions/rejection-counter";
 import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
-import { bodyHash } from "@/lib/events/event-key";
-import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/events/process-inline";
-import { storeInInbox } from "@/lib/inbox/store-inbox-event";
+import { bodyHash } from "@/lib/core/event-key";
+import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/process-inline";
+import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import { logger } from "@/lib/log/logger";
-import { providers } from "@/lib/webhooks/providers/registry";
+import { providers } from "@/lib/providers/registry";
 
 /** One delivery as it arrived: the endpoint's URL name, the headers and the raw bytes of the body. */
 export interface IncomingDelivery {

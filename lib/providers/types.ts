@@ -1,6 +1,6 @@
 import type { z } from "zod";
 
-/** Provider names known to Acredita; each has one module under lib/webhooks/providers/. */
+/** Provider names known to Acredita; each has one module under lib/providers/. */
 export type ProviderName = "lab" | "stripe" | "yolfi" | "standard-webhooks";
 
 /** One configured signing secret. `label` is safe to store and show; `value` never leaves memory. */

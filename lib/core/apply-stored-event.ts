@@ -4,14 +4,14 @@ import type { Tx } from "@/lib/db/client";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
 import { recordDecision, type DecisionInput } from "@/lib/decisions/record-decision";
 import { DEMO_SECRET_LABEL_SUFFIX, type EndpointDefinition } from "@/lib/endpoints/endpoints";
-import { ApplyFailure } from "@/lib/events/failures";
-import { applyEffect, type EffectOutcome } from "@/lib/events/apply-effect";
-import type { ProcessResult } from "@/lib/events/delivery";
-import type { EventKey } from "@/lib/events/event-key";
-import { wakeParkedEvents } from "@/lib/inbox/parked-events";
+import { ApplyFailure } from "@/lib/core/failures";
+import { applyEffect, type EffectOutcome } from "@/lib/core/apply-effect";
+import type { ProcessResult } from "@/lib/ingest/delivery";
+import type { EventKey } from "@/lib/core/event-key";
+import { wakeParkedEvents } from "@/lib/core/parked-events";
 import { queueFulfilment } from "@/lib/outbox/fulfilment-message";
 import { crashAt } from "@/lib/test-hooks/crash-point";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { NormalizedEvent } from "@/lib/providers/types";
 
 /** A stored event (its WebhookEvent row already written or claimed in this transaction) ready to apply. */
 export interface StoredEvent {

@@ -3,8 +3,8 @@ import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { recordPreSignatureRejection, type RejectionCode } from "@/lib/decisions/rejection-counter";
 import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
-import { receiveWebhook, type InboxStore, type WebhookAnswer } from "@/lib/webhooks/receive-webhook";
-import { readBodyWithCap, type CappedBody } from "@/lib/webhooks/request-body";
+import { receiveWebhook, type InboxStore, type WebhookAnswer } from "@/lib/ingest/receive-webhook";
+import { readBodyWithCap, type CappedBody } from "@/lib/ingest/request-body";
 
 /** A webhook answer plus the response headers it needs (`Allow` on a 405). */
 export interface WebhookHttpAnswer extends WebhookAnswer {

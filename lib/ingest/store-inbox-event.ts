@@ -3,9 +3,9 @@ import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
 import { recordDecision, recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { answerStoredEvent, deadLetterDelivery, duplicateReason, organisationMismatch } from "@/lib/events/delivery-answers";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
-import { acceptedReason, inboxGroupCommit } from "@/lib/inbox/inbox-group-commit";
+import { answerStoredEvent, deadLetterDelivery, duplicateReason, organisationMismatch } from "@/lib/ingest/answers";
+import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { acceptedReason, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
 
 /**
