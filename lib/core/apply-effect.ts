@@ -1,8 +1,10 @@
 import type { Tx } from "@/lib/db/client";
-import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
-import { creditKey, refundKey, type PaymentScope } from "@/lib/ledger/business-keys";
-import { nextStatus } from "@/lib/orders/transitions";
-import type { Effect, OrderRef, ProviderName } from "@/lib/providers/types";
+import { decidePayment, decideRefund, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
+import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
+import { ConcurrentChange } from "@/lib/core/failures";
+import { bookCredit, bookRefund, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundedSoFar } from "@/lib/ledger/bookings";
+import type { PaymentScope } from "@/lib/ledger/business-keys";
+import { touchOrder, transitionOrder } from "@/lib/orders/transition-order";
 
 /**
  * The stored event an effect comes from. `provider`, `account` and `livemode` are the endpoint's (the
@@ -25,17 +27,7 @@ export interface EffectOutcome {
   credit?: { paymentKey: string; amount: number; currency: string };
 }
 
-/** Providers whose every payment carries a signed amount and currency (Stripe sessions and intents). */
-const ALWAYS_SIGNS_AMOUNT: ReadonlySet<string> = new Set(["stripe"]);
-
-/** The columns that locate one payment of one scope (LedgerEntry and ExtraCharge). */
-function scopedPayment(scope: PaymentScope, paymentKey: string) {
-  return { provider: scope.provider, account: scope.account, livemode: scope.livemode, paymentKey };
-}
-
-type OrderRow = NonNullable<Awaited<ReturnType<Tx["order"]["findUnique"]>>>;
-
-async function findOrder(tx: Tx, ref: OrderRef): Promise<OrderRow | null> {
+async function findOrder(tx: Tx, ref: OrderRef): Promise<OrderFacts | null> {
   if (ref.orderId) {
     const order = await tx.order.findUnique({ where: { id: ref.orderId } });
     if (order) return order;
@@ -44,152 +36,69 @@ async function findOrder(tx: Tx, ref: OrderRef): Promise<OrderRow | null> {
   return null;
 }
 
-function describeRef(ref: OrderRef): string {
-  return ref.orderId ?? (ref.checkoutSessionId ? `checkout session ${ref.checkoutSessionId}` : "(none)");
+async function guardedTransition(tx: Tx, order: OrderFacts, to: string, data: { refundedAmount?: number } = {}): Promise<void> {
+  if (!(await transitionOrder(tx, order, to, new Date(), data))) throw new ConcurrentChange(`order ${order.id}`);
 }
 
-/** Moves `order` from its current status to `to` only if nobody changed it meanwhile (optimistic guard). */
-async function transition(tx: Tx, order: OrderRow, to: string, data: { refundedAmount?: number } = {}): Promise<void> {
-  const { count } = await tx.order.updateMany({
-    where: { id: order.id, status: order.status, refundedAmount: order.refundedAmount },
-    data: { status: to, lastEventAt: new Date(), ...data },
-  });
-  if (count !== 1) throw new ConcurrentChange(`order ${order.id}`);
-}
-
-async function applyPayment(tx: Tx, source: EffectSource, effect: Extract<Effect, { kind: "payment" }>): Promise<EffectOutcome> {
-  const order = await findOrder(tx, effect.orderRef);
-  if (!order) throw new ApplyFailure("unknown_order", `unknown order ${describeRef(effect.orderRef)}`, effect.orderRef.orderId);
-  if (order.livemode !== source.livemode) {
-    return { outcome: "ignored", reason: `${source.livemode ? "live" : "test"} event does not touch ${order.livemode ? "live" : "test"} order ${order.id}`, orderId: order.id };
+/** Carries out a decision's writes (ledger, order) and says what it did. */
+async function carryOut(tx: Tx, source: EffectSource, paymentKey: string, order: OrderFacts | null, decision: EffectDecision, extraChargeId?: string): Promise<EffectOutcome> {
+  switch (decision.kind) {
+    case "fail":
+      throw decision.failure;
+    case "ignore":
+      return { outcome: "ignored", reason: decision.reason, orderId: decision.orderId };
+    case "duplicate":
+      return { outcome: "duplicate", reason: decision.reason, orderId: decision.orderId };
+    case "extra_charge":
+      await recordExtraCharge(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency });
+      await touchOrder(tx, decision.orderId, new Date());
+      return { outcome: "applied", reason: decision.reason, orderId: decision.orderId };
+    case "note_extra_refund":
+      await noteExtraChargeRefunded(tx, extraChargeId!, source.eventId);
+      return { outcome: "applied", reason: decision.reason, orderId: decision.orderId };
+    case "credit":
+      await bookCredit(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency });
+      await guardedTransition(tx, order!, decision.to);
+      return {
+        outcome: "applied",
+        reason: decision.reason,
+        orderId: decision.orderId,
+        transition: { from: decision.from, to: decision.to },
+        credit: { paymentKey, amount: decision.amount, currency: decision.currency },
+      };
+    case "refund":
+      await bookRefund(tx, source, { orderId: decision.orderId, paymentKey, delta: decision.delta, refundedTotal: decision.refundedTotal, full: decision.full, currency: decision.currency });
+      await guardedTransition(tx, order!, decision.to, { refundedAmount: order!.refundedAmount + decision.delta });
+      return { outcome: "applied", reason: decision.reason, orderId: decision.orderId, transition: { from: decision.from, to: decision.to } };
   }
-  // Stripe always signs the amount and currency of a payment: a stored event without them (one parked
-  // or dead-lettered before this rule) is treated as missing too, never credited at the order's price.
-  if (effect.amount === "missing" || (ALWAYS_SIGNS_AMOUNT.has(source.provider) && (effect.amount === null || effect.currency === null))) {
-    throw new ApplyFailure("amount_missing", `payment ${effect.paymentKey} for order ${order.id} carries no amount, though ${source.provider} always sends one: not credited at the order's price`, order.id);
-  }
-  const existing = await tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(source, effect.paymentKey) } });
-  if (existing) {
-    return { outcome: "duplicate", reason: `payment ${effect.paymentKey} already credited by event ${existing.eventId}`, orderId: order.id };
-  }
-  if (order.status === "paid") {
-    const extra = await tx.extraCharge.findUnique({ where: { provider_account_livemode_paymentKey: scopedPayment(source, effect.paymentKey) } });
-    if (extra) return { outcome: "duplicate", reason: `extra charge ${effect.paymentKey} already recorded`, orderId: order.id };
-    await tx.extraCharge.create({
-      data: {
-        orderId: order.id,
-        paymentKey: effect.paymentKey,
-        amount: effect.amount ?? order.amount,
-        currency: effect.currency ?? order.currency,
-        provider: source.provider,
-        account: source.account,
-        livemode: source.livemode,
-        eventId: source.eventId,
-      },
-    });
-    await tx.order.update({ where: { id: order.id }, data: { lastEventAt: new Date() } });
-    return { outcome: "applied", reason: `order already paid: payment ${effect.paymentKey} recorded as an extra charge for review, not credited`, orderId: order.id };
-  }
-  const to = nextStatus(order.status, "payment.approved");
-  if (!to) throw new ApplyFailure("transition", `no transition from ${order.status} on payment.approved for order ${order.id}`, order.id);
-  if (effect.currency !== null && effect.currency.toUpperCase() !== order.currency.toUpperCase()) {
-    throw new ApplyFailure("currency_mismatch", `currency mismatch for order ${order.id}: payment ${effect.currency.toUpperCase()}, order ${order.currency}`, order.id);
-  }
-  if (effect.amount !== null && effect.amount !== order.amount) {
-    throw new ApplyFailure("amount_mismatch", `amount mismatch for order ${order.id}: payment ${effect.amount}, order ${order.amount} (${order.currency} minor units)`, order.id);
-  }
-  await tx.ledgerEntry.create({
-    data: {
-      businessKey: creditKey(source, effect.paymentKey),
-      orderId: order.id,
-      paymentKey: effect.paymentKey,
-      kind: "credit",
-      amount: order.amount,
-      currency: order.currency,
-      provider: source.provider,
-      account: source.account,
-      livemode: source.livemode,
-      eventId: source.eventId,
-    },
-  });
-  await transition(tx, order, to);
-  await tx.delivery.create({ data: { orderId: order.id, paymentKey: effect.paymentKey, provider: source.provider, eventId: source.eventId } });
-  return {
-    outcome: "applied",
-    reason: `credited ${order.amount} ${order.currency}; order ${order.id} ${order.status} -> ${to}`,
-    orderId: order.id,
-    transition: { from: order.status, to },
-    credit: { paymentKey: effect.paymentKey, amount: order.amount, currency: order.currency },
-  };
-}
-
-async function applyRefund(tx: Tx, source: EffectSource, effect: Extract<Effect, { kind: "refund" }>): Promise<EffectOutcome> {
-  const credit = await tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(source, effect.paymentKey) } });
-  const order = credit ? await tx.order.findUnique({ where: { id: credit.orderId } }) : await findOrder(tx, effect.orderRef);
-  if (!order) throw new ApplyFailure("unknown_order", `unknown order ${describeRef(effect.orderRef)}`, effect.orderRef.orderId);
-  if (order.livemode !== source.livemode) {
-    return { outcome: "ignored", reason: `${source.livemode ? "live" : "test"} event does not touch ${order.livemode ? "live" : "test"} order ${order.id}`, orderId: order.id };
-  }
-  if (!credit) {
-    const extra = await tx.extraCharge.findUnique({ where: { provider_account_livemode_paymentKey: scopedPayment(source, effect.paymentKey) } });
-    if (extra) {
-      await tx.extraCharge.update({ where: { id: extra.id }, data: { note: `refunded by event ${source.eventId}` } });
-      return { outcome: "applied", reason: `refund of extra charge ${effect.paymentKey} recorded; order unchanged`, orderId: order.id };
-    }
-    throw new ApplyFailure("transition", `no transition from ${order.status} on payment.refunded for order ${order.id}: payment ${effect.paymentKey} was never credited`, order.id);
-  }
-  const refundedTotal = effect.refundedTotal ?? credit.amount;
-  if (effect.currency !== null && effect.currency.toUpperCase() !== credit.currency.toUpperCase()) {
-    throw new ApplyFailure("currency_mismatch", `currency mismatch for refund of order ${order.id}: refund ${effect.currency.toUpperCase()}, payment ${credit.currency}`, order.id);
-  }
-  if (refundedTotal > credit.amount || refundedTotal <= 0) {
-    throw new ApplyFailure("amount_mismatch", `refund total ${refundedTotal} is outside 1..${credit.amount} for order ${order.id}`, order.id);
-  }
-  const refunds = await tx.ledgerEntry.aggregate({ where: { ...scopedPayment(source, effect.paymentKey), kind: "refund" }, _sum: { amount: true } });
-  const alreadyRefunded = -(refunds._sum.amount ?? 0);
-  if (refundedTotal <= alreadyRefunded) {
-    return { outcome: "duplicate", reason: `refund total ${refundedTotal} of payment ${effect.paymentKey} already recorded (refunded ${alreadyRefunded})`, orderId: order.id };
-  }
-  const full = refundedTotal === credit.amount;
-  const to = nextStatus(order.status, full ? "payment.refunded" : "payment.partially_refunded");
-  if (!to) throw new ApplyFailure("transition", `no transition from ${order.status} on ${full ? "payment.refunded" : "payment.partially_refunded"} for order ${order.id}`, order.id);
-  const delta = refundedTotal - alreadyRefunded;
-  await tx.ledgerEntry.create({
-    data: {
-      businessKey: refundKey(source, effect.paymentKey, full ? null : refundedTotal),
-      orderId: order.id,
-      paymentKey: effect.paymentKey,
-      kind: "refund",
-      amount: -delta,
-      currency: credit.currency,
-      provider: source.provider,
-      account: source.account,
-      livemode: source.livemode,
-      eventId: source.eventId,
-    },
-  });
-  await transition(tx, order, to, { refundedAmount: order.refundedAmount + delta });
-  return {
-    outcome: "applied",
-    reason: `refunded ${delta} ${credit.currency} (total ${refundedTotal}); order ${order.id} ${order.status} -> ${to}`,
-    orderId: order.id,
-    transition: { from: order.status, to },
-  };
 }
 
 /**
- * Applies one normalised effect inside the caller's transaction. Returns what it did. Throws
- * {@link ApplyFailure} when the written rules forbid it (the caller rolls everything back and dead-letters
- * it) and {@link ConcurrentChange} when a concurrent writer changed the order (the caller retries).
- * Rules: seed article controls 3 and 4 (business keys, transition table); Stripe charge.refunded for
- * absolute refunded totals.
+ * Applies one normalised effect inside the caller's transaction: reads the facts a decision needs (the
+ * order, the payment's ledger entries), decides without I/O ({@link decidePayment}, {@link decideRefund})
+ * and carries the decision out through the ledger's bookings and the order's guarded transition.
+ * Returns what it did. Throws {@link ApplyFailure} when the written rules forbid it (the caller rolls
+ * everything back and dead-letters it) and {@link ConcurrentChange} when a concurrent writer changed
+ * the order (the caller retries). Rules: seed article controls 3 and 4 (business keys, transition
+ * table); Stripe charge.refunded for absolute refunded totals.
  */
 export async function applyEffect(tx: Tx, source: EffectSource, effect: Effect): Promise<EffectOutcome> {
   switch (effect.kind) {
-    case "payment":
-      return applyPayment(tx, source, effect);
-    case "refund":
-      return applyRefund(tx, source, effect);
+    case "payment": {
+      const order = await findOrder(tx, effect.orderRef);
+      const credit = order ? await findCredit(tx, source, effect.paymentKey) : null;
+      const extra = order?.status === "paid" && !credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
+      const decision = decidePayment(source, effect, { order, creditedBy: credit?.eventId ?? null, extraChargeRecorded: extra !== null });
+      return carryOut(tx, source, effect.paymentKey, order, decision);
+    }
+    case "refund": {
+      const credit = await findCredit(tx, source, effect.paymentKey);
+      const order = credit ? await tx.order.findUnique({ where: { id: credit.orderId } }) : await findOrder(tx, effect.orderRef);
+      const extra = order && !credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
+      const alreadyRefunded = order && credit ? await refundedSoFar(tx, source, effect.paymentKey) : 0;
+      const decision = decideRefund(source, effect, { order, credit, alreadyRefunded, extraChargeRecorded: extra !== null });
+      return carryOut(tx, source, effect.paymentKey, order, decision, extra?.id);
+    }
     case "payment_failed": {
       const order = await findOrder(tx, effect.orderRef);
       return { outcome: "ignored", reason: `payment failure of ${effect.paymentKey} recorded; a later success still applies`, orderId: order?.id ?? effect.orderRef.orderId };

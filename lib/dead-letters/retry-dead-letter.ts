@@ -4,7 +4,7 @@ import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import type { VerifiedDelivery } from "@/lib/ingest/delivery";
 import { processInline } from "@/lib/ingest/process-inline";
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
-import type { NormalizedEvent } from "@/lib/providers/types";
+import type { NormalizedEvent } from "@/lib/core/effect";
 
 /**
  * What a retry did:

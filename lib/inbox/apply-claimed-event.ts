@@ -11,7 +11,7 @@ import type { ClaimedInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { decideRetry, type RetryPolicy } from "@/lib/inbox/retry-policy";
 import { logger } from "@/lib/log/logger";
 import { crashAt } from "@/lib/test-hooks/crash-point";
-import type { NormalizedEvent } from "@/lib/providers/types";
+import type { NormalizedEvent } from "@/lib/core/effect";
 
 /** What one worker step did with a claimed event. */
 export type ClaimedEventResult =

@@ -2,7 +2,8 @@ import { labProvider } from "@/lib/providers/lab";
 import { standardWebhooksProvider } from "@/lib/providers/standard-webhooks";
 import { stripeProvider } from "@/lib/providers/stripe";
 import { yolfiProvider } from "@/lib/providers/yolfi";
-import type { ProviderModule, ProviderName } from "@/lib/providers/types";
+import type { ProviderName } from "@/lib/core/effect";
+import type { ProviderModule } from "@/lib/providers/types";
 
 /** Provider modules by name. The core never imports a provider directly. */
 export const providers: Record<ProviderName, ProviderModule> = {
