@@ -5,6 +5,7 @@ import { decisionBaseOf, orderIdOf, type ProcessResult, type VerifiedDelivery } 
 import type { EventKey } from "@/lib/core/event-key";
 import { ApplyFailure } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /** The reason of a `duplicate` answer and decision row: the stored event's status, nothing changed. */
 export function duplicateReason(eventId: string, storedStatus: string): string {
@@ -27,7 +28,7 @@ export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key:
     });
   } catch (error) {
     // The event is stored (its insert hit the key), but we cannot read it to tell duplicate from conflict.
-    logger.error({ err: error instanceof Error ? error.message : String(error), eventId: key.eventId }, "stored event not readable");
+    logger.error({ err: errorMessage(error), eventId: key.eventId }, "stored event not readable");
     const reason = "database unavailable; retry later";
     await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId: orderIdOf(delivery.event), outcome: "rejected", httpStatus: 503, reason });
     return { httpStatus: 503, outcome: "rejected", reason };
@@ -62,7 +63,7 @@ export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key
       failure,
     });
   } catch (error) {
-    logger.error({ err: error instanceof Error ? error.message : String(error), eventId: key.eventId }, "dead letter not stored");
+    logger.error({ err: errorMessage(error), eventId: key.eventId }, "dead letter not stored");
     const reason = "database unavailable, event not stored; retry later";
     await recordDecisionSafely(db, { ...decision, outcome: "rejected", httpStatus: 503, reason });
     return { httpStatus: 503, outcome: "rejected", reason };

@@ -7,6 +7,7 @@ import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDe
 import { duplicateReason } from "@/lib/ingest/answers";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /**
  * What became of one delivery in a group commit:
@@ -87,7 +88,7 @@ export class InboxGroupCommit {
     if (this.flushing) return;
     this.flushing = true;
     this.flush()
-      .catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "inbox group commit loop failed"))
+      .catch((error: unknown) => logger.error({ err: errorMessage(error) }, "inbox group commit loop failed"))
       .finally(() => {
         this.flushing = false;
         if (this.queue.length > 0) this.startFlushing();
@@ -130,7 +131,7 @@ export class InboxGroupCommit {
     try {
       written = await this.db.$transaction((tx) => writeBatch(tx, batch));
     } catch (error) {
-      logger.warn({ err: error instanceof Error ? error.message : String(error), deliveries: batch.length }, "inbox group commit failed; storing its deliveries one by one");
+      logger.warn({ err: errorMessage(error), deliveries: batch.length }, "inbox group commit failed; storing its deliveries one by one");
       this.counters.failedBatches++;
       return batch.map(() => FAILED);
     }
@@ -144,7 +145,7 @@ export class InboxGroupCommit {
       if (stored > 0) notifyWork("inbox");
     } catch (error) {
       // The rows are committed: the answers stand even if logging or the wake-up failed.
-      logger.error({ err: error instanceof Error ? error.message : String(error) }, "inbox group commit: post-commit step failed");
+      logger.error({ err: errorMessage(error) }, "inbox group commit: post-commit step failed");
     }
     return written.outcomes;
   }

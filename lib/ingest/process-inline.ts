@@ -7,6 +7,7 @@ import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/l
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 export { eventKeyOf, type ProcessResult, type VerifiedDelivery };
 
@@ -53,7 +54,7 @@ export async function processInline(db: Db, delivery: VerifiedDelivery): Promise
         await transactionBackoff(attempt);
         continue;
       }
-      logger.error({ err: error instanceof Error ? error.message : String(error), eventId: event.eventId, endpoint: endpoint.name }, "event not applied");
+      logger.error({ err: errorMessage(error), eventId: event.eventId, endpoint: endpoint.name }, "event not applied");
       const reason = "database unavailable, event not stored; retry later";
       await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId: orderIdOf(event), outcome: "rejected", httpStatus: 503, reason });
       return { httpStatus: 503, outcome: "rejected", reason };

@@ -7,6 +7,7 @@ import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import { logger } from "@/lib/log/logger";
 import { providers } from "@/lib/providers/registry";
+import { errorMessage } from "@/lib/log/error-message";
 
 /** One delivery as it arrived: the endpoint's URL name, the headers and the raw bytes of the body. */
 export interface IncomingDelivery {
@@ -41,7 +42,7 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
   try {
     database = options.db ?? (await defaultDb());
   } catch (error) {
-    logger.error({ err: error instanceof Error ? error.message : String(error) }, "database unavailable");
+    logger.error({ err: errorMessage(error) }, "database unavailable");
     return { status: 503, body: { outcome: "rejected", reason: "database unavailable; retry later" } };
   }
 

@@ -7,6 +7,7 @@ import { answerStoredEvent, deadLetterDelivery, duplicateReason, organisationMis
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { acceptedReason, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /**
  * Inbox mode's receiver step: stores a verified, validated delivery in the inbox (WebhookEvent, status
@@ -57,7 +58,7 @@ async function storeOne(db: Db, delivery: VerifiedDelivery, now: Date): Promise<
         await transactionBackoff(attempt);
         continue;
       }
-      logger.error({ err: error instanceof Error ? error.message : String(error), eventId: key.eventId, endpoint: delivery.endpoint.name }, "event not stored in the inbox");
+      logger.error({ err: errorMessage(error), eventId: key.eventId, endpoint: delivery.endpoint.name }, "event not stored in the inbox");
       const unavailable = "database unavailable, event not stored; retry later";
       await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId, outcome: "rejected", httpStatus: 503, reason: unavailable });
       return { httpStatus: 503, outcome: "rejected", reason: unavailable };
