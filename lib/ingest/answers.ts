@@ -7,6 +7,41 @@ import { ApplyFailure } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
 
+/**
+ * The fixed answers of the delivery path, by code: HTTP status, outcome and reason. A sender retries
+ * on 5xx (Stripe, Standard Webhooks), so every failure of ours is a 5xx and never looks permanent.
+ */
+export const FIXED_ANSWERS = {
+  /** The database could not be reached before anything was decided. */
+  database_unavailable: { httpStatus: 503, outcome: "rejected", reason: "database unavailable; retry later" },
+  /** The event could not be stored (or its stored copy read): nothing was acknowledged. */
+  not_stored: { httpStatus: 503, outcome: "rejected", reason: "database unavailable, event not stored; retry later" },
+  endpoint_misconfigured: { httpStatus: 500, outcome: "rejected", reason: "endpoint misconfigured; see the server log" },
+  unknown_endpoint: { httpStatus: 404, outcome: "rejected", reason: "unknown webhook endpoint" },
+} as const satisfies Record<string, ProcessResult>;
+
+/** A delivery's answer as the provider sees it: the status and the JSON body `{outcome, reason}`. */
+export function webhookAnswer(result: Pick<ProcessResult, "httpStatus" | "outcome" | "reason">): { status: number; body: { outcome: string; reason: string } } {
+  return { status: result.httpStatus, body: { outcome: result.outcome, reason: result.reason } };
+}
+
+/**
+ * Answers a verified delivery outside any apply transaction and writes its one decision row (the
+ * delivery's provider, endpoint, event, secret label and source; `orderId` when known). A database
+ * failure while writing the row is logged, never turned into another answer. Returns `answer`.
+ */
+export async function answerDelivery(db: Db, delivery: VerifiedDelivery, answer: ProcessResult, decision: { eventId?: string; orderId?: string } = {}): Promise<ProcessResult> {
+  await recordDecisionSafely(db, {
+    ...decisionBaseOf(delivery),
+    ...(decision.eventId ? { eventId: decision.eventId } : {}),
+    orderId: decision.orderId ?? answer.orderId ?? orderIdOf(delivery.event),
+    outcome: answer.outcome,
+    httpStatus: answer.httpStatus,
+    reason: answer.reason,
+  });
+  return answer;
+}
+
 /** The reason of a `duplicate` answer and decision row: the stored event's status, nothing changed. */
 export function duplicateReason(eventId: string, storedStatus: string): string {
   return `event ${eventId} already stored (status ${storedStatus}); nothing changed`;
@@ -29,16 +64,13 @@ export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key:
   } catch (error) {
     // The event is stored (its insert hit the key), but we cannot read it to tell duplicate from conflict.
     logger.error({ err: errorMessage(error), eventId: key.eventId }, "stored event not readable");
-    const reason = "database unavailable; retry later";
-    await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId: orderIdOf(delivery.event), outcome: "rejected", httpStatus: 503, reason });
-    return { httpStatus: 503, outcome: "rejected", reason };
+    return answerDelivery(db, delivery, FIXED_ANSWERS.database_unavailable);
   }
   if (!stored) return undefined;
   const orderId = stored.orderId ?? orderIdOf(delivery.event);
   if (stored.bodyHash === delivery.bodyHash) {
-    const reason = duplicateReason(key.eventId, stored.status);
-    await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId, outcome: "duplicate", httpStatus: 200, reason });
-    return { httpStatus: 200, outcome: "duplicate", reason, orderId: stored.orderId ?? undefined, eventStatus: stored.status };
+    const answer: ProcessResult = { httpStatus: 200, outcome: "duplicate", reason: duplicateReason(key.eventId, stored.status), orderId: stored.orderId ?? undefined, eventStatus: stored.status };
+    return answerDelivery(db, delivery, answer, { orderId });
   }
   const failure = new ApplyFailure("conflict", `event id ${key.eventId} reused with a different signed body; the stored event was kept`, orderId);
   return deadLetterDelivery(db, delivery, key, failure);
@@ -51,7 +83,7 @@ export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key:
  */
 export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key: EventKey, failure: ApplyFailure): Promise<ProcessResult> {
   const orderId = failure.orderId ?? orderIdOf(delivery.event);
-  const decision = { ...decisionBaseOf(delivery), eventId: key.eventId, orderId };
+  const decision = { eventId: key.eventId, orderId };
   try {
     await recordDeadLetter(db, {
       key,
@@ -64,12 +96,9 @@ export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key
     });
   } catch (error) {
     logger.error({ err: errorMessage(error), eventId: key.eventId }, "dead letter not stored");
-    const reason = "database unavailable, event not stored; retry later";
-    await recordDecisionSafely(db, { ...decision, outcome: "rejected", httpStatus: 503, reason });
-    return { httpStatus: 503, outcome: "rejected", reason };
+    return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored, decision);
   }
-  await recordDecisionSafely(db, { ...decision, outcome: "dead_lettered", httpStatus: failure.httpStatus, reason: failure.reason });
-  return { httpStatus: failure.httpStatus, outcome: "dead_lettered", reason: failure.reason, orderId };
+  return answerDelivery(db, delivery, { httpStatus: failure.httpStatus, outcome: "dead_lettered", reason: failure.reason, orderId }, decision);
 }
 
 /** The organisation check both modes make before storing: an event naming another account is dead-lettered (422). */

@@ -4,6 +4,7 @@ import { recordPreSignatureRejection, signatureRejectionCode } from "@/lib/decis
 import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
 import { bodyHash } from "@/lib/core/event-key";
 import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/process-inline";
+import { FIXED_ANSWERS, webhookAnswer } from "@/lib/ingest/answers";
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import { logger } from "@/lib/log/logger";
 import { providers } from "@/lib/providers/registry";
@@ -28,43 +29,59 @@ export interface WebhookAnswer {
 export type InboxStore = (db: Db, delivery: VerifiedDelivery) => Promise<ProcessResult>;
 
 /**
- * Receives one webhook delivery: verifies the signature over the raw bytes (every configured secret,
- * constant time, then the timestamp window), only then parses and validates, then hands it to the core
- * (inline: store and apply in one transaction; inbox: store durably, answer, a worker applies it later).
- * A refusal before a valid signature (misconfigured 500, unknown endpoint 404, bad or missing signature
- * or timestamp 400/401) is counted per endpoint, reason and minute, and only the first few of each are
- * stored in full as decision rows (lib/decisions/rejection-counter.ts); every path after a valid
- * signature writes exactly one decision row. Returns the status and `{outcome, reason}`; 503 when the database cannot be reached.
+ * Resolves the endpoint a delivery names, once per delivery. A refusal here comes before any byte is
+ * trusted and is counted per endpoint, reason and minute (lib/decisions/rejection-counter.ts): an
+ * unknown name is 404 {@link FIXED_ANSWERS}.unknown_endpoint; a configuration mistake is ours, not the
+ * sender's, so it is 500 (logged) and the provider retries once it is fixed.
+ */
+export async function resolveDeliveryEndpoint(db: Db | undefined, endpointName: string, now: Date): Promise<{ ok: true; endpoint: Endpoint } | { ok: false; answer: WebhookAnswer }> {
+  let endpoint: Endpoint | undefined;
+  try {
+    endpoint = resolveEndpoint(endpointName);
+  } catch (error) {
+    if (!(error instanceof EndpointConfigError)) throw error;
+    logger.error({ issues: error.issues }, "webhook endpoint misconfigured");
+    const answer = FIXED_ANSWERS.endpoint_misconfigured;
+    // The name is a configured one (its definition exists), so it may be a key.
+    await recordPreSignatureRejection(db, { endpoint: endpointName, requestedName: endpointName, provider: "unknown", code: "endpoint_misconfigured", httpStatus: answer.httpStatus, reason: answer.reason }, now);
+    return { ok: false, answer: webhookAnswer(answer) };
+  }
+  if (endpoint) return { ok: true, endpoint };
+  const answer = FIXED_ANSWERS.unknown_endpoint;
+  await recordPreSignatureRejection(db, { endpoint: undefined, requestedName: endpointName, provider: "unknown", code: "unknown_endpoint", httpStatus: answer.httpStatus, reason: answer.reason }, now);
+  return { ok: false, answer: webhookAnswer(answer) };
+}
+
+/**
+ * Receives one webhook delivery by endpoint name: {@link resolveDeliveryEndpoint}, then
+ * {@link receiveAtEndpoint}. For callers without an HTTP request (tests, tools).
  */
 export async function receiveWebhook(delivery: IncomingDelivery, options: { db?: Db; inbox?: InboxStore } = {}): Promise<WebhookAnswer> {
   const now = delivery.now ?? new Date();
+  const resolved = await resolveDeliveryEndpoint(options.db, delivery.endpointName, now);
+  if (!resolved.ok) return resolved.answer;
+  return receiveAtEndpoint(resolved.endpoint, { headers: delivery.headers, body: delivery.body, now }, options);
+}
+
+/**
+ * Receives one delivery at a resolved endpoint: verifies the signature over the raw bytes (every
+ * configured secret, constant time, then the timestamp window), only then parses and validates, then
+ * hands it to the core (inline: store and apply in one transaction; inbox: store durably, answer, a
+ * worker applies it later). A bad or missing signature or timestamp (400/401) is counted per endpoint,
+ * reason and minute, and only the first few of each are stored in full as decision rows; every path
+ * after a valid signature writes exactly one decision row. Returns the status and `{outcome, reason}`;
+ * 503 when the database cannot be reached.
+ */
+export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers: Headers; body: Buffer; now: Date }, options: { db?: Db; inbox?: InboxStore } = {}): Promise<WebhookAnswer> {
   let database: Db;
   try {
     database = options.db ?? (await defaultDb());
   } catch (error) {
     logger.error({ err: errorMessage(error) }, "database unavailable");
-    return { status: 503, body: { outcome: "rejected", reason: "database unavailable; retry later" } };
-  }
-
-  let endpoint: Endpoint | undefined;
-  try {
-    endpoint = resolveEndpoint(delivery.endpointName);
-  } catch (error) {
-    if (!(error instanceof EndpointConfigError)) throw error;
-    // A configuration mistake is ours, not the sender's: 500 makes the provider retry once it is fixed.
-    logger.error({ issues: error.issues }, "webhook endpoint misconfigured");
-    const reason = "endpoint misconfigured; see the server log";
-    // The name is a configured one (its definition exists), so it may be a key.
-    await recordPreSignatureRejection(database, { endpoint: delivery.endpointName, requestedName: delivery.endpointName, provider: "unknown", code: "endpoint_misconfigured", httpStatus: 500, reason }, now);
-    return { status: 500, body: { outcome: "rejected", reason } };
-  }
-  if (!endpoint) {
-    const reason = "unknown webhook endpoint";
-    await recordPreSignatureRejection(database, { endpoint: undefined, requestedName: delivery.endpointName, provider: "unknown", code: "unknown_endpoint", httpStatus: 404, reason }, now);
-    return { status: 404, body: { outcome: "rejected", reason } };
+    return webhookAnswer(FIXED_ANSWERS.database_unavailable);
   }
   const provider = providers[endpoint.provider];
-  const input = { headers: delivery.headers, body: delivery.body, now };
+  const input = { headers: delivery.headers, body: delivery.body, now: delivery.now };
 
   const verified = provider.verify(input, endpoint);
   if (!verified.ok) {
@@ -80,7 +97,7 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
         eventId: provider.untrustedEventId(input),
         diagnosis: verified.diagnosis,
       },
-      now,
+      delivery.now,
     );
     return { status: verified.status, body: { outcome: "rejected", reason: verified.reason } };
   }
@@ -103,7 +120,7 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
 
   const verifiedDelivery: VerifiedDelivery = { endpoint, event: parsed.event, bodyHash: bodyHash(delivery.body), secretLabel: verified.secretLabel };
   const result = endpoint.mode === "inbox" ? await (options.inbox ?? storeInInbox)(database, verifiedDelivery) : await processInline(database, verifiedDelivery);
-  return { status: result.httpStatus, body: { outcome: result.outcome, reason: result.reason } };
+  return webhookAnswer(result);
 }
 
 export type { Endpoint };

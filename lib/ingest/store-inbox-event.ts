@@ -2,8 +2,8 @@ import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { recordDecision, recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { answerStoredEvent, deadLetterDelivery, duplicateReason, organisationMismatch } from "@/lib/ingest/answers";
+import { recordDecision } from "@/lib/decisions/record-decision";
+import { answerDelivery, answerStoredEvent, deadLetterDelivery, duplicateReason, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { acceptedReason, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
@@ -59,9 +59,7 @@ async function storeOne(db: Db, delivery: VerifiedDelivery, now: Date): Promise<
         continue;
       }
       logger.error({ err: errorMessage(error), eventId: key.eventId, endpoint: delivery.endpoint.name }, "event not stored in the inbox");
-      const unavailable = "database unavailable, event not stored; retry later";
-      await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId, outcome: "rejected", httpStatus: 503, reason: unavailable });
-      return { httpStatus: 503, outcome: "rejected", reason: unavailable };
+      return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored);
     }
   }
 }
