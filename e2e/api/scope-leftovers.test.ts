@@ -14,7 +14,7 @@ import { TEST_LAB_SECRET } from "../support/test-env";
 //    the holder of a test secret (the one `stripe listen` prints on a laptop) triggers a fulfilment the
 //    merchant cannot tell from a real one.
 // 4. Parked events are woken across scopes: a lab payment whose payment id equals a Stripe intent id
-//    makes that parked Stripe event due now (lib/inbox/parked-events.ts:10-17 matches paymentKey alone),
+//    makes that parked Stripe event due now (lib/core/parked-events.ts matched paymentKey alone),
 //    so a lab-secret holder can burn another provider's retry budget (each wake is one more attempt).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -52,7 +52,7 @@ export function acceptedReason(eventId: string): string {
  * {@link MAX_GROUP_COMMIT_DELIVERIES}). One delivery alone is one batch of one: no timer, no added wait
  * beyond one turn of the event loop. A batch is two statements ({@link writeBatch}); the UNIQUE event
  * key stays the only guard. Every delivery of a failed batch (database busy or down) is stored alone by
- * the caller, with retries and a 503 at the end (lib/inbox/store-inbox-event.ts).
+ * the caller, with retries and a 503 at the end (lib/ingest/store-inbox-event.ts).
  */
 export class InboxGroupCommit {
   private readonly queue: Waiting[] = [];

@@ -14,7 +14,7 @@ import { errorMessage } from "@/lib/log/error-message";
  * `received`, due now) under its UNIQUE event key, with its decision row, and only then acknowledges.
  * Stripe and Yolfi ask for a fast 2xx and slow work later; the 2xx here means "stored durably"
  * (synchronous=FULL), never "held in memory". Concurrent deliveries share one transaction and one
- * commit (lib/inbox/inbox-group-commit.ts); a delivery whose batch failed is stored alone, with retries.
+ * commit (lib/ingest/inbox-group-commit.ts); a delivery whose batch failed is stored alone, with retries.
  * Returns 200 `accepted`; 200 `duplicate` with the stored status when the same event and body are already
  * stored; 409 `dead_lettered` for a reused id with another body; 422 for an organisation mismatch; 503
  * when the insert fails (never acknowledge what was not stored). Never throws for expected failures.
