@@ -1,4 +1,5 @@
 import type { Db, Tx } from "@/lib/db/client";
+import type { SqlSession } from "@/lib/db/driver";
 import { formatEventKey, type EventKey } from "@/lib/core/event-key";
 import type { ApplyFailure } from "@/lib/core/failures";
 
@@ -63,11 +64,14 @@ export async function recordDeadLetter(client: Db | Tx, input: DeadLetterInput, 
   }
 }
 
-/** Marks the open dead letters of an event resolved because a later attempt applied it (same transaction). */
-export async function resolveDeadLettersOfEvent(tx: Tx, key: EventKey, bodyHash: string, resolution: string, now = new Date()): Promise<number> {
-  const { count } = await tx.deadLetter.updateMany({
-    where: { dedupeKey: `${formatEventKey(key)}:${bodyHash}`, status: "open" },
-    data: { status: "resolved", resolution, resolvedBy: "system", resolvedAt: now },
-  });
-  return count;
+/**
+ * Marks the open dead letter of an event resolved because a later attempt applied it, in the apply's
+ * own driver transaction. Returns how many were resolved (0 or 1: one row per event and body).
+ */
+export async function resolveDeadLettersOfEvent(session: SqlSession, key: EventKey, bodyHash: string, resolution: string, now: Date): Promise<number> {
+  return session.run(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolution" = ?, "resolvedBy" = 'system', "resolvedAt" = ? WHERE "dedupeKey" = ? AND "status" = 'open'`, [
+    resolution,
+    now,
+    `${formatEventKey(key)}:${bodyHash}`,
+  ]);
 }
