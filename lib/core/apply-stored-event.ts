@@ -2,7 +2,7 @@ import { notifyWork } from "@/lib/background/signals";
 import { DEMO_SECRET_LABEL_SUFFIX, runMode, settings } from "@/lib/config/settings";
 import type { SqlSession } from "@/lib/db/driver";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
-import { decisionRow, insertDecisions, logDecision, type DecisionInput } from "@/lib/decisions/record-decision";
+import { decisionRow, insertDecisions, logDecision, type DecisionInput, type DecisionRow } from "@/lib/decisions/record-decision";
 import { ApplyFailure } from "@/lib/core/failures";
 import { applyEffect, type EffectOutcome } from "@/lib/core/apply-effect";
 import type { EventKey } from "@/lib/core/event-key";
@@ -41,9 +41,10 @@ export interface AppliedEvent extends ProcessResult {
  * fulfilment message when the order became paid and FULFILMENT_WEBHOOK_URL is set, and writes the
  * decision row, all as driver statements in the caller's driver transaction (lib/db/driver.ts).
  * Everything commits together or not at all (seed article, controls 2-5).
- * Throws ApplyFailure / ConcurrentChange from {@link applyEffect} and the database's errors.
+ * `decisions`, when given, collects the decision row instead of writing it (a batch writes its rows in
+ * one insert). Throws ApplyFailure / ConcurrentChange from {@link applyEffect} and the database's errors.
  */
-export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now = new Date()): Promise<AppliedEvent> {
+export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now = new Date(), decisions?: DecisionRow[]): Promise<AppliedEvent> {
   const { event, endpoint, key } = stored;
   // Anyone can sign with a public demo secret: what one stored while a demo ran never moves money in production.
   if (stored.secretLabel?.endsWith(DEMO_SECRET_LABEL_SUFFIX) && runMode() !== "demo") {
@@ -84,8 +85,13 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
     secretLabel: stored.secretLabel ?? null,
     source: stored.source,
   });
-  await insertDecisions(tx, [decision], now);
-  logDecision(decision);
+  if (decisions) {
+    // A batch writes its decision rows together, and logs them once committed.
+    decisions.push(decision);
+  } else {
+    await insertDecisions(tx, [decision], now);
+    logDecision(decision);
+  }
   crashAt("before-commit");
   return { httpStatus: 200, outcome: effect.outcome, reason, orderId: effect.orderId, wokenEvents, outboxMessageId };
 }
