@@ -2,7 +2,7 @@ import { TEST_DB } from "../support/test-env";
 // Red team: a demo database turned into a deployment, served by a bare `next start` in production.
 //
 // `npm start` refuses a production database whose demo users still have their public passwords
-// (lib/cli/start.ts:96, usersWithPublicDemoPasswords). The README says a bare `next start` gets the
+// (scripts/start.ts:96, usersWithPublicDemoPasswords). The README says a bare `next start` gets the
 // same checks as `npm start` ("Demo and production"; instrumentation.ts), and the Security model says
 // nobody can "use the public ... passwords (refused at start ...)". But instrumentation.ts:7-13 only
 // runs checkServerConfiguration: no demo-password check. A bare `next start` (a Dockerfile CMD, a

@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 
 function createUser(password: string, email = "ana@shop.test") {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/create-user.ts", "--email", email, "--name", "Ana Lopez", "--role", "admin"], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/create-user.ts", "--email", email, "--name", "Ana Lopez", "--role", "admin"], {
     env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent", ACREDITA_NEW_PASSWORD: password },
     encoding: "utf8",
   });

@@ -22,7 +22,7 @@ async function letterOf(eventId: string) {
 }
 
 function cli(args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", "lib/cli/dead-letters.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
+  return spawnSync(process.execPath, ["--import", "tsx", "scripts/dead-letters.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
 }
 
 before(async () => {

@@ -16,7 +16,7 @@ const now = new Date();
 const daysAgo = (days: number) => new Date(now.getTime() - days * DAY_MS);
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" }, encoding: "utf8" });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 

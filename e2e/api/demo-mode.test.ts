@@ -23,7 +23,7 @@ before(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   // Its own process group, so the Next.js server it spawns stops with it.
-  child = spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts", "--demo"], {
+  child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--demo"], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: database.url, LOG_LEVEL: "warn" } as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -2,7 +2,7 @@ import "../support/test-env";
 // Red team: `npm run demo` pointed at a production database.
 //
 // The demo is meant to be an embedded SQLite toy (the README: "npm run demo ... embedded SQLite, demo
-// data, demo users, public demo secrets"). But lib/cli/start.ts takes DATABASE_URL as it finds it in
+// data, demo users, public demo secrets"). But scripts/start.ts takes DATABASE_URL as it finds it in
 // demo mode too, and only skips the seed when the database "already has orders" (start.ts:84-93). An
 // operator who runs `npm run demo` in a shell where the production DATABASE_URL is exported (a prod
 // box, a CI runner, a .env) serves the PRODUCTION database with every public demo secret: anyone who
@@ -44,7 +44,7 @@ before(async () => {
 
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts", "--demo"], {
+  child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--demo"], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: PRODUCTION_DB, LOG_LEVEL: "warn" } as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

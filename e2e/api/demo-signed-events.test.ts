@@ -3,7 +3,7 @@ import "../support/test-env";
 //
 // The authors already treat "a demo database that became a deployment" as a threat: `npm start`
 // refuses it while demo users keep their public passwords, and tells the operator to delete them or
-// change their passwords (lib/cli/start.ts:96-101). Do exactly that, and production starts. But
+// change their passwords (scripts/start.ts:96-101). Do exactly that, and production starts. But
 // the inbox events (and dead letters) that anyone signed with the README's demo secrets while the demo
 // ran are still there, and production's worker applies them: nothing marks them, since a delivery
 // accepted with a public demo secret is recorded under the same label as the operator's own secret
@@ -46,7 +46,7 @@ before(async () => {
   const url = `http://127.0.0.1:${port}`;
   // `npm run demo`, its in-process worker off so the stored event waits (with it on, the event is parked
   // as unknown_order for days: the same residue).
-  const child = spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts", "--demo"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--demo"], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: DATABASE, LOG_LEVEL: "warn", INBOX_WORKER_IN_PROCESS: "false" } as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -1,6 +1,6 @@
 // Red team: `npm start` checks one environment and serves another.
 //
-// lib/cli/start.ts:46-56 validates process.env, prints "ACREDITA_MODE production", skips the demo seed
+// scripts/start.ts:46-56 validates process.env, prints "ACREDITA_MODE production", skips the demo seed
 // and checks for demo passwords, then spawns `next start` (start.ts:116). Next.js loads the project's
 // `.env*` files (`.env`, `.env.local`, `.env.production[.local]`) into the SERVER's environment before
 // instrumentation.ts runs, and instrumentation.ts:7 re-checks that environment, which now says
@@ -35,7 +35,7 @@ before(async () => {
   url = `http://127.0.0.1:${port}`;
   const database = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-rt-dotenv-")), "prod.db")}`;
   // The operator's production start: own AUTH_SECRET, nothing else, ACREDITA_MODE unset.
-  child = spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts"], {
+  child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: database, LOG_LEVEL: "warn", AUTH_SECRET: "redteam-auth-secret-0123456789abcdef-0123" } as unknown as NodeJS.ProcessEnv,
     cwd: project,
     stdio: ["ignore", "pipe", "pipe"],

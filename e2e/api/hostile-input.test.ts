@@ -169,7 +169,7 @@ describe("servers refuse to start on an unsafe configuration, naming every varia
   const demoValues = [DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET, "demo-api-token", "acredita-demo-auth-secret-change-me-0001"];
 
   test("npm start: AUTH_SECRET unset, API_TOKEN short and a demo Yolfi secret are all named at once; exit 1", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "lib/cli/start.ts"], { API_TOKEN: "short-operator-token", YOLFI_WEBHOOK_SECRET: DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET });
+    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], { API_TOKEN: "short-operator-token", YOLFI_WEBHOOK_SECRET: DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET });
     assert.equal(code, 1, output);
     assert.match(output, /Acredita cannot start:/);
     assert.match(output, /API_TOKEN: needs at least 32 characters in production/);
@@ -178,7 +178,7 @@ describe("servers refuse to start on an unsafe configuration, naming every varia
   });
 
   test("npm start: the public demo AUTH_SECRET and API_TOKEN are refused by name", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "lib/cli/start.ts"], { API_TOKEN: "demo-api-token", AUTH_SECRET: "acredita-demo-auth-secret-change-me-0001" });
+    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], { API_TOKEN: "demo-api-token", AUTH_SECRET: "acredita-demo-auth-secret-change-me-0001" });
     assert.equal(code, 1, output);
     assert.match(output, /API_TOKEN: is a public demo value/);
     assert.match(output, /AUTH_SECRET: is a public demo value/);
@@ -186,7 +186,7 @@ describe("servers refuse to start on an unsafe configuration, naming every varia
   });
 
   test("npm start: no AUTH_SECRET at all is refused", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "lib/cli/start.ts"], {});
+    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], {});
     assert.equal(code, 1, output);
     assert.match(output, /AUTH_SECRET: is required in production \(at least 32 characters\)/);
   });
@@ -199,7 +199,7 @@ describe("servers refuse to start on an unsafe configuration, naming every varia
   });
 
   test("npm run receiver refuses a demo secret as well", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "lib/cli/receiver.ts"], { STANDARD_WEBHOOKS_SECRET: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET, RECEIVER_PORT: String(await freePort()) });
+    const { code, output } = await refusal(["--import", "tsx", "scripts/receiver.ts"], { STANDARD_WEBHOOKS_SECRET: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET, RECEIVER_PORT: String(await freePort()) });
     assert.equal(code, 1, output);
     assert.match(output, /STANDARD_WEBHOOKS_SECRET: is a public demo value/);
   });

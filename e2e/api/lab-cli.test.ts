@@ -13,7 +13,7 @@ before(async () => {
 after(() => server.stop());
 
 function lab(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/lab.ts", "--url", server.url, ...args], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url, ...args], {
     env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN },
     encoding: "utf8",
   });

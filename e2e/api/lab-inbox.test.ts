@@ -16,7 +16,7 @@ before(async () => {
 after(() => server.stop());
 
 test("npm run lab in inbox mode: every provider delivery is accepted once stored, 0 mismatches, 0 over-credited", async () => {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/lab.ts", "--url", server.url], { env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url], { env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN }, encoding: "utf8" });
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
   const lines = result.stdout.split("\n");
   const deliveries = lines.flatMap((line) => {

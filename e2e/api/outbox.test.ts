@@ -155,7 +155,7 @@ describe("outbox: the fulfilment webhook", () => {
   });
 
   test("the outbox CLI lists messages and resends or resolves an uncertain one (exit 0, 1, 2)", async () => {
-    const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "lib/cli/outbox.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
+    const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/outbox.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
     const uncertain = cli("list", "--status", "uncertain");
     assert.equal(uncertain.status, 0, uncertain.stderr);
     const lines = uncertain.stdout.trim().split("\n");

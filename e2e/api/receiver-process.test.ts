@@ -165,7 +165,7 @@ test("SIGTERM while a delivery is being sent: that delivery is still answered (C
 });
 
 test("a wrong setting or an unmigrated database stops the receiver at start with exit 1 and a message naming the problem", () => {
-  const run = (env: Record<string, string>) => spawnSync(process.execPath, ["--import", "tsx", "lib/cli/receiver.ts"], { env: { ...baseEnv(database.url), ...env } as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
+  const run = (env: Record<string, string>) => spawnSync(process.execPath, ["--import", "tsx", "scripts/receiver.ts"], { env: { ...baseEnv(database.url), ...env } as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
   const badPort = run({ RECEIVER_PORT: "70000" });
   assert.equal(badPort.status, 1);
   assert.equal(badPort.stderr.trim(), "Acredita receiver cannot start: RECEIVER_PORT: Too big: expected number to be <=65535");

@@ -13,7 +13,7 @@ const folder = mkdtempSync(path.join(tmpdir(), "acredita-reconcile-"));
 function reconcileCli(csv: string, ...flags: string[]) {
   const file = path.join(folder, `settlement-${Math.random().toString(36).slice(2)}.csv`);
   writeFileSync(file, csv);
-  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/reconcile.ts", file, ...flags], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", file, ...flags], {
     env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" },
     encoding: "utf8",
   });
@@ -63,9 +63,9 @@ describe("npm run reconcile", () => {
     const bad = reconcileCli(`${HEADER}\nord_r1,approved,2500000,ARS\nord_r2,approved,lots,ARS\n`);
     assert.equal(bad.code, 2);
     assert.equal(bad.stderr, `reconcile: ${bad.file}: line 3: amount: must be a whole number of minor units`);
-    const missing = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/reconcile.ts", "/nonexistent.csv"], { encoding: "utf8" });
+    const missing = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", "/nonexistent.csv"], { encoding: "utf8" });
     assert.equal(missing.status, 2);
-    const folder = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/reconcile.ts", tmpdir()], { encoding: "utf8" });
+    const folder = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", tmpdir()], { encoding: "utf8" });
     assert.deepEqual([folder.status, folder.stderr.trim()], [2, `reconcile: ${tmpdir()}: not a file`]);
     const empty = reconcileCli("");
     assert.deepEqual([empty.code, empty.stderr], [2, `reconcile: ${empty.file}: line 1: empty file: expected the header order_id,provider_status,amount,currency`]);

@@ -1,4 +1,4 @@
-// Restart under load, as an operator's supervisor does it: `npm start` (lib/cli/start.ts, its own
+// Restart under load, as an operator's supervisor does it: `npm start` (scripts/start.ts, its own
 // process group) and two `npm run worker` processes on one database; a burst of lab deliveries in inbox
 // mode with duplicates, and the provider's retries of every delivery that got no 2xx. The server's group
 // is SIGKILLed and `npm start` run again with the workers still attached (it must not wait for a lock

@@ -1,4 +1,4 @@
-// Upgrades through `npm start` (lib/cli/start.ts) when a migration is pending. SQLite: the migration
+// Upgrades through `npm start` (scripts/start.ts) when a migration is pending. SQLite: the migration
 // engine needs the file to itself, so with a worker attached `npm start` refuses at once with one line
 // (exit 3) and applies nothing; once the worker stops it migrates. PostgreSQL: the engine takes no
 // exclusive lock, so it migrates with a worker connected, and its advisory lock lets two servers start

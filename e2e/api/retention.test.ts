@@ -26,7 +26,7 @@ async function snapshot() {
 }
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "lib/cli/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" }, encoding: "utf8" });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 

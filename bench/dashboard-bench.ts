@@ -1,7 +1,7 @@
-import { BENCH_API_TOKEN, benchFolder, createBenchDatabase } from "@/lib/bench/bench-data";
-import { startAcredita } from "@/lib/bench/bench-processes";
-import { generateScaleData, type ScaleData } from "@/lib/bench/scale-data";
-import { timeCalls, timeRequests, type TimedPath } from "@/lib/bench/time-requests";
+import { BENCH_API_TOKEN, benchFolder, createBenchDatabase } from "@/bench/bench-data";
+import { startAcredita } from "@/bench/bench-processes";
+import { generateScaleData, type ScaleData } from "@/bench/scale-data";
+import { timeCalls, timeRequests, type TimedPath } from "@/bench/time-requests";
 import { openSqlite } from "@/lib/db/client";
 import { TEST_ROLE_USERS } from "@/lib/demo/demo-accounts";
 import { seedDemoUsers } from "@/lib/demo/demo-users";

@@ -2,8 +2,8 @@ import { spawnSync } from "node:child_process";
 import { createWriteStream, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { once } from "node:events";
-import { benchFolder, createBenchDatabase } from "@/lib/bench/bench-data";
-import { generateScaleData, type ScaleData } from "@/lib/bench/scale-data";
+import { benchFolder, createBenchDatabase } from "@/bench/bench-data";
+import { generateScaleData, type ScaleData } from "@/bench/scale-data";
 
 /** One reconciliation of the big settlement, as `npm run reconcile` ran it. */
 export interface ReconcileMeasurement {
@@ -22,7 +22,7 @@ export interface ReconcileMeasurement {
 }
 
 /**
- * Writes the provider's settlement for the generated orders (lib/bench/scale-data.ts): one row per
+ * Writes the provider's settlement for the generated orders (bench/scale-data.ts): one row per
  * order, `approved` for paid ones, `refunded`, or `none`, and a wrong `approved` for every 997th
  * created order (a planted mismatch). Streams to disk. Returns the number of planted mismatches.
  */
@@ -67,7 +67,7 @@ export async function measureReconciliation(orders: number): Promise<ReconcileMe
   if (script[0] !== "node") throw new Error(`package.json scripts.reconcile must start with node: ${script.join(" ")}`);
   const started = performance.now();
   // The reporter is TypeScript: it goes after the script's own `--import tsx`, just before the entry file.
-  const args = [...script.slice(1, -1), "--import", "./lib/bench/report-peak-rss.ts", script[script.length - 1], csv, "--json"];
+  const args = [...script.slice(1, -1), "--import", "./bench/report-peak-rss.ts", script[script.length - 1], csv, "--json"];
   const run = spawnSync(process.execPath, args, {
     env: { ...process.env, DATABASE_URL: `file:${file}`, BENCH_RSS_FILE: rssFile, LOG_LEVEL: "warn" },
     encoding: "utf8",

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
-import { acreditaCounts, benchFolder, createBenchDatabase, labApprovals, seedOrders } from "@/lib/bench/bench-data";
-import { startAcredita, startBaseline, startReceiverProcess, type BenchServer } from "@/lib/bench/bench-processes";
-import { getRepeatedly, postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
+import { acreditaCounts, benchFolder, createBenchDatabase, labApprovals, seedOrders } from "@/bench/bench-data";
+import { startAcredita, startBaseline, startReceiverProcess, type BenchServer } from "@/bench/bench-processes";
+import { getRepeatedly, postDeliveries, type LoadResult } from "@/bench/post-deliveries";
 
 /**
  * Who receives: the bare yardsticks, or Acredita's production build: inline (store and apply before

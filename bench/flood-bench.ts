@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import Database from "better-sqlite3";
-import { benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/lib/bench/bench-data";
-import { startAcredita, startReceiverProcess } from "@/lib/bench/bench-processes";
+import { benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/bench/bench-data";
+import { startAcredita, startReceiverProcess } from "@/bench/bench-processes";
 
 /** One phase's real deliveries: how many, their latency percentiles (ms) and how many were applied (HTTP 200). */
 export interface DeliveryLatency {

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
-import { acreditaCounts, benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/lib/bench/bench-data";
-import { startAcredita, startBaseline, startReceiverProcess } from "@/lib/bench/bench-processes";
-import { postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
+import { acreditaCounts, benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/bench/bench-data";
+import { startAcredita, startBaseline, startReceiverProcess } from "@/bench/bench-processes";
+import { postDeliveries, type LoadResult } from "@/bench/post-deliveries";
 
 /** The duplicate storm's result: the load figures and what the database says was applied. */
 export interface StormMeasurement extends LoadResult {

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import Database from "better-sqlite3";
-import { acreditaCounts, BENCH_API_TOKEN, BENCH_SECRET, benchFolder, createBenchDatabase, labApprovals, seedOrders } from "@/lib/bench/bench-data";
-import { startAcredita } from "@/lib/bench/bench-processes";
-import { postDeliveries, type LoadResult } from "@/lib/bench/post-deliveries";
+import { acreditaCounts, BENCH_API_TOKEN, BENCH_SECRET, benchFolder, createBenchDatabase, labApprovals, seedOrders } from "@/bench/bench-data";
+import { startAcredita } from "@/bench/bench-processes";
+import { postDeliveries, type LoadResult } from "@/bench/post-deliveries";
 
 /** The worker-drain result: how the inbox was filled, and how fast one worker applied it. */
 export interface DrainMeasurement {
@@ -47,7 +47,7 @@ export async function fillInbox(database: string, events: number, connections: n
 /**
  * Worker drain: fills the inbox with `events` signed approvals through the production build in
  * inbox mode (in-process worker off, so they all wait), stops it, then starts ONE `npm run worker`
- * process (its command: lib/cli/worker.ts) on the same SQLite file and measures how fast it applies
+ * process (its command: scripts/worker.ts) on the same SQLite file and measures how fast it applies
  * them. Checks: every event processed, one credit and one paid order each.
  */
 export async function measureWorkerDrain(events: number, connections: number): Promise<DrainMeasurement> {
@@ -57,7 +57,7 @@ export async function measureWorkerDrain(events: number, connections: number): P
   const fill = await fillInbox(file, events, connections);
 
   const started = Date.now();
-  const worker = spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], {
+  const worker = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
     env: { ...process.env, DATABASE_URL: `file:${file}`, LAB_WEBHOOK_SECRET: BENCH_SECRET, API_TOKEN: BENCH_API_TOKEN, LAB_PROCESSING_MODE: "inbox", LOG_LEVEL: "info", LOG_FILE: "" },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { openForLoading, prismaDate } from "@/lib/bench/bench-data";
+import { openForLoading, prismaDate } from "@/bench/bench-data";
 
 /** What {@link generateScaleData} wrote. */
 export interface ScaleData {

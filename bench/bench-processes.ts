@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { BENCH_API_TOKEN, BENCH_AUTH_SECRET, BENCH_SECRET } from "@/lib/bench/bench-data";
+import { BENCH_API_TOKEN, BENCH_AUTH_SECRET, BENCH_SECRET } from "@/bench/bench-data";
 import { freePort } from "@/lib/net/free-port";
 
 /** A server process started for a benchmark: where it listens, and how to stop it. */
@@ -92,7 +92,7 @@ export async function startAcredita(databaseFile: string, env: Record<string, st
 export async function startReceiverProcess(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string): Promise<BenchServer> {
   const port = await freePort();
   const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const child = spawn(process.execPath, [...flags, "--import", "tsx", "lib/cli/receiver.ts"], {
+  const child = spawn(process.execPath, [...flags, "--import", "tsx", "scripts/receiver.ts"], {
     env: acreditaEnv(databaseFile, { RECEIVER_PORT: String(port), ...env }),
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -101,10 +101,10 @@ export async function startReceiverProcess(databaseFile: string, env: Record<str
   return server;
 }
 
-/** Starts one of the yardstick servers (lib/bench/baseline-server.ts) on a free port. */
+/** Starts one of the yardstick servers (bench/baseline-server.ts) on a free port. */
 export async function startBaseline(kind: "limit" | "naive", databaseFile: string): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "lib/bench/baseline-server.ts", kind, databaseFile, String(port), BENCH_SECRET], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/baseline-server.ts", kind, databaseFile, String(port), BENCH_SECRET], { stdio: ["ignore", "ignore", "pipe"] });
   const server = track(child, `http://127.0.0.1:${port}`);
   await waitUntilUp(child, server.url, server.stderr);
   return server;

@@ -4,7 +4,7 @@
 //          secret, constant time), take the event id, ONE insert into a UNIQUE key, commit. Nothing else.
 //   naive: the seed article's naive receiver: verify, then apply (ledger entry + order update) with no
 //          dedupe at all. It is not safe (a duplicate storm over-credits): it shows what safety costs.
-// Usage: node --import tsx lib/bench/baseline-server.ts <limit|naive> <sqlite file> <port> <secret>
+// Usage: node --import tsx bench/baseline-server.ts <limit|naive> <sqlite file> <port> <secret>
 import { createServer } from "node:http";
 import Database from "better-sqlite3";
 import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/webhooks/signatures/hmac";

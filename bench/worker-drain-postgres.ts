@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { BENCH_API_TOKEN, BENCH_SECRET } from "@/lib/bench/bench-data";
-import type { LoadResult } from "@/lib/bench/post-deliveries";
-import { fillInbox } from "@/lib/bench/worker-drain";
+import { BENCH_API_TOKEN, BENCH_SECRET } from "@/bench/bench-data";
+import type { LoadResult } from "@/bench/post-deliveries";
+import { fillInbox } from "@/bench/worker-drain";
 import { startThrowawayCluster } from "@/lib/db/postgres-cluster";
 import { applyPostgresMigrations, createDatabase, withConnection } from "@/lib/db/postgres-database";
 
@@ -42,7 +42,7 @@ function stop(child: ChildProcess): Promise<void> {
  * Worker drain on PostgreSQL: a throwaway cluster made durable (fsync, synchronous_commit and
  * full_page_writes on, like SQLite's synchronous=FULL), `events` approvals posted to the production
  * build in inbox mode with the worker off, then, for each count in `workerCounts`, a copy of that filled
- * database (CREATE DATABASE ... TEMPLATE) drained by that many `lib/cli/worker.ts` processes. Checks
+ * database (CREATE DATABASE ... TEMPLATE) drained by that many `scripts/worker.ts` processes. Checks
  * that every event was applied once: one credit and one paid order each.
  */
 export async function measurePostgresDrain(events: number, connections: number, workerCounts: number[]): Promise<PostgresDrainMeasurement> {
@@ -75,7 +75,7 @@ export async function measurePostgresDrain(events: number, connections: number, 
       const url = await createDatabase(cluster.url, `bench_drain_${workers}`, "bench_filled");
       const started = Date.now();
       const children = Array.from({ length: workers }, () =>
-        spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], {
+        spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
           env: { ...process.env, DATABASE_URL: url, LAB_WEBHOOK_SECRET: BENCH_SECRET, API_TOKEN: BENCH_API_TOKEN, LAB_PROCESSING_MODE: "inbox", LOG_LEVEL: "info", LOG_FILE: "" },
           stdio: ["ignore", "ignore", "ignore"],
         }),

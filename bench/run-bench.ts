@@ -7,17 +7,17 @@
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { removeBenchFolders } from "@/lib/bench/bench-data";
-import { ensureProductionBuild } from "@/lib/bench/bench-processes";
-import { summarizeCpuProfile, type ProfileSummary } from "@/lib/bench/cpu-profile";
-import { measureDashboardAtScale, type DashboardMeasurement } from "@/lib/bench/dashboard-bench";
-import { measureDuplicateStorm, type StormMeasurement } from "@/lib/bench/duplicate-storm";
-import { measureFlood, type FloodMeasurement } from "@/lib/bench/flood-bench";
-import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/lib/bench/ingest-bench";
-import { machineInfo, median, type MachineInfo } from "@/lib/bench/machine";
-import { measureReconciliation, type ReconcileMeasurement } from "@/lib/bench/reconcile-bench";
-import { measureWorkerDrain, type DrainMeasurement } from "@/lib/bench/worker-drain";
-import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/lib/bench/worker-drain-postgres";
+import { removeBenchFolders } from "@/bench/bench-data";
+import { ensureProductionBuild } from "@/bench/bench-processes";
+import { summarizeCpuProfile, type ProfileSummary } from "@/bench/cpu-profile";
+import { measureDashboardAtScale, type DashboardMeasurement } from "@/bench/dashboard-bench";
+import { measureDuplicateStorm, type StormMeasurement } from "@/bench/duplicate-storm";
+import { measureFlood, type FloodMeasurement } from "@/bench/flood-bench";
+import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/bench/ingest-bench";
+import { machineInfo, median, type MachineInfo } from "@/bench/machine";
+import { measureReconciliation, type ReconcileMeasurement } from "@/bench/reconcile-bench";
+import { measureWorkerDrain, type DrainMeasurement } from "@/bench/worker-drain";
+import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/bench/worker-drain-postgres";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
 
 const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile", "flood"] as const;

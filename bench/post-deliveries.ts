@@ -1,5 +1,5 @@
 import autocannon from "autocannon";
-import type { SignedDelivery } from "@/lib/bench/bench-data";
+import type { SignedDelivery } from "@/bench/bench-data";
 
 /** What one load run measured. Latencies in milliseconds, throughput in deliveries per second. */
 export interface LoadResult {
