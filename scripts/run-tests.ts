@@ -1,4 +1,5 @@
-// npm test: builds the production app, runs every node:test file (lib/**, e2e/api/**) on SQLite, then
+// npm test: builds the production app, runs every node:test file (unit tests beside the code in lib/**,
+// integration tests in tests/integration/**, end-to-end tests over HTTP in e2e/http/**) on SQLite, then
 // again on PostgreSQL with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright
 // specs on SQLite. For the PostgreSQL pass it starts a
 // throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the end, unless TEST_POSTGRES_URL names
@@ -52,7 +53,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 async function main(): Promise<void> {
   const only = process.argv[2];
   const stage = (name: string) => !only || only === name || (only === "unit" && (name === "sqlite" || name === "postgres"));
-  const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("e2e/api", /\.test\.ts$/)].sort();
+  const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("tests/integration", /\.test\.ts$/), ...findTests("e2e/http", /\.test\.ts$/)].sort();
   const nodeArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...nodeTests];
   const testEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
   const playwright = ["node_modules/@playwright/test/cli.js", "test"];
