@@ -1,10 +1,9 @@
-// npm test: checks the import rules (npm run lint:arch), builds the production app, runs every node:test
-// file (unit tests beside the code in lib/**, integration tests in tests/integration/**, end-to-end tests
-// over HTTP in e2e/http/**) on SQLite, then
-// again on PostgreSQL with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright
-// specs on SQLite. For the PostgreSQL pass it starts a
-// throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the end, unless TEST_POSTGRES_URL names
-// one already running. Exits non-zero when any stage fails.
+// npm test: checks the import rules (npm run lint:arch) and the docs' links (lint:docs), builds the
+// production app, runs every node:test file (unit tests beside the code in lib/**, integration tests in
+// tests/integration/**, end-to-end tests over HTTP in e2e/http/**) on SQLite, then again on PostgreSQL
+// with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright specs on SQLite. For
+// the PostgreSQL pass it starts a throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the
+// end, unless TEST_POSTGRES_URL names one already running. Exits non-zero when any stage fails.
 //   npm test [-- lint|build|unit|sqlite|postgres|browser]   one stage only (unit = both databases)
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -60,7 +59,10 @@ async function main(): Promise<void> {
   const playwright = ["node_modules/@playwright/test/cli.js", "test"];
   const hasBrowserTests = findTests("e2e/browser", /\.spec\.ts$/).length > 0;
 
-  if (stage("lint")) run("lint:arch", process.execPath, ["--import", "tsx", "scripts/lint-arch.ts"]);
+  if (stage("lint")) {
+    run("lint:arch", process.execPath, ["--import", "tsx", "scripts/lint-arch.ts"]);
+    run("lint:docs", process.execPath, ["--import", "tsx", "scripts/check-doc-links.ts"]);
+  }
   if (stage("build")) run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"]);
   if (stage("sqlite")) run("node tests on SQLite", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "sqlite" });
   if (stage("postgres")) {

@@ -56,7 +56,7 @@ describe("npm run demo", () => {
     assert.ok(signIn.includes("merchant-demo-2026"), "the sign-in page shows the demo passwords in demo mode");
   });
 
-  test("accepts the README's Yolfi example signed with the public demo secret", async () => {
+  test("accepts the Yolfi example of docs/providers.md signed with the public demo secret", async () => {
     const body = yolfiEvent({ id: "evt_demo_mode_1", type: "payment.confirmed", orgId: "org_acredita_demo", data: { paymentId: "ypay_demo_mode", merchantOrderId: "ord_1041", amount: "49.90", token: "USDC" } });
     const response = await fetch(`${url}/api/webhooks/yolfi`, { method: "POST", body, headers: { "content-type": "application/json", "X-Yolfi-Signature": yolfiSignature(body, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET) } });
     assert.deepEqual([response.status, (await response.json()).outcome], [200, "accepted"]);
