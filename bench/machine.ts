@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 
-/** The machine a benchmark ran on, for the README table. */
+/** The machine a benchmark ran on, for the tables of docs/benchmarks.md. */
 export interface MachineInfo {
   cpu: string;
   cores: number;

@@ -46,7 +46,7 @@ describe(`migrations on ${TEST_DATABASE}`, () => {
       { env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1" }, encoding: "utf8" },
     );
     // --exit-code: 0 = no difference, 2 = the schema has changes no migration holds, 1 = error.
-    assert.equal(diff.status, 0, `${diff.stdout}\n${diff.stderr}\nadd a migration for the schema change (see README)`);
+    assert.equal(diff.status, 0, `${diff.stdout}\n${diff.stderr}\nadd a migration for the schema change (see docs/postgresql-and-scale-out.md)`);
     assert.match(diff.stdout, /No difference detected/);
   });
 });
