@@ -6,6 +6,7 @@ import { DEMO_SECRETS, settings } from "@/lib/config/settings";
 import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
 import { runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
+import { errorMessage } from "@/lib/log/error-message";
 
 function option(name: string): string | undefined {
   const index = process.argv.indexOf(name);
@@ -53,7 +54,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`lab: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`lab: ${errorMessage(error)}`);
     process.exit(2);
   },
 );

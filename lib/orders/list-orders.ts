@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { dayFromParams, lenient, nextDay, pageOf, pagingFromParams, pagingSchema, param, prefixRange, type Page, type SearchParams } from "@/lib/lists/paging";
-import { currencySchema } from "@/lib/webhooks/money";
+import { currencySchema } from "@/lib/money/amount-schemas";
 
 export const ORDER_STATUSES = ["created", "paid", "refunded"] as const;
 /** Columns the orders list can sort by: each backed by an index (credited/difference are per-page sums, not sortable). */

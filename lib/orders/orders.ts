@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
-import { currencySchema, idSchema } from "@/lib/webhooks/money";
-import { MAX_AMOUNT_MINOR } from "@/lib/webhooks/money";
+import { currencySchema, idSchema } from "@/lib/money/amount-schemas";
+import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
 import { isIsoCurrency } from "@/lib/money/minor-units";
 
 /** Body of `POST /api/orders`: the store's order, amount in minor units of an ISO 4217 currency. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { describe, test } from "node:test";
-import { signBodyBase64, verifyBodyHmacBase64 } from "@/lib/webhooks/signatures/body-hmac-base64";
+import { signBodyBase64, verifyBodyHmacBase64 } from "@/lib/providers/signatures/body-hmac-base64";
 
 const SECRET = "yolfi_unit_secret_0001";
 const keys = { secrets: [{ label: "Y[0]", value: "yolfi_other_secret_0002" }, { label: "Y[1]", value: SECRET }], retiredSecrets: [], toleranceSeconds: 300 };

@@ -2,18 +2,19 @@ import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { recordDecision, recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { answerStoredEvent, deadLetterDelivery, duplicateReason, organisationMismatch } from "@/lib/events/delivery-answers";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
-import { acceptedReason, inboxGroupCommit } from "@/lib/inbox/inbox-group-commit";
+import { recordDecision } from "@/lib/decisions/record-decision";
+import { answerDelivery, answerStoredEvent, deadLetterDelivery, duplicateReason, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
+import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { acceptedReason, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /**
  * Inbox mode's receiver step: stores a verified, validated delivery in the inbox (WebhookEvent, status
  * `received`, due now) under its UNIQUE event key, with its decision row, and only then acknowledges.
  * Stripe and Yolfi ask for a fast 2xx and slow work later; the 2xx here means "stored durably"
  * (synchronous=FULL), never "held in memory". Concurrent deliveries share one transaction and one
- * commit (lib/inbox/inbox-group-commit.ts); a delivery whose batch failed is stored alone, with retries.
+ * commit (lib/ingest/inbox-group-commit.ts); a delivery whose batch failed is stored alone, with retries.
  * Returns 200 `accepted`; 200 `duplicate` with the stored status when the same event and body are already
  * stored; 409 `dead_lettered` for a reused id with another body; 422 for an organisation mismatch; 503
  * when the insert fails (never acknowledge what was not stored). Never throws for expected failures.
@@ -57,10 +58,8 @@ async function storeOne(db: Db, delivery: VerifiedDelivery, now: Date): Promise<
         await transactionBackoff(attempt);
         continue;
       }
-      logger.error({ err: error instanceof Error ? error.message : String(error), eventId: key.eventId, endpoint: delivery.endpoint.name }, "event not stored in the inbox");
-      const unavailable = "database unavailable, event not stored; retry later";
-      await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId, outcome: "rejected", httpStatus: 503, reason: unavailable });
-      return { httpStatus: 503, outcome: "rejected", reason: unavailable };
+      logger.error({ err: errorMessage(error), eventId: key.eventId, endpoint: delivery.endpoint.name }, "event not stored in the inbox");
+      return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored);
     }
   }
 }

@@ -1,17 +1,8 @@
-import type { DecisionOutcome } from "@/lib/decisions/record-decision";
 import type { Endpoint } from "@/lib/endpoints/endpoints";
-import type { EventKey } from "@/lib/events/event-key";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { EventKey } from "@/lib/core/event-key";
 
-/** The answer to one delivery: HTTP status plus the JSON body `{outcome, reason}`. */
-export interface ProcessResult {
-  httpStatus: number;
-  outcome: DecisionOutcome;
-  reason: string;
-  orderId?: string;
-  /** For a duplicate: the status of the stored event (received, processing, processed, ...). */
-  eventStatus?: string;
-}
+export type { ProcessResult };
+import type { NormalizedEvent, ProcessResult } from "@/lib/core/effect";
 
 /** A verified, normalised delivery ready for the core. */
 export interface VerifiedDelivery {

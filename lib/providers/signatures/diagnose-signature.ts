@@ -1,5 +1,5 @@
-import { constantTimeEqual, decodeBase64, decodeHex } from "@/lib/webhooks/signatures/hmac";
-import type { SigningSecret } from "@/lib/webhooks/types";
+import { constantTimeEqual, decodeBase64, decodeHex } from "@/lib/providers/signatures/hmac";
+import type { SigningSecret } from "@/lib/providers/types";
 
 /** How a provider encodes its MAC in the header. */
 export type SignatureEncoding = "hex" | "base64";

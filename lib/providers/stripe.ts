@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { describeZodError, parseJsonBody, untrustedId } from "@/lib/webhooks/json";
-import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
-import { verifyTimestampedHeader } from "@/lib/webhooks/signatures/timestamped-header";
-import type { Effect, ParseResult, ProviderModule } from "@/lib/webhooks/types";
+import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
+import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
+import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-header";
+import type { Effect } from "@/lib/core/effect";
+import type { ParseResult, ProviderModule } from "@/lib/providers/types";
 
 /** Stripe's signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>[,v1=...]`. */
 export const STRIPE_SIGNATURE_HEADER = "Stripe-Signature";

@@ -1,6 +1,6 @@
-import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/webhooks/signatures/diagnose-signature";
-import { constantTimeEqual, decodeBase64, hmacSha256 } from "@/lib/webhooks/signatures/hmac";
-import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/webhooks/types";
+import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
+import { constantTimeEqual, decodeBase64, hmacSha256 } from "@/lib/providers/signatures/hmac";
+import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
 
 /** Standard Webhooks header names (the spec writes them in lower case; lookups are case-insensitive). */
 export const STANDARD_WEBHOOKS_HEADERS = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { decodeStandardWebhooksSecret, parseStandardWebhooksSignatures, signStandardWebhooks, verifyStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
+import { decodeStandardWebhooksSecret, parseStandardWebhooksSignatures, signStandardWebhooks, verifyStandardWebhooks } from "@/lib/providers/signatures/standard-webhooks-signature";
 
 const SECRET = `whsec_${Buffer.from("unit-test-key-0001").toString("base64")}`;
 const keys = { secrets: [{ label: "SW[0]", value: SECRET }], retiredSecrets: [], toleranceSeconds: 300 };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseJsonPath, readJsonPath } from "@/lib/webhooks/json-path";
+import { parseJsonPath, readJsonPath } from "@/lib/providers/json-path";
 
 describe("JSON paths for field mappings", () => {
   test("parses dotted keys, indexes and quoted keys", () => {

@@ -2,9 +2,8 @@ import { contentTypeProblem } from "@/lib/http/content-type";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { recordPreSignatureRejection, type RejectionCode } from "@/lib/decisions/rejection-counter";
-import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
-import { receiveWebhook, type InboxStore, type WebhookAnswer } from "@/lib/webhooks/receive-webhook";
-import { readBodyWithCap, type CappedBody } from "@/lib/webhooks/request-body";
+import { receiveAtEndpoint, resolveDeliveryEndpoint, type InboxStore, type WebhookAnswer } from "@/lib/ingest/receive-webhook";
+import { readBodyWithCap, type CappedBody } from "@/lib/ingest/request-body";
 
 /** A webhook answer plus the response headers it needs (`Allow` on a 405). */
 export interface WebhookHttpAnswer extends WebhookAnswer {
@@ -46,20 +45,15 @@ export function receiveWebhookRequest(request: Request, endpointName: string, op
 
 /** {@link receiveWebhookRequest} for any transport: the same checks, answers and decision rows. */
 export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
-  let endpoint: Endpoint | undefined;
-  try {
-    endpoint = resolveEndpoint(endpointName);
-  } catch (error) {
-    if (!(error instanceof EndpointConfigError)) throw error;
-    // Our configuration is wrong, not the request: receiveWebhook answers it (500, logged, one decision row).
-    return { ...(await receiveWebhook({ endpointName, headers: request.headers, body: Buffer.alloc(0), now: options.now }, options)), headers: {} };
-  }
+  const now = options.now ?? new Date();
+  const resolved = await resolveDeliveryEndpoint(options.db, endpointName, now);
+  if (!resolved.ok) return { ...resolved.answer, headers: {} };
+  const { endpoint } = resolved;
   const reject = async (code: RejectionCode, status: number, reason: string, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
-    await recordPreSignatureRejection(options.db, { endpoint: endpoint?.name, requestedName: endpointName, provider: endpoint?.provider ?? "unknown", code, httpStatus: status, reason }, options.now);
+    await recordPreSignatureRejection(options.db, { endpoint: endpoint.name, requestedName: endpointName, provider: endpoint.provider, code, httpStatus: status, reason }, now);
     return { status, body: { outcome: "rejected", reason }, headers };
   };
 
-  if (!endpoint) return reject("unknown_endpoint", 404, "unknown webhook endpoint");
   if (request.method !== "POST") return reject("method_not_allowed", 405, `method ${request.method.slice(0, 20)} not allowed: webhooks are POST`, { allow: "POST" });
   const contentType = contentTypeProblem(request.headers.get("content-type"));
   if (contentType) return reject("unsupported_media_type", 415, contentType);
@@ -67,7 +61,6 @@ export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointNa
   const read = await request.readBody(options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES);
   if (!read.ok) return reject(read.status === 413 ? "body_too_large" : "body_unreadable", read.status, read.reason, read.status === 413 ? { connection: "close" } : {});
 
-  const answer = await receiveWebhook({ endpointName, headers: request.headers, body: read.body, now: options.now }, { db: options.db, inbox: options.inbox });
+  const answer = await receiveAtEndpoint(endpoint, { headers: request.headers, body: read.body, now }, { db: options.db, inbox: options.inbox });
   return { ...answer, headers: {} };
 }
-

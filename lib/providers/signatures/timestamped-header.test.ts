@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import Stripe from "stripe";
-import { parseTimestampedHeader, signTimestamped, verifyTimestampedHeader } from "@/lib/webhooks/signatures/timestamped-header";
+import { parseTimestampedHeader, signTimestamped, verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-header";
 
 const stripe = new Stripe("sk_test_dummy");
 const SECRET = "whsec_unit_secret_0001";

@@ -1,12 +1,12 @@
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { recordDecisionSafely } from "@/lib/decisions/record-decision";
-import { applyStoredEvent, signalAfterApply } from "@/lib/events/apply-stored-event";
-import { answerStoredEvent, deadLetterDelivery, organisationMismatch } from "@/lib/events/delivery-answers";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/events/delivery";
-import { ApplyFailure, ConcurrentChange } from "@/lib/events/failures";
+import { applyStoredEvent, signalAfterApply } from "@/lib/core/apply-stored-event";
+import { answerDelivery, answerStoredEvent, deadLetterDelivery, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
+import { eventKeyOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 export { eventKeyOf, type ProcessResult, type VerifiedDelivery };
 
@@ -53,10 +53,8 @@ export async function processInline(db: Db, delivery: VerifiedDelivery): Promise
         await transactionBackoff(attempt);
         continue;
       }
-      logger.error({ err: error instanceof Error ? error.message : String(error), eventId: event.eventId, endpoint: endpoint.name }, "event not applied");
-      const reason = "database unavailable, event not stored; retry later";
-      await recordDecisionSafely(db, { ...decisionBaseOf(delivery), orderId: orderIdOf(event), outcome: "rejected", httpStatus: 503, reason });
-      return { httpStatus: 503, outcome: "rejected", reason };
+      logger.error({ err: errorMessage(error), eventId: event.eventId, endpoint: endpoint.name }, "event not applied");
+      return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored);
     }
   }
 }

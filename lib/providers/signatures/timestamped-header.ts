@@ -1,6 +1,6 @@
-import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/webhooks/signatures/diagnose-signature";
-import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/webhooks/signatures/hmac";
-import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/webhooks/types";
+import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
+import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/providers/signatures/hmac";
+import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
 
 /** A parsed `t=<unix seconds>,v1=<hex>[,v1=<hex>]` header. */
 export interface TimestampedSignatureHeader {

@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { parseJsonBody } from "@/lib/webhooks/json";
-import { parseJsonPath, readJsonPath, type JsonPathStep } from "@/lib/webhooks/json-path";
-import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
-import { decodeStandardWebhooksSecret, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
-import type { Effect, EndpointContext, ParseResult, ProviderModule } from "@/lib/webhooks/types";
+import { parseJsonBody } from "@/lib/providers/json";
+import { parseJsonPath, readJsonPath, type JsonPathStep } from "@/lib/providers/json-path";
+import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
+import { decodeStandardWebhooksSecret, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from "@/lib/providers/signatures/standard-webhooks-signature";
+import type { Effect } from "@/lib/core/effect";
+import type { EndpointContext, ParseResult, ProviderModule } from "@/lib/providers/types";
 
 /** A JSON path in the supported subset (see {@link parseJsonPath}), parsed into its steps at load time. */
 const jsonPathSchema = z

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { diagnoseClockSkew, diagnoseSignatureMismatch, MAX_DIAGNOSED_BODY_BYTES, type SignatureScheme } from "@/lib/webhooks/signatures/diagnose-signature";
-import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import { diagnoseClockSkew, diagnoseSignatureMismatch, MAX_DIAGNOSED_BODY_BYTES, type SignatureScheme } from "@/lib/providers/signatures/diagnose-signature";
+import { hmacSha256 } from "@/lib/providers/signatures/hmac";
 
 const ACTIVE = "active_secret_value_0001";
 const RETIRED = "retired_secret_value_0000";

@@ -1,46 +1,10 @@
 import type { z } from "zod";
-
-/** Provider names known to Acredita; each has one module under lib/webhooks/providers/. */
-export type ProviderName = "lab" | "stripe" | "yolfi" | "standard-webhooks";
+import type { NormalizedEvent, ProviderName } from "@/lib/core/effect";
 
 /** One configured signing secret. `label` is safe to store and show; `value` never leaves memory. */
 export interface SigningSecret {
   label: string;
   value: string;
-}
-
-/** How an order is found for an event: the merchant's order id, or a checkout session stored with the order. */
-export interface OrderRef {
-  orderId?: string;
-  checkoutSessionId?: string;
-}
-
-/**
- * What an event asks the core to do, provider-independent. Amounts are integers in minor units.
- * - payment: a completed payment under `paymentKey`; `amount`/`currency` null when the provider's
- *   figures are not comparable with the order's (the order's own price is credited then); `amount`
- *   "missing" when the provider always signs an amount (Stripe sessions and intents, a mapped Standard
- *   Webhooks field) and this payload has none: it is dead-lettered, never credited at the order's price.
- * - refund: `refundedTotal` is the absolute refunded total of that payment (null = the whole payment).
- * - payment_failed: recorded, never blocks a later success.
- * - record_only: stored and answered `ignored` (unhandled type, subscription event, ...).
- */
-export type Effect =
-  | { kind: "payment"; paymentKey: string; orderRef: OrderRef; amount: number | null | "missing"; currency: string | null }
-  | { kind: "refund"; paymentKey: string; orderRef: OrderRef; refundedTotal: number | null; currency: string | null }
-  | { kind: "payment_failed"; paymentKey: string; orderRef: OrderRef }
-  | { kind: "record_only"; reason: string };
-
-/** A verified, schema-valid event reduced to what processing needs (stored as the inbox payload). */
-export interface NormalizedEvent {
-  eventId: string;
-  type: string;
-  livemode: boolean;
-  /** The account/organisation the payload claims, when it names one (checked against the endpoint). */
-  account?: string;
-  /** Provider's creation time, unix seconds, when given. */
-  createdAt?: number;
-  effect: Effect;
 }
 
 /**

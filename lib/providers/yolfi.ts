@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { describeZodError, parseJsonBody, untrustedId } from "@/lib/webhooks/json";
-import { eventTypeSchema, idSchema } from "@/lib/webhooks/money";
-import { verifyBodyHmacBase64 } from "@/lib/webhooks/signatures/body-hmac-base64";
-import type { Effect, ParseResult, ProviderModule } from "@/lib/webhooks/types";
+import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
+import { eventTypeSchema, idSchema } from "@/lib/money/amount-schemas";
+import { verifyBodyHmacBase64 } from "@/lib/providers/signatures/body-hmac-base64";
+import type { Effect } from "@/lib/core/effect";
+import type { ParseResult, ProviderModule } from "@/lib/providers/types";
 
 /** Base64 HMAC-SHA256 of the raw body with the endpoint's signing secret. */
 export const YOLFI_SIGNATURE_HEADER = "X-Yolfi-Signature";

@@ -1,24 +1,22 @@
 import { notifyWork } from "@/lib/background/signals";
-import { runMode, settings } from "@/lib/config/settings";
+import { DEMO_SECRET_LABEL_SUFFIX, runMode, settings } from "@/lib/config/settings";
 import type { Tx } from "@/lib/db/client";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
 import { recordDecision, type DecisionInput } from "@/lib/decisions/record-decision";
-import { DEMO_SECRET_LABEL_SUFFIX, type EndpointDefinition } from "@/lib/endpoints/endpoints";
-import { ApplyFailure } from "@/lib/events/failures";
-import { applyEffect, type EffectOutcome } from "@/lib/events/apply-effect";
-import type { ProcessResult } from "@/lib/events/delivery";
-import type { EventKey } from "@/lib/events/event-key";
-import { wakeParkedEvents } from "@/lib/inbox/parked-events";
+import { ApplyFailure } from "@/lib/core/failures";
+import { applyEffect, type EffectOutcome } from "@/lib/core/apply-effect";
+import type { EventKey } from "@/lib/core/event-key";
+import { wakeParkedEvents } from "@/lib/core/parked-events";
 import { queueFulfilment } from "@/lib/outbox/fulfilment-message";
 import { crashAt } from "@/lib/test-hooks/crash-point";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { EndpointScope, NormalizedEvent, ProcessResult } from "@/lib/core/effect";
 
 /** A stored event (its WebhookEvent row already written or claimed in this transaction) ready to apply. */
 export interface StoredEvent {
   /** WebhookEvent.id */
   rowId: string;
   key: EventKey;
-  endpoint: Pick<EndpointDefinition, "name" | "provider" | "livemode">;
+  endpoint: EndpointScope;
   event: NormalizedEvent;
   bodyHash: string;
   secretLabel?: string | null;

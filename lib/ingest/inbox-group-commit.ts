@@ -3,10 +3,11 @@ import { settings } from "@/lib/config/settings";
 import type { Db, Tx } from "@/lib/db/client";
 import { newRowId } from "@/lib/db/row-id";
 import { decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/events/delivery";
-import { duplicateReason } from "@/lib/events/delivery-answers";
+import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { duplicateReason } from "@/lib/ingest/answers";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /**
  * What became of one delivery in a group commit:
@@ -51,7 +52,7 @@ export function acceptedReason(eventId: string): string {
  * {@link MAX_GROUP_COMMIT_DELIVERIES}). One delivery alone is one batch of one: no timer, no added wait
  * beyond one turn of the event loop. A batch is two statements ({@link writeBatch}); the UNIQUE event
  * key stays the only guard. Every delivery of a failed batch (database busy or down) is stored alone by
- * the caller, with retries and a 503 at the end (lib/inbox/store-inbox-event.ts).
+ * the caller, with retries and a 503 at the end (lib/ingest/store-inbox-event.ts).
  */
 export class InboxGroupCommit {
   private readonly queue: Waiting[] = [];
@@ -87,7 +88,7 @@ export class InboxGroupCommit {
     if (this.flushing) return;
     this.flushing = true;
     this.flush()
-      .catch((error: unknown) => logger.error({ err: error instanceof Error ? error.message : String(error) }, "inbox group commit loop failed"))
+      .catch((error: unknown) => logger.error({ err: errorMessage(error) }, "inbox group commit loop failed"))
       .finally(() => {
         this.flushing = false;
         if (this.queue.length > 0) this.startFlushing();
@@ -130,7 +131,7 @@ export class InboxGroupCommit {
     try {
       written = await this.db.$transaction((tx) => writeBatch(tx, batch));
     } catch (error) {
-      logger.warn({ err: error instanceof Error ? error.message : String(error), deliveries: batch.length }, "inbox group commit failed; storing its deliveries one by one");
+      logger.warn({ err: errorMessage(error), deliveries: batch.length }, "inbox group commit failed; storing its deliveries one by one");
       this.counters.failedBatches++;
       return batch.map(() => FAILED);
     }
@@ -144,7 +145,7 @@ export class InboxGroupCommit {
       if (stored > 0) notifyWork("inbox");
     } catch (error) {
       // The rows are committed: the answers stand even if logging or the wake-up failed.
-      logger.error({ err: error instanceof Error ? error.message : String(error) }, "inbox group commit: post-commit step failed");
+      logger.error({ err: errorMessage(error) }, "inbox group commit: post-commit step failed");
     }
     return written.outcomes;
   }

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
-import { describeZodError, parseJsonBody, untrustedId } from "@/lib/webhooks/json";
-import { verifyTimestampedHeader } from "@/lib/webhooks/signatures/timestamped-header";
-import type { Effect, ProviderModule } from "@/lib/webhooks/types";
+import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
+import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
+import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-header";
+import type { Effect } from "@/lib/core/effect";
+import type { ProviderModule } from "@/lib/providers/types";
 
 /** Header carrying the lab's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>`. */
 export const LAB_SIGNATURE_HEADER = "Lab-Signature";

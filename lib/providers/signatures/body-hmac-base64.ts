@@ -1,6 +1,6 @@
-import { diagnoseSignatureMismatch } from "@/lib/webhooks/signatures/diagnose-signature";
-import { constantTimeEqual, decodeBase64, hmacSha256 } from "@/lib/webhooks/signatures/hmac";
-import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/webhooks/types";
+import { diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
+import { constantTimeEqual, decodeBase64, hmacSha256 } from "@/lib/providers/signatures/hmac";
+import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
 
 /** Signs a raw body as Yolfi does: base64 of HMAC-SHA256(secret as UTF-8 text, body). */
 export function signBodyBase64(secret: string, body: Buffer | string): string {
