@@ -23,13 +23,13 @@ const FIXTURE: Record<string, string> = {
   // lib-not-to-app and lib-not-to-tooling.
   "lib/orders/uses-app.ts": 'import Page from "@/app/page";\nexport const page = Page;\n',
   "lib/orders/uses-tooling.ts": 'import { tool } from "@/scripts/tool";\nimport { bench } from "@/bench/run";\nimport { server } from "@/e2e/support/server";\nimport { helper } from "../../tests/support/helper";\nexport const all = [tool, bench, server, helper];\n',
-  // providers-not-to-database, in the new place and in both old ones.
+  // providers-not-to-database, signatures included.
   "lib/providers/stripe.ts": 'import { db } from "@/lib/db/client";\nimport { generated } from "@/lib/generated/prisma/client";\nimport { Pool } from "pg";\nimport Database from "better-sqlite3";\nimport { minor } from "@/lib/money/minor-units";\nexport const all = [db, generated, Pool, Database, minor];\n',
-  "lib/webhooks/providers/yolfi.ts": 'import { PrismaClient } from "@prisma/client";\nexport const client = PrismaClient;\n',
-  "lib/webhooks/signatures/hmac.ts": 'import type { db } from "@/lib/db/client";\nexport type Db = typeof db;\n',
+  "lib/providers/yolfi.ts": 'import { PrismaClient } from "@prisma/client";\nexport const client = PrismaClient;\n',
+  "lib/providers/signatures/hmac.ts": 'import type { db } from "@/lib/db/client";\nexport type Db = typeof db;\n',
   // core-not-to-providers (the core may import money).
   "lib/core/apply.ts": 'import { minor } from "@/lib/money/minor-units";\nexport const core = minor;\n',
-  "lib/core/decide.ts": 'import { all } from "@/lib/providers/stripe";\nimport { client } from "@/lib/webhooks/providers/yolfi";\nexport const decided = [all, client];\n',
+  "lib/core/decide.ts": 'import { all } from "@/lib/providers/stripe";\nimport { client } from "@/lib/providers/yolfi";\nexport const decided = [all, client];\n',
   // no-flawed-receivers: the lab CLI and the lab's tests may import them; a page and another lab module may not.
   "lib/lab/flawed-receivers.ts": "export const flawed = 1;\n",
   "scripts/lab.ts": 'import { flawed } from "@/lib/lab/flawed-receivers";\nexport const lab = flawed;\n',
@@ -73,10 +73,10 @@ describe("lint:arch rules", () => {
       v("providers-not-to-database", "lib/providers/stripe.ts", "lib/generated/prisma/client.ts"),
       v("providers-not-to-database", "lib/providers/stripe.ts", "node_modules/better-sqlite3"),
       v("providers-not-to-database", "lib/providers/stripe.ts", "node_modules/pg"),
-      v("providers-not-to-database", "lib/webhooks/providers/yolfi.ts", "node_modules/@prisma/client"),
-      v("providers-not-to-database", "lib/webhooks/signatures/hmac.ts", "lib/db/client.ts"),
+      v("providers-not-to-database", "lib/providers/yolfi.ts", "node_modules/@prisma/client"),
+      v("providers-not-to-database", "lib/providers/signatures/hmac.ts", "lib/db/client.ts"),
       v("core-not-to-providers", "lib/core/decide.ts", "lib/providers/stripe.ts"),
-      v("core-not-to-providers", "lib/core/decide.ts", "lib/webhooks/providers/yolfi.ts"),
+      v("core-not-to-providers", "lib/core/decide.ts", "lib/providers/yolfi.ts"),
       v("no-flawed-receivers", "app/lab/page.tsx", "lib/lab/flawed-receivers.ts"),
       v("no-flawed-receivers", "lib/lab/run-lab.ts", "lib/lab/flawed-receivers.ts"),
       v("no-circular-in-lib", "lib/dead-letters/record.ts", "lib/inbox/claim.ts"),
