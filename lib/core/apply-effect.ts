@@ -1,9 +1,9 @@
 import type { Tx } from "@/lib/db/client";
-import { decidePayment, decideRefund, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
+import { decideDispute, decidePayment, decideRefund, decideRefundFailed, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
 import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
 import { ConcurrentChange } from "@/lib/core/failures";
-import { bookCredit, bookRefund, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundedSoFar } from "@/lib/ledger/bookings";
-import type { PaymentScope } from "@/lib/ledger/business-keys";
+import { bookCredit, bookEntry, bookRefund, entryExists, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundsOf } from "@/lib/ledger/bookings";
+import { disputeKey, refundFailedKey, type PaymentScope } from "@/lib/ledger/business-keys";
 import { touchOrder, transitionOrder } from "@/lib/orders/transition-order";
 
 /**
@@ -36,7 +36,7 @@ async function findOrder(tx: Tx, ref: OrderRef): Promise<OrderFacts | null> {
   return null;
 }
 
-async function guardedTransition(tx: Tx, order: OrderFacts, to: string, data: { refundedAmount?: number } = {}): Promise<void> {
+async function guardedTransition(tx: Tx, order: OrderFacts, to: string, data: { refundedAmount?: number; disputedAmount?: number } = {}): Promise<void> {
   if (!(await transitionOrder(tx, order, to, new Date(), data))) throw new ConcurrentChange(`order ${order.id}`);
 }
 
@@ -67,10 +67,24 @@ async function carryOut(tx: Tx, source: EffectSource, paymentKey: string, order:
         credit: { paymentKey, amount: decision.amount, currency: decision.currency },
       };
     case "refund":
-      await bookRefund(tx, source, { orderId: decision.orderId, paymentKey, delta: decision.delta, refundedTotal: decision.refundedTotal, full: decision.full, currency: decision.currency });
+      await bookRefund(tx, source, { orderId: decision.orderId, paymentKey, delta: decision.delta, refundedTotal: decision.refundedTotal, full: decision.full, failedBefore: decision.failedBefore, currency: decision.currency });
       await guardedTransition(tx, order!, decision.to, { refundedAmount: order!.refundedAmount + decision.delta });
       return { outcome: "applied", reason: decision.reason, orderId: decision.orderId, transition: { from: decision.from, to: decision.to } };
+    case "book_and_move":
+      if (decision.entry) await bookEntry(tx, source, { ...decision.entry, orderId: decision.orderId, paymentKey });
+      await guardedTransition(tx, order!, decision.to, decision.changes);
+      return {
+        outcome: "applied",
+        reason: decision.reason,
+        orderId: decision.orderId,
+        ...(decision.from !== decision.to ? { transition: { from: decision.from, to: decision.to } } : {}),
+      };
   }
+}
+
+/** The order a payment's later events touch: the credit's order, else the one the event names. */
+async function orderOfPayment(tx: Tx, credit: { orderId: string } | null, ref: OrderRef): Promise<OrderFacts | null> {
+  return credit ? tx.order.findUnique({ where: { id: credit.orderId } }) : findOrder(tx, ref);
 }
 
 /**
@@ -93,11 +107,27 @@ export async function applyEffect(tx: Tx, source: EffectSource, effect: Effect):
     }
     case "refund": {
       const credit = await findCredit(tx, source, effect.paymentKey);
-      const order = credit ? await tx.order.findUnique({ where: { id: credit.orderId } }) : await findOrder(tx, effect.orderRef);
+      const order = await orderOfPayment(tx, credit, effect.orderRef);
       const extra = order && !credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
-      const alreadyRefunded = order && credit ? await refundedSoFar(tx, source, effect.paymentKey) : 0;
-      const decision = decideRefund(source, effect, { order, credit, alreadyRefunded, extraChargeRecorded: extra !== null });
+      const refunds = order && credit ? await refundsOf(tx, source, effect.paymentKey) : { refunded: 0, failedRefunds: 0 };
+      const decision = decideRefund(source, effect, { order, credit, alreadyRefunded: refunds.refunded, failedRefunds: refunds.failedRefunds, extraChargeRecorded: extra !== null });
       return carryOut(tx, source, effect.paymentKey, order, decision, extra?.id);
+    }
+    case "refund_failed": {
+      const credit = await findCredit(tx, source, effect.paymentKey);
+      const order = await orderOfPayment(tx, credit, effect.orderRef);
+      const refunds = credit ? await refundsOf(tx, source, effect.paymentKey) : { refunded: 0, failedRefunds: 0 };
+      const reversed = credit ? await entryExists(tx, refundFailedKey(source, effect.paymentKey, effect.refundId)) : false;
+      const decision = decideRefundFailed(source, effect, { order, credit, alreadyRefunded: refunds.refunded, reversed });
+      return carryOut(tx, source, effect.paymentKey, order, decision);
+    }
+    case "dispute": {
+      const credit = await findCredit(tx, source, effect.paymentKey);
+      const order = await orderOfPayment(tx, credit, effect.orderRef);
+      const withdrawn = credit ? await entryExists(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "withdrawn")) : false;
+      const reinstated = credit ? await entryExists(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "reinstated")) : false;
+      const decision = decideDispute(source, effect, { order, credit, withdrawn, reinstated });
+      return carryOut(tx, source, effect.paymentKey, order, decision);
     }
     case "payment_failed": {
       const order = await findOrder(tx, effect.orderRef);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decidePayment, decideRefund, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
+import { decideDispute, decidePayment, decideRefund, decideRefundFailed, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
 
-const created: OrderFacts = { id: "ord_1", status: "created", amount: 1_500, currency: "USD", refundedAmount: 0, livemode: false };
+const created: OrderFacts = { id: "ord_1", status: "created", amount: 1_500, currency: "USD", refundedAmount: 0, disputedAmount: 0, livemode: false };
 const paid: OrderFacts = { ...created, status: "paid" };
 const lab = { provider: "lab", livemode: false } as const;
 const stripe = { provider: "stripe", livemode: false } as const;
@@ -82,6 +82,7 @@ describe("decideRefund", () => {
       delta: 500,
       refundedTotal: 500,
       full: false,
+      failedBefore: 0,
       currency: "USD",
       from: "paid",
       to: "paid",
@@ -115,5 +116,55 @@ describe("decideRefund", () => {
       "transition",
       "no transition from refunded on payment.refunded for order ord_1",
     ]);
+  });
+});
+
+describe("decideRefundFailed and decideDispute", () => {
+  const scope = { provider: "stripe", account: "acct_1", livemode: false } as const;
+  const credit = { amount: 1_500, currency: "USD" };
+  const refunded: OrderFacts = { ...created, status: "refunded", refundedAmount: 1_500 };
+  const failedRefund = (amount: number) => ({ kind: "refund_failed", paymentKey: "pi_1", orderRef: {}, refundId: "re_1", amount, currency: "usd" }) as const;
+  const dispute = (phase: "opened" | "funds_withdrawn" | "funds_reinstated" | "won" | "lost", amount = 1_500) =>
+    ({ kind: "dispute", paymentKey: "pi_1", orderRef: {}, disputeId: "dp_1", phase, amount, currency: "usd" }) as const;
+
+  test("a failed refund is booked back under its refund id and lowers the refunded total", () => {
+    assert.deepEqual(decideRefundFailed(scope, failedRefund(1_500), { order: refunded, credit, alreadyRefunded: 1_500, reversed: false }), {
+      kind: "book_and_move",
+      reason: "refund re_1 failed: 1500 USD booked back (refunded 0); order ord_1 refunded -> paid",
+      orderId: "ord_1",
+      entry: { businessKey: "refund_failed:stripe:acct_1:test:pi_1:re_1", kind: "refund_failed", amount: 1_500, currency: "USD" },
+      from: "refunded",
+      to: "paid",
+      changes: { refundedAmount: 0 },
+    });
+    assert.equal(decideRefundFailed(scope, failedRefund(1_500), { order: refunded, credit, alreadyRefunded: 1_500, reversed: true }).kind, "duplicate");
+    assert.deepEqual(failure(decideRefundFailed(scope, failedRefund(600), { order: paid, credit, alreadyRefunded: 500, reversed: false })), [
+      "transition",
+      "refund re_1 of 600 failed, but only 500 of payment pi_1 is booked as refunded: waiting for the refund",
+    ]);
+  });
+
+  test("a dispute withdraws once, reinstates only after a withdrawal, and closes only a disputed order", () => {
+    const withdrawal = decideDispute(scope, dispute("funds_withdrawn"), { order: paid, credit, withdrawn: false, reinstated: false });
+    assert.deepEqual(withdrawal.kind === "book_and_move" && [withdrawal.entry, withdrawal.to, withdrawal.changes], [
+      { businessKey: "dispute:stripe:acct_1:test:pi_1:dp_1:withdrawn", kind: "dispute_withdrawal", amount: -1_500, currency: "USD" },
+      "disputed",
+      { disputedAmount: 1_500 },
+    ]);
+    assert.equal(decideDispute(scope, dispute("funds_withdrawn"), { order: paid, credit, withdrawn: true, reinstated: false }).kind, "duplicate");
+    assert.deepEqual(failure(decideDispute(scope, dispute("funds_reinstated"), { order: paid, credit, withdrawn: false, reinstated: false })), [
+      "transition",
+      "dispute dp_1 reinstates funds that were never booked as withdrawn for order ord_1: waiting for the withdrawal",
+    ]);
+    const disputed: OrderFacts = { ...paid, status: "disputed", disputedAmount: 1_500 };
+    const reinstated = decideDispute(scope, dispute("funds_reinstated"), { order: disputed, credit, withdrawn: true, reinstated: false });
+    assert.deepEqual(reinstated.kind === "book_and_move" && [reinstated.entry?.amount, reinstated.to, reinstated.changes], [1_500, "disputed", { disputedAmount: 0 }]);
+    assert.deepEqual(decideDispute(scope, dispute("won"), { order: disputed, credit, withdrawn: true, reinstated: true }).kind === "book_and_move", true);
+    assert.deepEqual(failure(decideDispute(scope, dispute("lost"), { order: paid, credit, withdrawn: false, reinstated: false })), ["transition", "no transition from paid on dispute.lost for order ord_1"]);
+    assert.deepEqual(failure(decideDispute(scope, dispute("opened"), { order: paid, credit: null, withdrawn: false, reinstated: false })), [
+      "transition",
+      "dispute of payment pi_1 for order ord_1, which was never credited: waiting for its credit",
+    ]);
+    assert.deepEqual(failure(decideDispute(scope, dispute("opened", 1_501), { order: paid, credit, withdrawn: false, reinstated: false })), ["amount_mismatch", "dispute amount 1501 is outside 1..1500 for order ord_1"]);
   });
 });

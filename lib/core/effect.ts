@@ -13,6 +13,9 @@ export interface OrderRef {
   checkoutSessionId?: string;
 }
 
+/** The phases of a dispute that change money or an order (Stripe charge.dispute.created, .funds_withdrawn, .funds_reinstated, .closed). */
+export type DisputePhase = "opened" | "funds_withdrawn" | "funds_reinstated" | "won" | "lost";
+
 /**
  * What an event asks the core to do, provider-independent. Amounts are integers in minor units.
  * - payment: a completed payment under `paymentKey`; `amount`/`currency` null when the provider's
@@ -20,12 +23,19 @@ export interface OrderRef {
  *   "missing" when the provider always signs an amount (Stripe sessions and intents, a mapped Standard
  *   Webhooks field) and this payload has none: it is dead-lettered, never credited at the order's price.
  * - refund: `refundedTotal` is the absolute refunded total of that payment (null = the whole payment).
+ * - dispute: a phase of a dispute `disputeId` of the payment (Stripe charge.dispute.*): `opened` moves
+ *   the order to disputed; `funds_withdrawn` / `funds_reinstated` book the disputed `amount` out of and
+ *   back into the ledger; `won` / `lost` close it (disputed -> paid, or -> dispute_lost).
+ * - refund_failed: refund `refundId` of `amount` did not go through (Stripe refund status `failed`):
+ *   its amount is booked back and the order's refunded total lowered.
  * - payment_failed: recorded, never blocks a later success.
  * - record_only: stored and answered `ignored` (unhandled type, subscription event, ...).
  */
 export type Effect =
   | { kind: "payment"; paymentKey: string; orderRef: OrderRef; amount: number | null | "missing"; currency: string | null }
   | { kind: "refund"; paymentKey: string; orderRef: OrderRef; refundedTotal: number | null; currency: string | null }
+  | { kind: "dispute"; paymentKey: string; orderRef: OrderRef; disputeId: string; phase: DisputePhase; amount: number; currency: string }
+  | { kind: "refund_failed"; paymentKey: string; orderRef: OrderRef; refundId: string; amount: number; currency: string }
   | { kind: "payment_failed"; paymentKey: string; orderRef: OrderRef }
   | { kind: "record_only"; reason: string };
 

@@ -1,5 +1,5 @@
 import type { Tx } from "@/lib/db/client";
-import { creditKey, refundKey, type PaymentScope } from "@/lib/ledger/business-keys";
+import { creditKey, refundKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
 
 /** The event a booking comes from, in the scope of the endpoint that reported it. */
 export interface BookingSource extends PaymentScope {
@@ -16,10 +16,30 @@ export async function findCredit(tx: Tx, scope: PaymentScope, paymentKey: string
   return tx.ledgerEntry.findUnique({ where: { businessKey: creditKey(scope, paymentKey) } });
 }
 
-/** The total refunded so far of a payment in its scope, in minor units (positive: refund entries are negative). */
-export async function refundedSoFar(tx: Tx, scope: PaymentScope, paymentKey: string): Promise<number> {
-  const refunds = await tx.ledgerEntry.aggregate({ where: { ...scopedPayment(scope, paymentKey), kind: "refund" }, _sum: { amount: true } });
-  return -(refunds._sum.amount ?? 0);
+/**
+ * What was refunded so far of a payment in its scope, in minor units (positive): its refund entries
+ * (negative) net of the reversals of failed refunds (positive), and how many refunds failed.
+ */
+export async function refundsOf(tx: Tx, scope: PaymentScope, paymentKey: string): Promise<{ refunded: number; failedRefunds: number }> {
+  const rows = await tx.ledgerEntry.groupBy({ by: ["kind"], where: { ...scopedPayment(scope, paymentKey), kind: { in: ["refund", "refund_failed"] } }, _sum: { amount: true }, _count: { _all: true } });
+  const refunded = -rows.reduce((total, row) => total + (row._sum.amount ?? 0), 0);
+  return { refunded, failedRefunds: rows.find((row) => row.kind === "refund_failed")?._count._all ?? 0 };
+}
+
+/** Whether a ledger entry with this business key exists. */
+export async function entryExists(tx: Tx, businessKey: string): Promise<boolean> {
+  return (await tx.ledgerEntry.findUnique({ where: { businessKey }, select: { id: true } })) !== null;
+}
+
+/**
+ * Books one ledger entry of `kind` under its business key (UNIQUE: booking it twice fails on the key and
+ * rolls back its transaction). `amount` in minor units of `currency`, signed as the kind says
+ * (lib/ledger/business-keys.ts {@link LedgerKind}).
+ */
+export async function bookEntry(tx: Tx, source: BookingSource, entry: { businessKey: string; kind: LedgerKind; orderId: string; paymentKey: string; amount: number; currency: string }): Promise<void> {
+  await tx.ledgerEntry.create({
+    data: { ...entry, provider: source.provider, account: source.account, livemode: source.livemode, eventId: source.eventId },
+  });
 }
 
 /**
@@ -50,10 +70,10 @@ export async function bookCredit(tx: Tx, source: BookingSource, credit: { orderI
  * refund that completes the payment, or `...:<payment>:<refunded total>` for a partial one, so a
  * replayed partial refund cannot count twice (Stripe charge.refunded reports absolute totals).
  */
-export async function bookRefund(tx: Tx, source: BookingSource, refund: { orderId: string; paymentKey: string; delta: number; refundedTotal: number; full: boolean; currency: string }): Promise<void> {
+export async function bookRefund(tx: Tx, source: BookingSource, refund: { orderId: string; paymentKey: string; delta: number; refundedTotal: number; full: boolean; failedBefore: number; currency: string }): Promise<void> {
   await tx.ledgerEntry.create({
     data: {
-      businessKey: refundKey(source, refund.paymentKey, refund.full ? null : refund.refundedTotal),
+      businessKey: refundKey(source, refund.paymentKey, refund.full ? null : refund.refundedTotal, refund.failedBefore),
       orderId: refund.orderId,
       paymentKey: refund.paymentKey,
       kind: "refund",

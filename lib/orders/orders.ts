@@ -33,6 +33,8 @@ export interface OrderView {
   currency: string;
   credited: number;
   refunded: number;
+  /** Withdrawn by a dispute and not reinstated (minor units). */
+  disputed: number;
   livemode: boolean;
   checkoutSessionId: string | null;
   createdAt: string;
@@ -83,6 +85,7 @@ export async function getOrder(db: Db, id: string): Promise<OrderView | null> {
     currency: order.currency,
     credited,
     refunded: order.refundedAmount,
+    disputed: order.disputedAmount,
     livemode: order.livemode,
     checkoutSessionId: order.checkoutSessionId,
     createdAt: order.createdAt.toISOString(),

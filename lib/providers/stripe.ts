@@ -2,7 +2,7 @@ import { z } from "zod";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
 import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
 import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-header";
-import type { Effect } from "@/lib/core/effect";
+import type { DisputePhase, Effect } from "@/lib/core/effect";
 import type { ParseResult, ProviderModule } from "@/lib/providers/types";
 
 /** Stripe's signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>[,v1=...]`. */
@@ -55,6 +55,28 @@ const chargeSchema = z.object({
   amount_refunded: minorAmountSchema,
   currency: currencySchema,
   payment_intent: reference,
+  metadata: metadataSchema,
+});
+
+/** dispute (docs.stripe.com/api/disputes/object), the fields Acredita uses. `warning_*` statuses are inquiries: no funds move. */
+const disputeSchema = z.object({
+  id: idSchema,
+  object: z.literal("dispute"),
+  amount: minorAmountSchema,
+  currency: currencySchema,
+  charge: reference,
+  payment_intent: reference,
+  status: z.string().max(50),
+});
+
+/** refund (docs.stripe.com/api/refunds/object), the fields Acredita uses. */
+const refundSchema = z.object({
+  id: idSchema,
+  object: z.literal("refund"),
+  amount: minorAmountSchema,
+  currency: currencySchema,
+  payment_intent: reference,
+  status: z.string().max(50).nullish(),
   metadata: metadataSchema,
 });
 
@@ -130,6 +152,33 @@ function chargeRefunded(object: Record<string, unknown>): Effect | z.ZodError {
   };
 }
 
+/**
+ * A dispute event (charge.dispute.created, .funds_withdrawn, .funds_reinstated, .closed) as the phase it
+ * reports. The payment is the dispute's PaymentIntent; the order is the one its credit belongs to.
+ * Inquiries (status `warning_*`) move no funds and leave the order as it is.
+ */
+function disputeEvent(phaseOf: (status: string) => DisputePhase | undefined): Handler {
+  return (object) => {
+    const parsed = disputeSchema.safeParse(object);
+    if (!parsed.success) return parsed.error;
+    const dispute = parsed.data;
+    if (!dispute.payment_intent) return { kind: "record_only", reason: `dispute ${dispute.id} has no payment intent: Acredita tracks payments by intent, nothing changed` };
+    const phase = dispute.status.startsWith("warning_") ? undefined : phaseOf(dispute.status);
+    if (!phase) return { kind: "record_only", reason: `dispute ${dispute.id} has status ${dispute.status}: no funds moved, order unchanged` };
+    return { kind: "dispute", paymentKey: dispute.payment_intent, orderRef: {}, disputeId: dispute.id, phase, amount: dispute.amount, currency: dispute.currency };
+  };
+}
+
+/** charge.refund.updated, refund.updated and refund.failed: a refund whose status became `failed` is booked back. */
+function refundUpdated(object: Record<string, unknown>): Effect | z.ZodError {
+  const parsed = refundSchema.safeParse(object);
+  if (!parsed.success) return parsed.error;
+  const refund = parsed.data;
+  if (refund.status !== "failed") return { kind: "record_only", reason: `refund ${refund.id} has status ${refund.status ?? "(none)"}: charge.refunded books refunds, nothing changed` };
+  if (!refund.payment_intent) return { kind: "record_only", reason: `refund ${refund.id} has no payment intent: Acredita tracks payments by intent, nothing changed` };
+  return { kind: "refund_failed", paymentKey: refund.payment_intent, orderRef: { orderId: orderIdFromMetadata(refund.metadata) }, refundId: refund.id, amount: refund.amount, currency: refund.currency };
+}
+
 /** The event types that change money or order state; every other type is stored and answered `ignored`. */
 export const STRIPE_HANDLED_TYPES: Record<string, Handler> = {
   "checkout.session.completed": checkoutSessionPaid,
@@ -138,6 +187,13 @@ export const STRIPE_HANDLED_TYPES: Record<string, Handler> = {
   "payment_intent.succeeded": paymentIntentSucceeded,
   "payment_intent.payment_failed": paymentIntentFailed,
   "charge.refunded": chargeRefunded,
+  "charge.refund.updated": refundUpdated,
+  "refund.updated": refundUpdated,
+  "refund.failed": refundUpdated,
+  "charge.dispute.created": disputeEvent(() => "opened"),
+  "charge.dispute.funds_withdrawn": disputeEvent(() => "funds_withdrawn"),
+  "charge.dispute.funds_reinstated": disputeEvent(() => "funds_reinstated"),
+  "charge.dispute.closed": disputeEvent((status) => (status === "won" ? "won" : status === "lost" ? "lost" : undefined)),
 };
 
 /**
