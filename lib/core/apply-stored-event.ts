@@ -63,6 +63,7 @@ export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Da
       orderId: orderId ?? null,
       lastError: null,
       nextAttemptAt: null,
+      dueAt: null,
       leaseOwner: null,
       leaseExpiresAt: null,
     },

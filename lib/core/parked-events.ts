@@ -14,6 +14,6 @@ export async function wakeParkedEvents(tx: Tx, target: { orderId?: string; payme
     ...(target.paymentKey ? [{ paymentKey: target.paymentKey, provider: target.scope.provider, account: target.scope.account, livemode: target.scope.livemode }] : []),
   ];
   if (or.length === 0) return 0;
-  const { count } = await tx.webhookEvent.updateMany({ where: { status: "failed", nextAttemptAt: { gt: now }, OR: or }, data: { nextAttemptAt: now } });
+  const { count } = await tx.webhookEvent.updateMany({ where: { status: "failed", nextAttemptAt: { gt: now }, OR: or }, data: { nextAttemptAt: now, dueAt: now } });
   return count;
 }

@@ -153,6 +153,7 @@ async function recordFailure(
           data: {
             status: "failed",
             nextAttemptAt: decision.nextAttemptAt,
+            dueAt: decision.nextAttemptAt,
             lastError: failure.reason.slice(0, 500),
             firstFailedAt: claimed.firstFailedAt ?? at,
             leaseOwner: null,
@@ -169,7 +170,7 @@ async function recordFailure(
       const dead = deadFailure!;
       await tx.webhookEvent.update({
         where: { id: claimed.id },
-        data: { status: "dead", nextAttemptAt: null, lastError: dead.reason.slice(0, 500), firstFailedAt: claimed.firstFailedAt ?? at, leaseOwner: null, leaseExpiresAt: null },
+        data: { status: "dead", nextAttemptAt: null, dueAt: null, lastError: dead.reason.slice(0, 500), firstFailedAt: claimed.firstFailedAt ?? at, leaseOwner: null, leaseExpiresAt: null },
       });
       await recordDeadLetter(
         tx,

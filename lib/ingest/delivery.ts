@@ -63,6 +63,8 @@ export function storedEventData(delivery: VerifiedDelivery, fields: { status: st
     status: fields.status,
     attempts: fields.attempts,
     nextAttemptAt: fields.nextAttemptAt ?? null,
+    // Claimable at nextAttemptAt while waiting for a worker; an event stored mid-apply (inline) is never due.
+    dueAt: fields.status === "received" || fields.status === "failed" ? (fields.nextAttemptAt ?? null) : null,
   };
 }
 
