@@ -28,7 +28,8 @@ function inboxRow(eventId: string, extra: Record<string, unknown> = {}) {
     status: "received",
     payload: "{}",
     attempts: 0,
-    nextAttemptAt: T0,
+    nextAttemptAt: T0 as Date | null,
+    leaseExpiresAt: null as Date | null,
     receivedAt: T0,
     ...extra,
   };
