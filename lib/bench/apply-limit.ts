@@ -41,7 +41,7 @@ export type InboxRow = ReturnType<typeof pendingInboxRows>[number];
  */
 export function pendingInboxRows(eventPrefix: string, orderPrefix: string, count: number, amount: number, now = new Date()) {
   return labApprovals(eventPrefix, orderPrefix, count, amount).map(({ body }) => {
-    const parsed = labProvider.parse({ body: Buffer.from(body), headers: new Headers(), now: Math.floor(now.getTime() / 1000) } as never);
+    const parsed = labProvider.parse({ body: Buffer.from(body), headers: new Headers(), now: Math.floor(now.getTime() / 1000) } as never, {} as never, {} as never);
     if (!parsed.ok) throw new Error(`lab provider refused a bench body: ${parsed.reason}`);
     const delivery: VerifiedDelivery = { endpoint: LAB_ENDPOINT, event: parsed.event, bodyHash: createHash("sha256").update(body).digest("hex"), secretLabel: LAB_SECRET_LABEL };
     return { id: newRowId(now), ...storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), receivedAt: now };
