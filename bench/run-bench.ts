@@ -1,5 +1,6 @@
-// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile,flood
-//                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep]
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile,flood,limit
+//                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep
+//                  --limit-events 20000 --limit-worker-events 2000 --limit-inline 2000 --backlogs 20000,200000 --backlog-sample 1000]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs the benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
@@ -18,10 +19,11 @@ import { machineInfo, median, type MachineInfo } from "@/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/bench/reconcile-bench";
 import { measureWorkerDrain, type DrainMeasurement } from "@/bench/worker-drain";
 import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/bench/worker-drain-postgres";
+import { measureLimitBench, printLimitBench, type LimitBenchOptions, type LimitBenchReport } from "@/bench/limit-bench";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
 import { errorMessage } from "@/lib/log/error-message";
 
-const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile", "flood"] as const;
+const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile", "flood", "limit"] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -48,6 +50,8 @@ interface BenchOptions {
   floodTargets: ("next" | "receiver")[];
   sections: Section[];
   targets: IngestTarget[];
+  /** The `limit` section: the bare-SQL apply limit beside Acredita's worker and inline mode. */
+  limit: Omit<LimitBenchOptions, "runs" | "connections" | "warmup">;
 }
 
 const TARGETS: IngestTarget[] = ["limit", "naive", "route", "inline", "inbox", "inbox+worker", "receiver"];
@@ -99,6 +103,18 @@ function parseOptions(argv: string[]): BenchOptions {
     floodRate: number("--flood-rate", 250),
     sections: (only as Section[] | undefined) ?? [...SECTIONS],
     targets: parseTargets(value("--targets")),
+    limit: {
+      events: number("--limit-events", quick ? 2_000 : 20_000),
+      workerEvents: number("--limit-worker-events", quick ? 300 : 2_000),
+      inlineDeliveries: number("--limit-inline", quick ? 300 : 2_000),
+      backlogs: (value("--backlogs") ?? (quick ? "2000,20000" : "20000,200000")).split(",").map((n) => {
+        const size = Number(n);
+        if (!Number.isInteger(size) || size < 1) throw new Error("--backlogs: whole numbers >= 1, comma-separated");
+        return size;
+      }),
+      backlogSample: number("--backlog-sample", quick ? 300 : 1_000),
+      postgres: !argv.includes("--no-postgres"),
+    },
   };
 }
 
@@ -130,6 +146,7 @@ interface BenchReport {
   reconcile?: ReconcileMeasurement;
   profile?: { mode: "inbox" | "inline"; deliveries: number; summary: ProfileSummary }[];
   flood?: FloodMeasurement[];
+  limit?: LimitBenchReport;
 }
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -297,6 +314,14 @@ async function main(): Promise<number> {
           `p99 flood/idle ${flood.p99Ratio.toFixed(2)} (target <= 2${flood.p99Ratio <= 2 ? ", met" : ", NOT met"}); ${flood.floodPosts} posts at ${flood.floodPerSecond}/s${flood.floodSkipped ? ` (${flood.floodSkipped} skipped: 128 unanswered)` : ""} left ${flood.floodDecisionRows} decision rows, ${flood.countedRefusals} counted${flood.samplePerMinute !== 5 ? "" : flood.ok ? " - ok" : " - check FAILED"}`,
       );
     }
+  }
+
+  if (options.sections.includes("limit")) {
+    console.log(`\nApply limit: the bare-SQL apply of the worker's rows (lib/bench/apply-limit.ts) beside Acredita, ${options.runs} run(s)`);
+    const limit = await measureLimitBench({ ...options.limit, runs: options.runs, connections: options.connections, warmup: options.warmup });
+    report.limit = limit;
+    failed ||= !limit.checksOk;
+    printLimitBench(limit);
   }
 
   if (process.argv.includes("--keep")) console.log("\nBenchmark databases kept (--keep): /tmp/acredita-bench-*");

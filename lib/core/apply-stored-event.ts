@@ -56,7 +56,7 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
       : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect, now);
   const orderId = effect.orderId ?? ("orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
   await tx.run(
-    `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
+    `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "dueAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
     [effect.outcome === "ignored" ? "ignored" : "processed", now, orderId ?? null, stored.rowId],
   );
   const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, `applied on a later attempt (${effect.outcome})`, now);

@@ -20,5 +20,5 @@ export async function wakeParkedEvents(session: SqlSession, target: { orderId?: 
     params.push(target.paymentKey, target.scope.provider, target.scope.account, target.scope.livemode);
   }
   if (branches.length === 0) return 0;
-  return session.run(`UPDATE "WebhookEvent" SET "nextAttemptAt" = ? WHERE "status" = 'failed' AND "nextAttemptAt" > ? AND (${branches.join(" OR ")})`, [now, now, ...params]);
+  return session.run(`UPDATE "WebhookEvent" SET "nextAttemptAt" = ?, "dueAt" = ? WHERE "status" = 'failed' AND "nextAttemptAt" > ? AND (${branches.join(" OR ")})`, [now, now, now, ...params]);
 }

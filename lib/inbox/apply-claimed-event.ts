@@ -161,6 +161,7 @@ async function recordFailure(
           data: {
             status: "failed",
             nextAttemptAt: decision.nextAttemptAt,
+            dueAt: decision.nextAttemptAt,
             lastError: failure.reason.slice(0, 500),
             firstFailedAt: claimed.firstFailedAt ?? at,
             leaseOwner: null,
@@ -177,7 +178,7 @@ async function recordFailure(
       const dead = deadFailure!;
       await tx.webhookEvent.update({
         where: { id: claimed.id },
-        data: { status: "dead", nextAttemptAt: null, lastError: dead.reason.slice(0, 500), firstFailedAt: claimed.firstFailedAt ?? at, leaseOwner: null, leaseExpiresAt: null },
+        data: { status: "dead", nextAttemptAt: null, dueAt: null, lastError: dead.reason.slice(0, 500), firstFailedAt: claimed.firstFailedAt ?? at, leaseOwner: null, leaseExpiresAt: null },
       });
       await recordDeadLetter(
         tx,

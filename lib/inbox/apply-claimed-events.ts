@@ -80,8 +80,8 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
   const firstFailedAt = claimed.firstFailedAt ?? at;
   if (decision.action === "retry") {
     await session.run(
-      `UPDATE "WebhookEvent" SET "status" = 'failed', "nextAttemptAt" = ?, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
-      [decision.nextAttemptAt, failure.reason.slice(0, 500), firstFailedAt, claimed.id],
+      `UPDATE "WebhookEvent" SET "status" = 'failed', "nextAttemptAt" = ?, "dueAt" = ?, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
+      [decision.nextAttemptAt, decision.nextAttemptAt, failure.reason.slice(0, 500), firstFailedAt, claimed.id],
     );
     const reason = `attempt ${claimed.attempts} failed (${failure.category}): ${failure.reason}; next attempt in ${Math.round(decision.delayMs / 1000)} s`;
     return {
@@ -91,7 +91,7 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
   }
   const dead = failure instanceof ApplyFailure && !failure.retryable ? failure : new ApplyFailure("retries_exhausted", `${decision.reason}; last error: ${failure.reason}`, orderId);
   await session.run(
-    `UPDATE "WebhookEvent" SET "status" = 'dead', "nextAttemptAt" = NULL, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
+    `UPDATE "WebhookEvent" SET "status" = 'dead', "nextAttemptAt" = NULL, "dueAt" = NULL, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
     [dead.reason.slice(0, 500), firstFailedAt, claimed.id],
   );
   await upsertDeadLetter(

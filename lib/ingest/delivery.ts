@@ -56,6 +56,8 @@ export function storedEventData(delivery: VerifiedDelivery, fields: { status: st
     status: fields.status,
     attempts: fields.attempts,
     nextAttemptAt: fields.nextAttemptAt ?? null,
+    // Claimable at nextAttemptAt while waiting for a worker; an event stored mid-apply (inline) is never due.
+    dueAt: fields.status === "received" || fields.status === "failed" ? (fields.nextAttemptAt ?? null) : null,
   };
 }
 
@@ -80,7 +82,7 @@ export class EventAlreadyStored extends Error {
   }
 }
 
-const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "receivedAt"] as const;
+const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
 
 /**
  * Inserts a delivery's WebhookEvent row in the caller's driver transaction under its UNIQUE event key

@@ -151,7 +151,7 @@ export class InboxGroupCommit {
   }
 }
 
-const EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "receivedAt"] as const;
+const EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
 const DECISION_COLUMNS = ["id", "at", "provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "secretLabel", "diagnosis", "source"] as const;
 
 /** `"a", "b", ...`: quoted column names (the same spelling on SQLite and PostgreSQL). */

@@ -15,8 +15,9 @@ const T0 = new Date("2026-11-29T12:00:00.000Z");
 const LEASE_MS = 60_000;
 const seconds = (n: number) => new Date(T0.getTime() + n * 1000);
 
+/** A WebhookEvent row as the writers leave it: dueAt is nextAttemptAt while waiting, the lease's expiry while processing. */
 function inboxRow(eventId: string, extra: Record<string, unknown> = {}) {
-  return {
+  const row = {
     provider: "lab",
     endpoint: "lab",
     account: "default",
@@ -27,10 +28,13 @@ function inboxRow(eventId: string, extra: Record<string, unknown> = {}) {
     status: "received",
     payload: "{}",
     attempts: 0,
-    nextAttemptAt: T0,
+    nextAttemptAt: T0 as Date | null,
+    leaseExpiresAt: null as Date | null,
     receivedAt: T0,
     ...extra,
   };
+  const dueAt = row.status === "received" || row.status === "failed" ? row.nextAttemptAt : row.status === "processing" ? row.leaseExpiresAt : null;
+  return { ...row, dueAt: dueAt ?? null };
 }
 
 async function clearQueues() {
