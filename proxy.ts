@@ -1,5 +1,6 @@
 // Runs before every route (Next.js 16 Proxy): a path with malformed percent-encoding is answered 400
-// here, before a route tries to decode it (JSON under /api, the dashboard's 400 page otherwise);
+// here, before a route tries to decode it (JSON under /api, the dashboard's 400 page otherwise; a
+// webhook delivery gets the webhook route's unknown-endpoint 404);
 // every other request gets its address in REQUEST_PATH_HEADER for the sign-in redirect and the
 // not-found pages.
 import { NextResponse, type NextRequest } from "next/server";
@@ -10,6 +11,11 @@ import { LOCALE_COOKIE, resolveLocale } from "@/lib/i18n/locales";
 export function proxy(request: NextRequest): Response {
   const url = new URL(request.url);
   if (!isWellEncodedPath(url.pathname)) {
+    if (url.pathname.startsWith("/api/webhooks/")) {
+      // A sender's delivery to a name no endpoint can have: the webhook route's own 404 (counted as an
+      // unknown endpoint), the same answer as the standalone receiver gives.
+      return NextResponse.rewrite(new URL("/api/webhooks/(malformed)", request.url));
+    }
     if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
       return Response.json({ error: "the path has malformed percent-encoding", code: "malformed_path" }, { status: 400 });
     }
