@@ -16,7 +16,7 @@ import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { freePort } from "@/lib/net/free-port";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { ensureBuilt } from "../support/real-server";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

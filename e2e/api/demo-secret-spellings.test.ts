@@ -4,7 +4,7 @@ import { TEST_API_TOKEN, TEST_AUTH_SECRET } from "../support/test-env";
 // Production refuses a public demo value by comparing the variable's text with the README's strings
 // (lib/config/settings.ts holdsPublicDemoValue). But a Standard Webhooks secret is not its text: the
 // HMAC key is the base64-decoded part, and decodeStandardWebhooksSecret
-// (lib/webhooks/signatures/standard-webhooks-signature.ts:18) accepts the base64 WITHOUT the `whsec_`
+// (lib/providers/signatures/standard-webhooks-signature.ts) accepts the base64 WITHOUT the `whsec_`
 // prefix and WITHOUT its padding. An operator who pastes only the key part of the README's demo secret
 // (a common way Standard Webhooks keys are shown) gets a production server that starts cleanly and
 // accepts payments signed with the README's public `whsec_...` secret by anyone.

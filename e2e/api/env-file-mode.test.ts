@@ -15,7 +15,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { freePort } from "@/lib/net/free-port";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { ensureBuilt } from "../support/real-server";
 
 // A copy of this checkout made of symlinks (the build included), so the `.env` written below is seen by

@@ -12,7 +12,7 @@ import { hashPassword } from "better-auth/crypto";
 import { usersWithPublicDemoPasswords } from "@/lib/demo/public-demo-passwords";
 import { seedDemoUsers } from "@/lib/demo/demo-users";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { freePort } from "@/lib/net/free-port";
 import { checkoutSession, paymentIntent, stripeEvent, stripeHeader, yolfiEvent, yolfiSignature } from "../support/providers";
 import { startServer, type RunningServer } from "../support/server";

@@ -2,10 +2,10 @@ import "../support/test-env";
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { closeDb, db, type Db } from "@/lib/db/client";
-import { inboxGroupCommit, InboxGroupCommit } from "@/lib/inbox/inbox-group-commit";
-import { storeInInbox } from "@/lib/inbox/store-inbox-event";
+import { inboxGroupCommit, InboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
+import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import { resolveEndpoint } from "@/lib/endpoints/endpoints";
-import type { VerifiedDelivery } from "@/lib/events/delivery";
+import type { VerifiedDelivery } from "@/lib/ingest/delivery";
 import { deliverLab, labEvent } from "../support/http";
 
 process.env.LAB_PROCESSING_MODE = "inbox";

@@ -7,9 +7,9 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db, openDb, openSqlite } from "@/lib/db/client";
 import { withDatabase } from "@/lib/db/postgres-database";
-import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
-import { receiveWebhook } from "@/lib/webhooks/receive-webhook";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { hmacSha256 } from "@/lib/providers/signatures/hmac";
+import { receiveWebhook } from "@/lib/ingest/receive-webhook";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { createOrder, deliver, deliverLab, labEvent, readOrder, sentSignatures } from "../support/http";
 import { onPostgres, storedText } from "../support/test-database";
 

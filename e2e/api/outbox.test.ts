@@ -7,7 +7,7 @@ import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
 import { OutboxDispatcher } from "@/lib/outbox/outbox-dispatcher";
 import { settleOutboxMessage } from "@/lib/outbox/outbox-messages";
 import { postWithIdempotencyKey } from "@/lib/outbox/post-with-idempotency-key";
-import { verifyTimestampedHeader } from "@/lib/webhooks/signatures/timestamped-header";
+import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-header";
 import { TestClock } from "../support/clock";
 import { createOrder, deliverLab, labEvent, readOrder } from "../support/http";
 import { closedPort, FakeMerchant } from "../support/merchant";

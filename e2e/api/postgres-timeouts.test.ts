@@ -8,8 +8,8 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { closeDb, db, type Db } from "@/lib/db/client";
 import { openPostgres } from "@/lib/db/open-postgres";
-import { receiveWebhook, type WebhookAnswer } from "@/lib/webhooks/receive-webhook";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { receiveWebhook, type WebhookAnswer } from "@/lib/ingest/receive-webhook";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { createOrder, deliverLab, labEvent, readOrder } from "../support/http";
 import { onPostgres } from "../support/test-database";
 

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
-import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import { hmacSha256 } from "@/lib/providers/signatures/hmac";
 import { waitFor } from "../support/real-server";
 import { startServer, type RunningServer } from "../support/server";
 

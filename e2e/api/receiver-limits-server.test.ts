@@ -3,7 +3,7 @@
 // (Content-Length above the cap); the server keeps serving and each refusal is one decision row.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { startServer, type RunningServer } from "../support/server";
 import { sqlReader } from "../support/sql-reader";
 import { postStreaming as postStreamingTo } from "../support/streaming-post";

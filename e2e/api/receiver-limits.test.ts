@@ -7,7 +7,7 @@ import * as route from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { contentTypeProblem } from "@/lib/http/content-type";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { createOrder, labEvent, readOrder } from "../support/http";
 
 const CAP = 1_048_576;

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { closeDb, openDb, type Db } from "@/lib/db/client";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { baseEnv, E2E_LAB_SECRET, newDatabase, postLab, startReceiver, startWorker, waitFor, type Child } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 import { postStreaming } from "../support/streaming-post";

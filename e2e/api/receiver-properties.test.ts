@@ -15,10 +15,10 @@ import fc from "fast-check";
 import * as route from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
-import { labEventSchema } from "@/lib/webhooks/providers/lab";
-import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
-import { signStandardWebhooks } from "@/lib/webhooks/signatures/standard-webhooks-signature";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { labEventSchema } from "@/lib/providers/lab";
+import { hmacSha256 } from "@/lib/providers/signatures/hmac";
+import { signStandardWebhooks } from "@/lib/providers/signatures/standard-webhooks-signature";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { createOrder } from "../support/http";
 import { standardWebhooksHeaders, stripeHeader, yolfiSignature } from "../support/providers";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { startServer, type RunningServer } from "../support/server";
 import { sqlReader } from "../support/sql-reader";
 import { newTestDatabase } from "../support/test-database";

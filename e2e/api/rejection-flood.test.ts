@@ -11,8 +11,8 @@ import { flushRejectionCounts, minuteOf, RejectionCounter, UNKNOWN_ENDPOINT } fr
 import { rejectionSummary } from "@/lib/decisions/rejection-summary";
 import { collectOperationalMetrics } from "@/lib/monitoring/operational-metrics";
 import { renderPrometheus } from "@/lib/monitoring/prometheus";
-import { receiveWebhookRequest } from "@/lib/webhooks/receive-webhook-request";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { receiveWebhookRequest } from "@/lib/ingest/receive-webhook-request";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { createOrder, labEvent } from "../support/http";
 
 const SAMPLE = 5;

@@ -5,16 +5,16 @@ import { TEST_LAB_SECRET } from "../support/test-env";
 //    Stripe session without amount_total, which the old code produced). A retry after the upgrade
 //    re-runs that stored payload (lib/dead-letters/retry-dead-letter.ts:98-101, no re-parse) and the
 //    core reads `null` as "not comparable": credited at the order's price, the very thing
-//    `amount_missing` forbids (lib/events/apply-effect.ts:62, 94).
+//    `amount_missing` forbids (lib/core/apply-effect.ts).
 // 2. A Stripe Checkout Session with amount_total but WITHOUT currency is credited: the currency check
-//    is skipped when the payload has none (lib/webhooks/providers/stripe.ts:83 `currency ?? null`,
+//    is skipped when the payload has none (lib/providers/stripe.ts `currency ?? null`,
 //    apply-effect.ts:91). Stripe always signs the session's currency, as it does its amount.
 // 3. The fulfilment message of a payment from a TEST endpoint is the same `order.paid` a live one is,
 //    to the same FULFILMENT_WEBHOOK_URL, with nothing saying "test" (lib/outbox/fulfilment-message.ts:4-13):
 //    the holder of a test secret (the one `stripe listen` prints on a laptop) triggers a fulfilment the
 //    merchant cannot tell from a real one.
 // 4. Parked events are woken across scopes: a lab payment whose payment id equals a Stripe intent id
-//    makes that parked Stripe event due now (lib/inbox/parked-events.ts:10-17 matches paymentKey alone),
+//    makes that parked Stripe event due now (lib/core/parked-events.ts matched paymentKey alone),
 //    so a lab-secret holder can burn another provider's retry budget (each wake is one more attempt).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -18,7 +18,7 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import { closeDb } from "@/lib/db/client";
-import { bodyHash } from "@/lib/events/event-key";
+import { bodyHash } from "@/lib/core/event-key";
 import { paymentIntent, stripeEvent, stripeHeader } from "../support/providers";
 import { deliver, readOrder } from "../support/http";
 import { onPostgres } from "../support/test-database";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
-import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import { hmacSha256 } from "@/lib/providers/signatures/hmac";
 import { createOrder, deliver, readOrder, sentSignatures } from "../support/http";
 import { charge, checkoutSession, decisionsOf, deliverStripe, paymentIntent, stripe, stripeEvent, stripeHeader } from "../support/providers";
 import { storedText } from "../support/test-database";

@@ -1,4 +1,5 @@
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /**
  * Runs `step` again and again: at once while it reports work done, otherwise after `intervalMs` or as
@@ -44,7 +45,7 @@ export class PollLoop {
       try {
         didWork = await this.step();
       } catch (error) {
-        logger.error({ err: error instanceof Error ? error.message : String(error), loop: this.name }, "background step failed; retrying after the poll interval");
+        logger.error({ err: errorMessage(error), loop: this.name }, "background step failed; retrying after the poll interval");
       }
       if (!didWork && !this.stopping) await this.idle();
     }

@@ -7,7 +7,7 @@
 // Usage: node --import tsx lib/bench/baseline-server.ts <limit|naive> <sqlite file> <port> <secret>
 import { createServer } from "node:http";
 import Database from "better-sqlite3";
-import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/providers/signatures/hmac";
 
 const [kind, file, portText, secret] = process.argv.slice(2);
 if ((kind !== "limit" && kind !== "naive") || !file || !portText || !secret) {

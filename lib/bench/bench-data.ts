@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { applySqliteMigrations } from "@/lib/db/apply-migrations";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 
 /** The lab secret every benchmark signs with (a throwaway value: benchmark databases are temporary). */
 export const BENCH_SECRET = "bench_lab_secret_2026";

@@ -19,6 +19,7 @@ import { measureReconciliation, type ReconcileMeasurement } from "@/lib/bench/re
 import { measureWorkerDrain, type DrainMeasurement } from "@/lib/bench/worker-drain";
 import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/lib/bench/worker-drain-postgres";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
+import { errorMessage } from "@/lib/log/error-message";
 
 const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile", "flood"] as const;
 type Section = (typeof SECTIONS)[number];
@@ -313,7 +314,7 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (!process.argv.includes("--keep")) removeBenchFolders();
-    console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`bench: ${errorMessage(error)}`);
     process.exit(2);
   },
 );

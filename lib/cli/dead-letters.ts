@@ -4,6 +4,7 @@
 import { userInfo } from "node:os";
 import { closeDb, db } from "@/lib/db/client";
 import { listDeadLetters, retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
+import { errorMessage } from "@/lib/log/error-message";
 
 const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all";
 const SUCCESS: ReadonlySet<RetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
@@ -63,7 +64,7 @@ main(process.argv.slice(2))
     process.exit(code);
   })
   .catch(async (error: unknown) => {
-    console.error(`dead-letters: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`dead-letters: ${errorMessage(error)}`);
     await closeDb().catch(() => undefined);
     process.exit(1);
   });

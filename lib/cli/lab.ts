@@ -10,6 +10,7 @@ import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receiver
 import { labTarget, serverProblem } from "@/lib/lab/lab-target";
 import { runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
+import { errorMessage } from "@/lib/log/error-message";
 
 // The same environment files `npm start` loads (.env, .env.production, ...), so PORT and the secrets match the server's.
 loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
@@ -65,7 +66,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`lab: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`lab: ${errorMessage(error)}`);
     process.exit(2);
   },
 );

@@ -4,6 +4,7 @@
 import { userInfo } from "node:os";
 import { closeDb, db } from "@/lib/db/client";
 import { listOutboxMessages, settleOutboxMessage } from "@/lib/outbox/outbox-messages";
+import { errorMessage } from "@/lib/log/error-message";
 
 const USAGE = "usage: npm run outbox -- list [--status <status>] [--json] | resend <id> [note] | resolve <id> <note>";
 
@@ -40,7 +41,7 @@ main(process.argv.slice(2))
     process.exit(code);
   })
   .catch(async (error: unknown) => {
-    console.error(`outbox: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`outbox: ${errorMessage(error)}`);
     await closeDb().catch(() => undefined);
     process.exit(1);
   });

@@ -6,6 +6,7 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { closeDb, db } from "@/lib/db/client";
 import { formatReport, reconcile, reportJson } from "@/lib/reconciliation/reconcile";
 import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { errorMessage } from "@/lib/log/error-message";
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
@@ -45,7 +46,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`reconcile: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`reconcile: ${errorMessage(error)}`);
     process.exit(2);
   },
 );

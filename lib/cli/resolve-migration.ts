@@ -5,6 +5,7 @@
 // argument or when no failed migration of that name exists, 1 on a database failure.
 import { DEFAULT_DATABASE_URL } from "@/lib/db/url";
 import { checkMigrations, resolveFailedMigration, type MigrationResolution } from "@/lib/db/pending-migrations";
+import { errorMessage } from "@/lib/log/error-message";
 
 const USAGE = "usage: npm run db:resolve -- --rolled-back <migration> | --applied <migration>";
 
@@ -26,7 +27,7 @@ async function main(): Promise<number> {
     console.log(`Migration ${name} recorded as ${flag.slice(2)}; run npm start.`);
     return 0;
   } catch (error) {
-    console.error(`db:resolve: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`db:resolve: ${errorMessage(error)}`);
     return 1;
   }
 }

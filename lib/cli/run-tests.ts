@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-cluster";
+import { errorMessage } from "@/lib/log/error-message";
 
 function findTests(folder: string, pattern: RegExp): string[] {
   if (!existsSync(folder)) return [];
@@ -25,7 +26,7 @@ function stopCluster(): void {
   try {
     cluster?.stop();
   } catch (error) {
-    console.error(`could not stop the PostgreSQL test cluster: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`could not stop the PostgreSQL test cluster: ${errorMessage(error)}`);
   }
   cluster = undefined;
 }
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(errorMessage(error));
   stopCluster();
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/generated/prisma/client";
+import { errorMessage } from "@/lib/log/error-message";
 
 interface ConstraintCause {
   constraint?: { fields?: string[]; index?: string };
@@ -27,7 +28,7 @@ export function isTimeoutDbError(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2024") return true;
   const cause = (error as { cause?: { originalCode?: string; code?: string } } | undefined)?.cause;
   if (cause?.originalCode === "57014" || cause?.code === "57014") return true;
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   return /statement timeout|expired transaction|Unable to start a transaction in the given time|timeout exceeded when trying to connect/i.test(text);
 }
 

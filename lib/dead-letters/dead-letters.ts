@@ -1,6 +1,6 @@
 import type { Db, Tx } from "@/lib/db/client";
-import { formatEventKey, type EventKey } from "@/lib/events/event-key";
-import type { ApplyFailure } from "@/lib/events/failures";
+import { formatEventKey, type EventKey } from "@/lib/core/event-key";
+import type { ApplyFailure } from "@/lib/core/failures";
 
 /** What a dead letter needs to be retried later through the same core. */
 export interface DeadLetterInput {

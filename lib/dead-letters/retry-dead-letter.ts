@@ -1,10 +1,10 @@
 import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
 import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
-import type { VerifiedDelivery } from "@/lib/events/delivery";
-import { processInline } from "@/lib/events/process-inline";
-import { storeInInbox } from "@/lib/inbox/store-inbox-event";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { VerifiedDelivery } from "@/lib/ingest/delivery";
+import { processInline } from "@/lib/ingest/process-inline";
+import { storeInInbox } from "@/lib/ingest/store-inbox-event";
+import type { NormalizedEvent } from "@/lib/core/effect";
 
 /**
  * What a retry did:

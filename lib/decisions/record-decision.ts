@@ -1,5 +1,6 @@
 import type { Db, Tx } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /** Outcomes a decision can have. Response bodies use the first four and `ignored`/`accepted`. */
 export type DecisionOutcome = "applied" | "duplicate" | "ignored" | "accepted" | "rejected" | "dead_lettered" | "retry_scheduled";
@@ -72,6 +73,6 @@ export async function recordDecisionSafely(client: Db, input: DecisionInput): Pr
   try {
     await recordDecision(client, input);
   } catch (error) {
-    logger.error({ err: error instanceof Error ? error.message : String(error), decision: { ...input } }, "decision not stored");
+    logger.error({ err: errorMessage(error), decision: { ...input } }, "decision not stored");
   }
 }

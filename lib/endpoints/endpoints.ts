@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRETS, holdsPublicDemoValue, runMode, settings } from "@/lib/config/settings";
-import { providers } from "@/lib/webhooks/providers/registry";
-import type { ProviderName, SigningSecret, VerificationKeys } from "@/lib/webhooks/types";
+import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRET_LABEL_SUFFIX, DEMO_SECRETS, holdsPublicDemoValue, runMode, settings } from "@/lib/config/settings";
+import { providers } from "@/lib/providers/registry";
+import type { ProviderName } from "@/lib/core/effect";
+import type { SigningSecret, VerificationKeys } from "@/lib/providers/types";
 
 /** inline: verify, store and apply in one transaction before answering. inbox: store, answer, apply in a worker. */
 export type ProcessingMode = "inline" | "inbox";
@@ -173,9 +174,6 @@ export interface DisabledEndpoint {
   definition: EndpointDefinition;
   reason: string;
 }
-
-/** The label of a public demo secret: what it signed is never applied outside demo mode (lib/events/apply-stored-event.ts). */
-export const DEMO_SECRET_LABEL_SUFFIX = "[demo]";
 
 /**
  * The raw secrets of an endpoint: its variable when set; in demo mode its public demo secret;

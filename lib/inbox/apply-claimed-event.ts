@@ -4,14 +4,15 @@ import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient
 import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { recordDecision } from "@/lib/decisions/record-decision";
 import { endpointDefinitions, type EndpointDefinition } from "@/lib/endpoints/endpoints";
-import { applyStoredEvent, type AppliedEvent } from "@/lib/events/apply-stored-event";
-import type { EventKey } from "@/lib/events/event-key";
-import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/events/failures";
+import { applyStoredEvent, type AppliedEvent } from "@/lib/core/apply-stored-event";
+import type { EventKey } from "@/lib/core/event-key";
+import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/core/failures";
 import type { ClaimedInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { decideRetry, type RetryPolicy } from "@/lib/inbox/retry-policy";
 import { logger } from "@/lib/log/logger";
 import { crashAt } from "@/lib/test-hooks/crash-point";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { NormalizedEvent } from "@/lib/core/effect";
+import { errorMessage } from "@/lib/log/error-message";
 
 /** What one worker step did with a claimed event. */
 export type ClaimedEventResult =
@@ -106,7 +107,7 @@ export async function applyClaimedEvent(db: Db, claimed: ClaimedInboxEvent, opti
         await transactionBackoff(attempt);
         continue;
       }
-      logger.error({ err: error instanceof Error ? error.message : String(error), eventId: claimed.eventId }, "inbox event failed unexpectedly");
+      logger.error({ err: errorMessage(error), eventId: claimed.eventId }, "inbox event failed unexpectedly");
       return recordFailure(db, claimed, transientFailure("internal", "unexpected error while applying (see the worker's log)"), options);
     }
   }
@@ -191,7 +192,7 @@ async function recordFailure(
   } catch (error) {
     if (error instanceof LeaseLost) return { kind: "lease_lost" };
     // The failure could not be recorded (database unavailable): the lease expires and the event is tried again.
-    logger.error({ err: error instanceof Error ? error.message : String(error), eventId: claimed.eventId }, "inbox failure not recorded");
+    logger.error({ err: errorMessage(error), eventId: claimed.eventId }, "inbox failure not recorded");
     return { kind: "not_recorded", reason: failure.reason };
   }
   if (decision.action === "retry") return { kind: "retry_scheduled", nextAttemptAt: decision.nextAttemptAt, delayMs: decision.delayMs, reason: failure.reason };

@@ -2,7 +2,7 @@ import { ClaimingWorker } from "@/lib/background/claiming-worker";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
-import { signalAfterApply } from "@/lib/events/apply-stored-event";
+import { signalAfterApply } from "@/lib/core/apply-stored-event";
 import { applyClaimedEvent, type ClaimedEventResult } from "@/lib/inbox/apply-claimed-event";
 import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { inboxRetryPolicy, type RetryPolicy } from "@/lib/inbox/retry-policy";
