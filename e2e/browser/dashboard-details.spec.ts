@@ -123,7 +123,7 @@ test.describe("the demo users on the sign-in page of `npm run demo`", () => {
     demoUrl = `http://127.0.0.1:${port}`;
     const folder = mkdtempSync(path.join(tmpdir(), "acredita-e2e-demo-"));
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: `file:${path.join(folder, "demo.db")}` };
-    const child = spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts", "--demo"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--demo"], {
       env: env as unknown as NodeJS.ProcessEnv,
       stdio: "ignore",
       detached: true,

@@ -48,6 +48,10 @@ export class PollLoop {
         logger.error({ err: errorMessage(error), loop: this.name }, "background step failed; retrying after the poll interval");
       }
       if (!didWork && !this.stopping) await this.idle();
+      // Between two steps, let timers, I/O callbacks and signal handlers run: on SQLite a step can
+      // complete without waiting on any I/O event, and a backlog would otherwise keep the loop in
+      // microtasks, so that SIGTERM (and stop()) were only seen once the inbox was empty.
+      else await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 

@@ -1,10 +1,10 @@
-import type { Tx } from "@/lib/db/client";
+import type { SqlSession } from "@/lib/db/driver";
 import { decideDispute, decidePayment, decideRefund, decideRefundFailed, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
 import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
 import { ConcurrentChange } from "@/lib/core/failures";
 import { bookCredit, bookEntry, bookRefund, entryExists, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundsOf } from "@/lib/ledger/bookings";
 import { disputeKey, refundFailedKey, type PaymentScope } from "@/lib/ledger/business-keys";
-import { touchOrder, transitionOrder } from "@/lib/orders/transition-order";
+import { orderByCheckoutSession, orderById, touchOrder, transitionOrder } from "@/lib/orders/transition-order";
 
 /**
  * The stored event an effect comes from. `provider`, `account` and `livemode` are the endpoint's (the
@@ -27,21 +27,26 @@ export interface EffectOutcome {
   credit?: { paymentKey: string; amount: number; currency: string };
 }
 
-async function findOrder(tx: Tx, ref: OrderRef): Promise<OrderFacts | null> {
+async function findOrder(tx: SqlSession, ref: OrderRef): Promise<OrderFacts | null> {
   if (ref.orderId) {
-    const order = await tx.order.findUnique({ where: { id: ref.orderId } });
+    const order = await orderById(tx, ref.orderId);
     if (order) return order;
   }
-  if (ref.checkoutSessionId) return tx.order.findUnique({ where: { checkoutSessionId: ref.checkoutSessionId } });
+  if (ref.checkoutSessionId) return orderByCheckoutSession(tx, ref.checkoutSessionId);
   return null;
 }
 
-async function guardedTransition(tx: Tx, order: OrderFacts, to: string, data: { refundedAmount?: number; disputedAmount?: number } = {}): Promise<void> {
-  if (!(await transitionOrder(tx, order, to, new Date(), data))) throw new ConcurrentChange(`order ${order.id}`);
+async function guardedTransition(tx: SqlSession, order: OrderFacts, to: string, now: Date, data: { refundedAmount?: number; disputedAmount?: number } = {}): Promise<void> {
+  if (!(await transitionOrder(tx, order, to, now, data))) throw new ConcurrentChange(`order ${order.id}`);
+}
+
+/** A booking that found its business key taken: a concurrent writer booked it first, so the whole apply restarts. */
+function booked(done: boolean, what: string): void {
+  if (!done) throw new ConcurrentChange(what);
 }
 
 /** Carries out a decision's writes (ledger, order) and says what it did. */
-async function carryOut(tx: Tx, source: EffectSource, paymentKey: string, order: OrderFacts | null, decision: EffectDecision, extraChargeId?: string): Promise<EffectOutcome> {
+async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string, order: OrderFacts | null, decision: EffectDecision, now: Date, extraChargeId?: string): Promise<EffectOutcome> {
   switch (decision.kind) {
     case "fail":
       throw decision.failure;
@@ -50,15 +55,15 @@ async function carryOut(tx: Tx, source: EffectSource, paymentKey: string, order:
     case "duplicate":
       return { outcome: "duplicate", reason: decision.reason, orderId: decision.orderId };
     case "extra_charge":
-      await recordExtraCharge(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency });
-      await touchOrder(tx, decision.orderId, new Date());
+      booked(await recordExtraCharge(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `extra charge ${paymentKey}`);
+      await touchOrder(tx, decision.orderId, now);
       return { outcome: "applied", reason: decision.reason, orderId: decision.orderId };
     case "note_extra_refund":
       await noteExtraChargeRefunded(tx, extraChargeId!, source.eventId);
       return { outcome: "applied", reason: decision.reason, orderId: decision.orderId };
     case "credit":
-      await bookCredit(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency });
-      await guardedTransition(tx, order!, decision.to);
+      booked(await bookCredit(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `credit of ${paymentKey}`);
+      await guardedTransition(tx, order!, decision.to, now);
       return {
         outcome: "applied",
         reason: decision.reason,
@@ -67,12 +72,15 @@ async function carryOut(tx: Tx, source: EffectSource, paymentKey: string, order:
         credit: { paymentKey, amount: decision.amount, currency: decision.currency },
       };
     case "refund":
-      await bookRefund(tx, source, { orderId: decision.orderId, paymentKey, delta: decision.delta, refundedTotal: decision.refundedTotal, full: decision.full, failedBefore: decision.failedBefore, currency: decision.currency });
-      await guardedTransition(tx, order!, decision.to, { refundedAmount: order!.refundedAmount + decision.delta });
+      booked(
+        await bookRefund(tx, source, { orderId: decision.orderId, paymentKey, delta: decision.delta, refundedTotal: decision.refundedTotal, full: decision.full, failedBefore: decision.failedBefore, currency: decision.currency }, now),
+        `refund of ${paymentKey}`,
+      );
+      await guardedTransition(tx, order!, decision.to, now, { refundedAmount: order!.refundedAmount + decision.delta });
       return { outcome: "applied", reason: decision.reason, orderId: decision.orderId, transition: { from: decision.from, to: decision.to } };
     case "book_and_move":
-      if (decision.entry) await bookEntry(tx, source, { ...decision.entry, orderId: decision.orderId, paymentKey });
-      await guardedTransition(tx, order!, decision.to, decision.changes);
+      if (decision.entry) booked(await bookEntry(tx, source, { ...decision.entry, orderId: decision.orderId, paymentKey }, now), decision.entry.businessKey);
+      await guardedTransition(tx, order!, decision.to, now, decision.changes);
       return {
         outcome: "applied",
         reason: decision.reason,
@@ -83,12 +91,12 @@ async function carryOut(tx: Tx, source: EffectSource, paymentKey: string, order:
 }
 
 /** The order a payment's later events touch: the credit's order, else the one the event names. */
-async function orderOfPayment(tx: Tx, credit: { orderId: string } | null, ref: OrderRef): Promise<OrderFacts | null> {
-  return credit ? tx.order.findUnique({ where: { id: credit.orderId } }) : findOrder(tx, ref);
+async function orderOfPayment(tx: SqlSession, credit: { orderId: string } | null, ref: OrderRef): Promise<OrderFacts | null> {
+  return credit ? orderById(tx, credit.orderId) : findOrder(tx, ref);
 }
 
 /**
- * Applies one normalised effect inside the caller's transaction: reads the facts a decision needs (the
+ * Applies one normalised effect inside the caller's driver transaction (lib/db/driver.ts): reads the facts a decision needs (the
  * order, the payment's ledger entries), decides without I/O ({@link decidePayment}, {@link decideRefund})
  * and carries the decision out through the ledger's bookings and the order's guarded transition.
  * Returns what it did. Throws {@link ApplyFailure} when the written rules forbid it (the caller rolls
@@ -96,14 +104,14 @@ async function orderOfPayment(tx: Tx, credit: { orderId: string } | null, ref: O
  * the order (the caller retries). Rules: seed article controls 3 and 4 (business keys, transition
  * table); Stripe charge.refunded for absolute refunded totals.
  */
-export async function applyEffect(tx: Tx, source: EffectSource, effect: Effect): Promise<EffectOutcome> {
+export async function applyEffect(tx: SqlSession, source: EffectSource, effect: Effect, now = new Date()): Promise<EffectOutcome> {
   switch (effect.kind) {
     case "payment": {
       const order = await findOrder(tx, effect.orderRef);
       const credit = order ? await findCredit(tx, source, effect.paymentKey) : null;
       const extra = order?.status === "paid" && !credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
       const decision = decidePayment(source, effect, { order, creditedBy: credit?.eventId ?? null, extraChargeRecorded: extra !== null });
-      return carryOut(tx, source, effect.paymentKey, order, decision);
+      return carryOut(tx, source, effect.paymentKey, order, decision, now);
     }
     case "refund": {
       const credit = await findCredit(tx, source, effect.paymentKey);
@@ -111,7 +119,7 @@ export async function applyEffect(tx: Tx, source: EffectSource, effect: Effect):
       const extra = order && !credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
       const refunds = order && credit ? await refundsOf(tx, source, effect.paymentKey) : { refunded: 0, failedRefunds: 0 };
       const decision = decideRefund(source, effect, { order, credit, alreadyRefunded: refunds.refunded, failedRefunds: refunds.failedRefunds, extraChargeRecorded: extra !== null });
-      return carryOut(tx, source, effect.paymentKey, order, decision, extra?.id);
+      return carryOut(tx, source, effect.paymentKey, order, decision, now, extra?.id);
     }
     case "refund_failed": {
       const credit = await findCredit(tx, source, effect.paymentKey);
@@ -119,7 +127,7 @@ export async function applyEffect(tx: Tx, source: EffectSource, effect: Effect):
       const refunds = credit ? await refundsOf(tx, source, effect.paymentKey) : { refunded: 0, failedRefunds: 0 };
       const reversed = credit ? await entryExists(tx, refundFailedKey(source, effect.paymentKey, effect.refundId)) : false;
       const decision = decideRefundFailed(source, effect, { order, credit, alreadyRefunded: refunds.refunded, reversed });
-      return carryOut(tx, source, effect.paymentKey, order, decision);
+      return carryOut(tx, source, effect.paymentKey, order, decision, now);
     }
     case "dispute": {
       const credit = await findCredit(tx, source, effect.paymentKey);
@@ -127,7 +135,7 @@ export async function applyEffect(tx: Tx, source: EffectSource, effect: Effect):
       const withdrawn = credit ? await entryExists(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "withdrawn")) : false;
       const reinstated = credit ? await entryExists(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "reinstated")) : false;
       const decision = decideDispute(source, effect, { order, credit, withdrawn, reinstated });
-      return carryOut(tx, source, effect.paymentKey, order, decision);
+      return carryOut(tx, source, effect.paymentKey, order, decision, now);
     }
     case "payment_failed": {
       const order = await findOrder(tx, effect.orderRef);

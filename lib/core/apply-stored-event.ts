@@ -1,8 +1,8 @@
 import { notifyWork } from "@/lib/background/signals";
 import { DEMO_SECRET_LABEL_SUFFIX, runMode, settings } from "@/lib/config/settings";
-import type { Tx } from "@/lib/db/client";
+import type { SqlSession } from "@/lib/db/driver";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
-import { recordDecision, type DecisionInput } from "@/lib/decisions/record-decision";
+import { decisionRow, insertDecisions, logDecision, type DecisionInput, type DecisionRow } from "@/lib/decisions/record-decision";
 import { ApplyFailure } from "@/lib/core/failures";
 import { applyEffect, type EffectOutcome } from "@/lib/core/apply-effect";
 import type { EventKey } from "@/lib/core/event-key";
@@ -39,10 +39,12 @@ export interface AppliedEvent extends ProcessResult {
  * the effect (ledger entry under its business key, order transition), marks the event processed or
  * ignored, resolves the event's open dead letters, wakes parked events of the order, queues the
  * fulfilment message when the order became paid and FULFILMENT_WEBHOOK_URL is set, and writes the
- * decision row. Everything commits together or not at all (seed article, controls 2-5).
- * Throws ApplyFailure / ConcurrentChange from {@link applyEffect} and the database's errors.
+ * decision row, all as driver statements in the caller's driver transaction (lib/db/driver.ts).
+ * Everything commits together or not at all (seed article, controls 2-5).
+ * `decisions`, when given, collects the decision row instead of writing it (a batch writes its rows in
+ * one insert). Throws ApplyFailure / ConcurrentChange from {@link applyEffect} and the database's errors.
  */
-export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Date()): Promise<AppliedEvent> {
+export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now = new Date(), decisions?: DecisionRow[]): Promise<AppliedEvent> {
   const { event, endpoint, key } = stored;
   // Anyone can sign with a public demo secret: what one stored while a demo ran never moves money in production.
   if (stored.secretLabel?.endsWith(DEMO_SECRET_LABEL_SUFFIX) && runMode() !== "demo") {
@@ -51,20 +53,12 @@ export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Da
   const effect: EffectOutcome =
     event.livemode !== endpoint.livemode
       ? { outcome: "ignored", reason: `${event.livemode ? "live" : "test"} event on a ${endpoint.livemode ? "live" : "test"} endpoint: stored, no effect` }
-      : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect);
+      : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect, now);
   const orderId = effect.orderId ?? ("orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
-  await tx.webhookEvent.update({
-    where: { id: stored.rowId },
-    data: {
-      status: effect.outcome === "ignored" ? "ignored" : "processed",
-      processedAt: now,
-      orderId: orderId ?? null,
-      lastError: null,
-      nextAttemptAt: null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    },
-  });
+  await tx.run(
+    `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "dueAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
+    [effect.outcome === "ignored" ? "ignored" : "processed", now, orderId ?? null, stored.rowId],
+  );
   const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, `applied on a later attempt (${effect.outcome})`, now);
 
   let wokenEvents = 0;
@@ -78,7 +72,7 @@ export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Da
   }
 
   const reason = resolved > 0 ? `${effect.reason}; dead letter resolved` : effect.reason;
-  await recordDecision(tx, {
+  const decision = decisionRow({
     provider: endpoint.provider,
     endpoint: endpoint.name,
     eventId: event.eventId,
@@ -91,6 +85,13 @@ export async function applyStoredEvent(tx: Tx, stored: StoredEvent, now = new Da
     secretLabel: stored.secretLabel ?? null,
     source: stored.source,
   });
+  if (decisions) {
+    // A batch writes its decision rows together, and logs them once committed.
+    decisions.push(decision);
+  } else {
+    await insertDecisions(tx, [decision], now);
+    logDecision(decision);
+  }
   crashAt("before-commit");
   return { httpStatus: 200, outcome: effect.outcome, reason, orderId: effect.orderId, wokenEvents, outboxMessageId };
 }

@@ -1,4 +1,4 @@
-import type { Tx } from "@/lib/db/client";
+import type { SqlSession, SqlValue } from "@/lib/db/driver";
 import type { PaymentScope } from "@/lib/ledger/business-keys";
 
 /**
@@ -7,13 +7,18 @@ import type { PaymentScope } from "@/lib/ledger/business-keys";
  * waiting for its backoff timer. Runs inside the transaction that made the transition.
  * Returns how many events were woken.
  */
-export async function wakeParkedEvents(tx: Tx, target: { orderId?: string; paymentKey?: string; scope: PaymentScope }, now: Date): Promise<number> {
+export async function wakeParkedEvents(session: SqlSession, target: { orderId?: string; paymentKey?: string; scope: PaymentScope }, now: Date): Promise<number> {
   // A payment id means something only in its scope: another provider's event naming the same id must not wake (and spend the retries of) this one.
-  const or = [
-    ...(target.orderId ? [{ orderId: target.orderId }] : []),
-    ...(target.paymentKey ? [{ paymentKey: target.paymentKey, provider: target.scope.provider, account: target.scope.account, livemode: target.scope.livemode }] : []),
-  ];
-  if (or.length === 0) return 0;
-  const { count } = await tx.webhookEvent.updateMany({ where: { status: "failed", nextAttemptAt: { gt: now }, OR: or }, data: { nextAttemptAt: now } });
-  return count;
+  const branches: string[] = [];
+  const params: SqlValue[] = [];
+  if (target.orderId) {
+    branches.push(`"orderId" = ?`);
+    params.push(target.orderId);
+  }
+  if (target.paymentKey) {
+    branches.push(`("paymentKey" = ? AND "provider" = ? AND "account" = ? AND "livemode" = ?)`);
+    params.push(target.paymentKey, target.scope.provider, target.scope.account, target.scope.livemode);
+  }
+  if (branches.length === 0) return 0;
+  return session.run(`UPDATE "WebhookEvent" SET "nextAttemptAt" = ?, "dueAt" = ? WHERE "status" = 'failed' AND "nextAttemptAt" > ? AND (${branches.join(" OR ")})`, [now, now, now, ...params]);
 }

@@ -67,7 +67,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
     const requeued = await db.$transaction(async (tx) => {
       const { count } = await tx.webhookEvent.updateMany({
         where: { id: stored.id, status: stored.status },
-        data: { status: "received", nextAttemptAt: now, attempts: 0, firstFailedAt: null, leaseOwner: null, leaseExpiresAt: null },
+        data: { status: "received", nextAttemptAt: now, dueAt: now, attempts: 0, firstFailedAt: null, leaseOwner: null, leaseExpiresAt: null },
       });
       if (count === 1) await tx.deadLetter.update({ where: { id }, data: { nextAction: `re-queued by ${actor} at ${now.toISOString()}; the worker applies it`, owner: letter.owner ?? actor } });
       return count === 1;

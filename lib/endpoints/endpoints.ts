@@ -50,7 +50,7 @@ export const DEMO_ACCOUNTS = {
 
 /**
  * The configured endpoints. This list is the one documented place where endpoints are defined
- * (README, "Providers and endpoints"); secrets live only in the environment. The providers' endpoints
+ * (docs/providers.md); secrets live only in the environment. The providers' endpoints
  * run in `inbox` mode unless WEBHOOK_PROCESSING_MODE=inline (Stripe and Yolfi ask for a fast 2xx and
  * slow work later); the lab runs `inline` unless LAB_PROCESSING_MODE=inbox. Read per call, so a test
  * may switch modes; the start command validates both values (lib/config/settings.ts).

@@ -1,4 +1,5 @@
 import type { Db, Tx } from "@/lib/db/client";
+import { driverOf, type SqlSession } from "@/lib/db/driver";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
 import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
@@ -54,6 +55,12 @@ function endpointOf(claimed: ClaimedInboxEvent): Pick<EndpointDefinition, "name"
 }
 
 /** The first write of every worker transaction: proves this worker still holds the lease (SQLite: write first). */
+async function guardLeaseSql(session: SqlSession, claimed: ClaimedInboxEvent, owner: string): Promise<void> {
+  const changed = await session.run(`UPDATE "WebhookEvent" SET "leaseOwner" = ? WHERE "id" = ? AND "status" = 'processing' AND "leaseOwner" = ?`, [owner, claimed.id, owner]);
+  if (changed !== 1) throw new LeaseLost();
+}
+
+/** {@link guardLeaseSql} for the failure-recording transaction, which still runs on the model API. */
 async function guardLease(tx: Tx, claimed: ClaimedInboxEvent, owner: string): Promise<void> {
   const { count } = await tx.webhookEvent.updateMany({ where: { id: claimed.id, status: "processing", leaseOwner: owner }, data: { leaseOwner: owner } });
   if (count !== 1) throw new LeaseLost();
@@ -85,8 +92,8 @@ export async function applyClaimedEvent(db: Db, claimed: ClaimedInboxEvent, opti
   let lastError = "";
   for (let attempt = 1; attempt <= MAX_TRANSACTION_ATTEMPTS; attempt++) {
     try {
-      const applied = await db.$transaction(async (tx) => {
-        await guardLease(tx, claimed, options.owner);
+      const applied = await driverOf(db).transaction(async (tx) => {
+        await guardLeaseSql(tx, claimed, options.owner);
         return applyStoredEvent(
           tx,
           { rowId: claimed.id, key: keyOf(claimed), endpoint, event, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null },
@@ -154,6 +161,7 @@ async function recordFailure(
           data: {
             status: "failed",
             nextAttemptAt: decision.nextAttemptAt,
+            dueAt: decision.nextAttemptAt,
             lastError: failure.reason.slice(0, 500),
             firstFailedAt: claimed.firstFailedAt ?? at,
             leaseOwner: null,
@@ -170,7 +178,7 @@ async function recordFailure(
       const dead = deadFailure!;
       await tx.webhookEvent.update({
         where: { id: claimed.id },
-        data: { status: "dead", nextAttemptAt: null, lastError: dead.reason.slice(0, 500), firstFailedAt: claimed.firstFailedAt ?? at, leaseOwner: null, leaseExpiresAt: null },
+        data: { status: "dead", nextAttemptAt: null, dueAt: null, lastError: dead.reason.slice(0, 500), firstFailedAt: claimed.firstFailedAt ?? at, leaseOwner: null, leaseExpiresAt: null },
       });
       await recordDeadLetter(
         tx,

@@ -1,5 +1,7 @@
 import type { Endpoint } from "@/lib/endpoints/endpoints";
 import type { EventKey } from "@/lib/core/event-key";
+import type { SqlSession } from "@/lib/db/driver";
+import { newRowId } from "@/lib/db/row-id";
 
 export type { ProcessResult };
 import type { NormalizedEvent, ProcessResult } from "@/lib/core/effect";
@@ -54,6 +56,8 @@ export function storedEventData(delivery: VerifiedDelivery, fields: { status: st
     status: fields.status,
     attempts: fields.attempts,
     nextAttemptAt: fields.nextAttemptAt ?? null,
+    // Claimable at nextAttemptAt while waiting for a worker; an event stored mid-apply (inline) is never due.
+    dueAt: fields.status === "received" || fields.status === "failed" ? (fields.nextAttemptAt ?? null) : null,
   };
 }
 
@@ -68,4 +72,30 @@ export function decisionBaseOf(delivery: VerifiedDelivery) {
     secretLabel: delivery.secretLabel ?? null,
     source: delivery.source ?? "receiver",
   } as const;
+}
+
+/** Thrown inside a driver transaction when the event key is already stored: the caller answers from the stored row. */
+export class EventAlreadyStored extends Error {
+  constructor(eventId: string) {
+    super(`event ${eventId} already stored`);
+    this.name = "EventAlreadyStored";
+  }
+}
+
+const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
+
+/**
+ * Inserts a delivery's WebhookEvent row in the caller's driver transaction under its UNIQUE event key
+ * (`ON CONFLICT DO NOTHING RETURNING`: the key decides, never a read first). Returns the row's id, or
+ * throws {@link EventAlreadyStored} when the key is taken (so the transaction rolls back).
+ */
+export async function insertStoredEvent(session: SqlSession, delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }, now: Date): Promise<string> {
+  const row = { ...storedEventData(delivery, fields), id: newRowId(now), receivedAt: now };
+  const inserted = await session.all<{ id: string }>(
+    `INSERT INTO "WebhookEvent" (${STORED_EVENT_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${STORED_EVENT_COLUMNS.map(() => "?").join(", ")})
+     ON CONFLICT ("provider", "account", "livemode", "eventId") DO NOTHING RETURNING "id"`,
+    STORED_EVENT_COLUMNS.map((column) => row[column]),
+  );
+  if (inserted.length !== 1) throw new EventAlreadyStored(row.eventId);
+  return inserted[0].id;
 }

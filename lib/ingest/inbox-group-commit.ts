@@ -151,7 +151,7 @@ export class InboxGroupCommit {
   }
 }
 
-const EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "receivedAt"] as const;
+const EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
 const DECISION_COLUMNS = ["id", "at", "provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "secretLabel", "diagnosis", "source"] as const;
 
 /** `"a", "b", ...`: quoted column names (the same spelling on SQLite and PostgreSQL). */
@@ -179,7 +179,7 @@ function scopesOf(deliveries: VerifiedDelivery[]): { provider: string; account: 
 
 /**
  * Writes one batch in the caller's transaction, in a few parameterised statements whatever its size
- * (the model API would compile each row into its query plan: most of the receiver's CPU, lib/bench):
+ * (the model API would compile each row into its query plan: most of the receiver's CPU, bench/):
  * 1. `INSERT INTO WebhookEvent ... ON CONFLICT (provider, account, livemode, eventId) DO NOTHING
  *    RETURNING`: the UNIQUE key decides; a key stored before (or by a concurrent transaction on
  *    PostgreSQL, which waits for it) comes back missing, never an error. Within the batch only the

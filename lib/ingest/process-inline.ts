@@ -3,7 +3,8 @@ import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
 import { applyStoredEvent, signalAfterApply } from "@/lib/core/apply-stored-event";
 import { answerDelivery, answerStoredEvent, deadLetterDelivery, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
-import { eventKeyOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { EventAlreadyStored, eventKeyOf, insertStoredEvent, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { driverOf } from "@/lib/db/driver";
 import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
@@ -26,10 +27,11 @@ export async function processInline(db: Db, delivery: VerifiedDelivery): Promise
 
   for (let attempt = 1; ; attempt++) {
     try {
-      const applied = await db.$transaction(async (tx) => {
-        const stored = await tx.webhookEvent.create({ data: storedEventData(delivery, { status: "processing", attempts: 1 }), select: { id: true } });
+      const applied = await driverOf(db).transaction(async (tx) => {
+        const now = new Date();
+        const rowId = await insertStoredEvent(tx, delivery, { status: "processing", attempts: 1 }, now);
         return applyStoredEvent(tx, {
-          rowId: stored.id,
+          rowId,
           key,
           endpoint,
           event,
@@ -37,18 +39,18 @@ export async function processInline(db: Db, delivery: VerifiedDelivery): Promise
           secretLabel: delivery.secretLabel,
           source: delivery.source ?? "receiver",
           httpStatus: 200,
-        });
+        }, now);
       });
       signalAfterApply(applied);
       return { httpStatus: applied.httpStatus, outcome: applied.outcome, reason: applied.reason, orderId: applied.orderId };
     } catch (error) {
       if (error instanceof ApplyFailure) return deadLetterDelivery(db, delivery, key, error);
-      const fields = uniqueViolationFields(error);
-      if (fields?.includes("eventId")) {
+      const stored = error instanceof EventAlreadyStored;
+      if (stored) {
         const answer = await answerStoredEvent(db, delivery, key);
         if (answer) return answer;
       }
-      const retryable = fields !== undefined || error instanceof ConcurrentChange || isTransientDbError(error);
+      const retryable = stored || uniqueViolationFields(error) !== undefined || error instanceof ConcurrentChange || isTransientDbError(error);
       if (retryable && attempt < MAX_TRANSACTION_ATTEMPTS) {
         await transactionBackoff(attempt);
         continue;

@@ -70,7 +70,7 @@ export interface ReceiverServer {
  * commit; the same security headers), `/api/webhooks/{endpoint}/` with a 308 to the path without the
  * slash (as Next.js does), and `GET`/`HEAD /api/health/live`; everything else is 404. It exists for
  * throughput: one App Router route handler that does nothing costs ~1 ms of CPU per request here
- * (lib/bench, target `route`), more than all of the inbox's own work. `options.db` lets tests pass a client.
+ * (bench/, target `route`), more than all of the inbox's own work. `options.db` lets tests pass a client.
  */
 export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer {
   let closing = false;

@@ -79,7 +79,7 @@ async function ordersPage(db: Db, cursor: string, take: number): Promise<(FoundO
  * order, 5,000 per query with its ledger sum, comparing each with its settlement row (or with "not
  * listed": expected created, credited 0); settlement rows left over are orders Acredita does not have.
  * Stores the run and its mismatches and returns the report. Mismatches come in order-id order, then
- * the unknown orders in file order. 1,000,000 rows against 1,000,000 orders: see the README's benchmark.
+ * the unknown orders in file order. 1,000,000 rows against 1,000,000 orders: see docs/benchmarks.md.
  */
 export async function reconcile(db: Db, rows: AsyncIterable<SettlementRow>, source: string): Promise<ReconciliationReport> {
   const settlement = new CompactSettlement();
