@@ -1,19 +1,11 @@
 import { ApplyFailure } from "@/lib/core/failures";
 import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
 import { disputeKey, refundFailedKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import type { OrderRow } from "@/lib/orders/transition-order";
 import { nextStatus, type OrderStatus, type OrderTrigger } from "@/lib/orders/transitions";
 
-/** The order as a decision needs it (amounts in minor units of `currency`). */
-export interface OrderFacts {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  refundedAmount: number;
-  /** Minor units withdrawn by a dispute and not reinstated. */
-  disputedAmount: number;
-  livemode: boolean;
-}
+/** The order as a decision needs it: the row the apply reads (amounts in minor units of `currency`). */
+export type OrderFacts = OrderRow;
 
 /** The scope and kind of the event being decided: the endpoint's provider and live/test, never the payload's. */
 export interface DecisionSource {

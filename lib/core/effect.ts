@@ -2,7 +2,9 @@
  * The core's vocabulary: what a verified event asks the core to do, independent of any provider.
  * Providers produce these (lib/providers); the core applies them and never imports a provider.
  */
-import type { DecisionOutcome } from "@/lib/decisions/record-decision";
+
+/** Outcomes a decision can have. Response bodies use the first four and `ignored`/`accepted`. */
+export type DecisionOutcome = "applied" | "duplicate" | "ignored" | "accepted" | "rejected" | "dead_lettered" | "retry_scheduled";
 
 /** Provider names known to Acredita; each has one module under lib/providers/. */
 export type ProviderName = "lab" | "stripe" | "yolfi" | "standard-webhooks";

@@ -1,11 +1,11 @@
+import type { DecisionOutcome } from "@/lib/core/effect";
 import type { Db, Tx } from "@/lib/db/client";
 import type { SqlSession, SqlValue } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
 
-/** Outcomes a decision can have. Response bodies use the first four and `ignored`/`accepted`. */
-export type DecisionOutcome = "applied" | "duplicate" | "ignored" | "accepted" | "rejected" | "dead_lettered" | "retry_scheduled";
+export type { DecisionOutcome };
 
 /** One decision, as stored: never a secret, a signature header or a raw body. */
 export interface DecisionInput {

@@ -8,6 +8,7 @@ export interface OrderRow {
   amount: number;
   currency: string;
   refundedAmount: number;
+  /** Minor units withdrawn by a dispute and not reinstated. */
   disputedAmount: number;
   livemode: boolean;
 }
