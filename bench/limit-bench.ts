@@ -22,7 +22,7 @@ export interface LimitBenchOptions {
   postgresEvents: number;
   /** Events the Acredita worker is timed over (from the same backlog of `events`), first to last processedAt. */
   workerEvents: number;
-  /** Inline deliveries posted per run (0: inline not measured). */
+  /** Inline deliveries posted per run (0, `--no-inline`: inline not measured, and no production build needed). */
   inlineDeliveries: number;
   connections: number;
   warmup: number;
