@@ -99,12 +99,12 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts ONE `npm run worker` process (lib/cli/worker.ts) on `databaseUrl` and stops it once `count`
+ * Starts ONE `npm run worker` process (scripts/worker.ts) on `databaseUrl` and stops it once `count`
  * events are processed. Returns the rate between the first and the last processedAt (start-up
  * excluded) and the wall time per event. `progress` reads the processed count and times.
  */
 async function timeWorker(databaseUrl: string, count: number, progress: () => Promise<{ done: number; first: number | null; last: number | null }>): Promise<WorkerTiming> {
-  const worker = spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], {
+  const worker = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LAB_WEBHOOK_SECRET: BENCH_SECRET, API_TOKEN: BENCH_API_TOKEN, LAB_PROCESSING_MODE: "inbox", LOG_LEVEL: "warn", LOG_FILE: "" },
     stdio: ["ignore", "ignore", "pipe"],
   });
