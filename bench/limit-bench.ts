@@ -1,5 +1,5 @@
 // `npm run bench -- --only limit`: Acredita's apply against the bare-SQL apply limit measured in the
-// same run (lib/bench/apply-limit.ts), on the same rows: the worker drain (SQLite and PostgreSQL) as a
+// same run (bench/apply-limit.ts), on the same rows: the worker drain (SQLite and PostgreSQL) as a
 // ratio to the batched limit, inline mode as a ratio to the per-event limit, and the worker's cost per
 // event at two backlog sizes (the claim must not grow with the backlog).
 import { spawn, type ChildProcess } from "node:child_process";

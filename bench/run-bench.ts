@@ -320,7 +320,7 @@ async function main(): Promise<number> {
   }
 
   if (options.sections.includes("limit")) {
-    console.log(`\nApply limit: the bare-SQL apply of the worker's rows (lib/bench/apply-limit.ts) beside Acredita, ${options.runs} run(s)`);
+    console.log(`\nApply limit: the bare-SQL apply of the worker's rows (bench/apply-limit.ts) beside Acredita, ${options.runs} run(s)`);
     const limit = await measureLimitBench({ ...options.limit, runs: options.runs, connections: options.connections, warmup: options.warmup });
     report.limit = limit;
     failed ||= !limit.checksOk;

@@ -1,5 +1,5 @@
 import { TEST_DB } from "@/e2e/support/test-env";
-// The bench's bare-SQL apply limit (lib/bench/apply-limit.ts) must write exactly the rows Acredita's
+// The bench's bare-SQL apply limit (bench/apply-limit.ts) must write exactly the rows Acredita's
 // worker writes for the same inbox, or its events/s would not be a limit of the same work. Here the
 // same filled inbox is applied twice, by the limit (on the drivers) and by Acredita's worker step
 // (claimNextInboxEvent + applyClaimedEvent), and every row is compared except generated ids and times.
