@@ -1,17 +1,19 @@
 // npm run lab [-- --url http://127.0.0.1:3000] [--compare] [--json]: play the lab provider's five
-// deliveries against a running Acredita, reconcile, print. Exit 0 when 0 mismatches, 1 otherwise.
+// deliveries against a running Acredita (--url, else http://127.0.0.1:$PORT, else port 3000; .env files
+// are read as npm start reads them), reconcile, print. Exit 0 when 0 mismatches, 1 otherwise, 2 when
+// it cannot run (no server answers, a bad --url or PORT).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { loadEnvConfig } from "@next/env";
 import { DEMO_SECRETS, settings } from "@/lib/config/settings";
 import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
+import { labTarget, serverProblem } from "@/lib/lab/lab-target";
 import { runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { errorMessage } from "@/lib/log/error-message";
 
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(name);
-  return index >= 0 ? process.argv[index + 1] : undefined;
-}
+// The same environment files `npm start` loads (.env, .env.production, ...), so PORT and the secrets match the server's.
+loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
 
 function formatTable(rows: ComparisonRow[]): string {
   const header = `${"receiver".padEnd(20)} ${"scenarios".padEnd(10)} ${"mismatches".padEnd(12)} over-credited`;
@@ -23,8 +25,18 @@ function formatTable(rows: ComparisonRow[]): string {
 }
 
 async function main(): Promise<number> {
+  const target = labTarget(process.argv.slice(2), process.env);
+  if ("error" in target) {
+    console.error(`lab: ${target.error}`);
+    return 2;
+  }
+  const { url } = target;
+  const problem = await serverProblem(url);
+  if (problem) {
+    console.error(`lab: ${problem}`);
+    return 2;
+  }
   const config = settings();
-  const url = (option("--url") ?? `http://127.0.0.1:${config.PORT}`).replace(/\/$/, "");
   console.log(`Lab provider -> ${url}/api/webhooks/lab`);
   console.log(`${"time".padEnd(7)} ${"event".padEnd(9)} ${"what".padEnd(52)} ${"HTTP".padEnd(4)} ${"outcome".padEnd(13)} reason`);
   // The lab plays a provider and a store against a server: it signs with the lab secret and creates

@@ -7,7 +7,7 @@ import { ORDER_STATUSES, type OrderStatus } from "@/lib/orders/transitions";
 
 export { ORDER_STATUSES };
 
-/** Columns the orders list can sort by: each backed by an index (credited/difference are per-page sums, not sortable). */
+/** Columns the orders list can sort by: each backed by an index (credited/difference are per-page sums, not sortable); amount sorts within each currency. */
 export const ORDER_SORTS = ["id", "status", "amount", "lastEventAt", "updatedAt"] as const;
 export type OrderSort = (typeof ORDER_SORTS)[number];
 
@@ -67,6 +67,10 @@ function orderByOf(query: OrderQuery): Prisma.OrderOrderByWithRelationInput[] {
       return [{ id: query.dir }];
     case "lastEventAt":
       return [{ lastEventAt: { sort: query.dir, nulls: "last" } }, { id: query.dir }];
+    case "amount":
+      // Amounts of different currencies do not compare (1000 ARS minor units is not more than 5 USD):
+      // sorted within each currency, the currencies A to Z (index Order(currency, amount, id)).
+      return [{ currency: "asc" }, { amount: query.dir }, { id: query.dir }];
     default:
       return [{ [query.sort]: query.dir }, { id: query.dir }];
   }
@@ -74,7 +78,7 @@ function orderByOf(query: OrderQuery): Prisma.OrderOrderByWithRelationInput[] {
 
 /**
  * One page of orders for the dashboard: filters (status, currency, updated-at day range, order id
- * prefix), one indexed sort with the id as tie-breaker, and `credited` summed for this page's orders
+ * prefix), one indexed sort with the id as tie-breaker (amount: within each currency, currencies A to Z), and `credited` summed for this page's orders
  * only (one grouped query on LedgerEntry.orderId). Count and page run together. Throws ZodError on an
  * invalid query (callers pass {@link orderQueryFromParams}'s output).
  */

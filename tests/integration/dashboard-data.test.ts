@@ -57,7 +57,10 @@ describe("orders list", () => {
     const paidUsd = await listOrdersPage(await db(), { ...base, status: "paid", currency: "USD" });
     assert.deepEqual(paidUsd.data.map((row) => row.id), ["d_01", "d_03"]);
     const byAmount = await listOrdersPage(await db(), { ...base, q: "d_", sort: "amount", dir: "desc", pageSize: 3 });
-    assert.deepEqual(byAmount.data.map((row) => row.id), ["d_12", "d_11", "d_10"]);
+    // Amount sorts within each currency (ARS before USD): minor units of two currencies do not compare.
+    assert.deepEqual(byAmount.data.map((row) => row.id), ["d_12", "d_10", "d_08"]);
+    const byAmountUsd = await listOrdersPage(await db(), { ...base, q: "d_", sort: "amount", dir: "desc", pageSize: 3, page: 3 });
+    assert.deepEqual(byAmountUsd.data.map((row) => [row.id, row.currency, row.amount]), [["d_11", "USD", 11000], ["d_09", "USD", 9000], ["d_07", "USD", 7000]]);
     const future = await listOrdersPage(await db(), { ...base, from: new Date(Date.now() + 86_400_000) });
     assert.equal(future.count, 0);
     assert.deepEqual(await orderCurrencies(await db()), ["ARS", "USD"]);
