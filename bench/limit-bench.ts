@@ -18,9 +18,11 @@ export interface LimitBenchOptions {
   runs: number;
   /** Pending events in the inbox each shape starts from. */
   events: number;
+  /** The same on PostgreSQL (its durable commits are slow on a busy shared disk). */
+  postgresEvents: number;
   /** Events the Acredita worker is timed over (from the same backlog of `events`), first to last processedAt. */
   workerEvents: number;
-  /** Inline deliveries posted per run (0: inline not measured). */
+  /** Inline deliveries posted per run (0, `--no-inline`: inline not measured, and no production build needed). */
   inlineDeliveries: number;
   connections: number;
   warmup: number;
@@ -203,7 +205,7 @@ export async function measureLimitBench(options: LimitBenchOptions, log: (line: 
   const loadAtStart = load();
   const sqliteTemplate = filledSqlite("limit-template", options.events);
   const backlogTemplates = options.backlogs.map((size) => ({ size, file: filledSqlite(`limit-backlog-${size}`, size) }));
-  const postgres = options.postgres && postgresBinDir() !== undefined ? await filledPostgres(options.events) : undefined;
+  const postgres = options.postgres && postgresBinDir() !== undefined ? await filledPostgres(options.postgresEvents) : undefined;
   const onSignal = () => {
     postgres?.cluster.stop();
     process.exit(130);
@@ -240,7 +242,7 @@ export async function measureLimitBench(options: LimitBenchOptions, log: (line: 
         entry.postgresBatched = await runPostgresLimit(batchedUrl, 64);
         for (const [url, limit] of [[perEventUrl, entry.postgresPerEvent], [batchedUrl, entry.postgresBatched]] as const) {
           const counts = await postgresCounts(url);
-          checksOk &&= limit.events === options.events && counts.ledger === options.events && counts.paid === options.events && counts.decisions === options.events;
+          checksOk &&= limit.events === options.postgresEvents && counts.ledger === options.postgresEvents && counts.paid === options.postgresEvents && counts.decisions === options.postgresEvents;
         }
         const workerUrl = await copy("worker");
         entry.postgresWorker = await timeWorker(workerUrl, options.workerEvents, postgresProgress(workerUrl));
@@ -305,6 +307,7 @@ export function printLimitBench(report: LimitBenchReport, log: (line: string) =>
   log(`  ${`Acredita worker, SQLite (first ${o.workerEvents} events) / batched limit`.padEnd(58)} ${f(s.sqliteWorker).padStart(9)} ${f(s.sqliteWorkerOfBatchedLimit, 3).padStart(7)}`);
   if (s.inline !== null) log(`  ${`Acredita inline, SQLite (${o.inlineDeliveries} deliveries) / per-event limit`.padEnd(58)} ${f(s.inline).padStart(9)} ${f(s.inlineOfPerEventLimit, 3).padStart(7)}`);
   if (s.postgresBatchedLimit !== null) {
+    log(`  PostgreSQL: ${o.postgresEvents} pending lab payments per shape`);
     log(`  ${"PostgreSQL limit, one transaction per event".padEnd(58)} ${f(s.postgresPerEventLimit).padStart(9)}`);
     log(`  ${"PostgreSQL limit, 64 a transaction, a savepoint each".padEnd(58)} ${f(s.postgresBatchedLimit).padStart(9)}`);
     log(`  ${"Acredita worker, PostgreSQL, 1 process / batched limit".padEnd(58)} ${f(s.postgresWorker).padStart(9)} ${f(s.postgresWorkerOfBatchedLimit, 3).padStart(7)}`);

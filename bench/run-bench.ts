@@ -1,6 +1,6 @@
 // npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile,flood,limit
 //                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep
-//                  --limit-events 20000 --limit-worker-events 2000 --limit-inline 2000 --backlogs 20000,200000 --backlog-sample 1000]
+//                  --limit-events 20000 --limit-postgres-events 20000 --limit-worker-events 2000 --limit-inline 2000 --backlogs 20000,200000 --backlog-sample 1000 --no-inline --no-postgres]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs the benchmarks against the production build, prints the table and writes the figures as
 // JSON to bench-results/ (git-ignored). Benchmarks, not tests: nothing here passes or fails on time;
@@ -105,8 +105,9 @@ function parseOptions(argv: string[]): BenchOptions {
     targets: parseTargets(value("--targets")),
     limit: {
       events: number("--limit-events", quick ? 2_000 : 20_000),
+      postgresEvents: number("--limit-postgres-events", number("--limit-events", quick ? 2_000 : 20_000)),
       workerEvents: number("--limit-worker-events", quick ? 300 : 2_000),
-      inlineDeliveries: number("--limit-inline", quick ? 300 : 2_000),
+      inlineDeliveries: argv.includes("--no-inline") ? 0 : number("--limit-inline", quick ? 300 : 2_000),
       backlogs: (value("--backlogs") ?? (quick ? "2000,20000" : "20000,200000")).split(",").map((n) => {
         const size = Number(n);
         if (!Number.isInteger(size) || size < 1) throw new Error("--backlogs: whole numbers >= 1, comma-separated");
@@ -197,7 +198,9 @@ async function main(): Promise<number> {
     options,
   };
   console.log(`Acredita benchmarks on ${report.machine.cpu} (${report.machine.cores} cores, ${report.machine.memoryGb} GB, ${report.machine.os}, Node ${report.machine.node}); load ${report.machine.loadAtStart.join(" / ")}`);
-  ensureProductionBuild(process.argv.includes("--build"));
+  // Every section but the limit without inline posts to the production build.
+  const needsBuild = options.sections.some((section) => section !== "limit") || options.limit.inlineDeliveries > 0;
+  if (needsBuild) ensureProductionBuild(process.argv.includes("--build"));
   let failed = false;
 
   if (options.sections.includes("ingest")) {

@@ -88,7 +88,7 @@ export function claimStatement(kind: "sqlite" | "postgresql", owner: string, now
  * `processing`, the lease (leaseOwner, leaseExpiresAt, and dueAt = the lease's expiry) and attempts + 1,
  * so two workers never hold one event. Candidates are read in the order of the index
  * `WebhookEvent(dueAt, receivedAt)`, so the cost of a claim does not grow with the backlog (no sort of
- * the due rows; the plans are checked in e2e/api/inbox-claim-plan.test.ts).
+ * the due rows; the plans are checked in tests/integration/inbox-claim-batch.test.ts).
  * - SQLite: `UPDATE ... WHERE id IN (SELECT id ... ORDER BY dueAt, receivedAt LIMIT n) AND dueAt <= now
  *   RETURNING`. One statement is atomic and SQLite has one writer at a time, so no other claim can
  *   interleave between the choice and the update.
