@@ -19,7 +19,7 @@ export async function openSqlite(url: string, busyTimeoutMs: number, transaction
   let driver: DriverDb | undefined;
   const client = new PrismaClient({
     adapter: serializedSqliteFactory(new PrismaBetterSQLite3({ url: sqliteFilePath(url), timeout: busyTimeoutMs }), (connection, exclusive) => {
-      driver = sqliteDriver(connection, exclusive);
+      driver = sqliteDriver(connection, exclusive, transactionTimeoutMs);
     }),
     // Transactions queue behind each other on SQLite's one connection: wait for a turn, do not fail fast.
     transactionOptions: { maxWait: 30_000, timeout: transactionTimeoutMs },

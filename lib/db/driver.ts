@@ -63,7 +63,7 @@ function sqliteValue(value: SqlValue): string | number | null {
  * driver transaction and Prisma's work never interleave. `BEGIN IMMEDIATE` takes the write lock at
  * once (other processes wait busy_timeout, never fail half-way on an upgrade).
  */
-export function sqliteDriver(database: Database.Database, exclusive: <T>(work: () => Promise<T>) => Promise<T>): DriverDb {
+export function sqliteDriver(database: Database.Database, exclusive: <T>(work: () => Promise<T>) => Promise<T>, transactionTimeoutMs = 15_000): DriverDb {
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string) => {
     let statement = statements.get(sql);
@@ -76,12 +76,15 @@ export function sqliteDriver(database: Database.Database, exclusive: <T>(work: (
     return statement;
   };
   let savepoints = 0;
+  let check = deadline(transactionTimeoutMs);
   const session: SqlSession = {
     dialect: "sqlite",
     async all<Row>(sql: string, params: readonly SqlValue[] = []) {
+      check();
       return prepare(sql).all(...params.map(sqliteValue)) as Row[];
     },
     async run(sql, params = []) {
+      check();
       return prepare(sql).run(...params.map(sqliteValue)).changes;
     },
     async savepoint(work) {
@@ -103,8 +106,10 @@ export function sqliteDriver(database: Database.Database, exclusive: <T>(work: (
     transaction: (work) =>
       exclusive(async () => {
         prepare("BEGIN IMMEDIATE").run();
+        check = deadline(transactionTimeoutMs);
         try {
           const result = await work(session);
+          check();
           prepare("COMMIT").run();
           return result;
         } catch (error) {
@@ -112,6 +117,18 @@ export function sqliteDriver(database: Database.Database, exclusive: <T>(work: (
           throw error;
         }
       }),
+  };
+}
+
+/**
+ * The deadline of one driver transaction (DATABASE_TRANSACTION_TIMEOUT_MS, as Prisma's interactive
+ * transactions had): a statement or the commit that comes after it throws, so the transaction rolls
+ * back instead of holding its locks. The message is recognised as a timeout (lib/db/errors.ts).
+ */
+function deadline(timeoutMs: number): () => void {
+  const expiresAt = Date.now() + timeoutMs;
+  return () => {
+    if (Date.now() > expiresAt) throw new Error(`expired transaction: open longer than ${timeoutMs} ms (DATABASE_TRANSACTION_TIMEOUT_MS); rolled back`);
   };
 }
 
@@ -126,7 +143,7 @@ function numbered(sql: string): string {
  * (parsed and planned once per connection), READ COMMITTED like Prisma's transactions. A connection
  * whose transaction failed on the network is discarded, not returned to the pool.
  */
-export function postgresDriver(pool: Pool): DriverDb {
+export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): DriverDb {
   const names = new Map<string, { name: string; text: string }>();
   const named = (sql: string) => {
     let entry = names.get(sql);
@@ -136,9 +153,14 @@ export function postgresDriver(pool: Pool): DriverDb {
     }
     return entry;
   };
-  const sessionOf = (client: PoolClient): SqlSession => {
+  const sessionOf = (client: PoolClient, check: () => void): SqlSession => {
     let savepoints = 0;
-    const query = (sql: string, params: readonly SqlValue[]) => client.query({ ...named(sql), values: params as unknown[] });
+    const query = async (sql: string, params: readonly SqlValue[]) => {
+      check();
+      const result = await client.query({ ...named(sql), values: params as unknown[] });
+      check();
+      return result;
+    };
     return {
       dialect: "postgresql",
       async all<Row>(sql: string, params: readonly SqlValue[] = []) {
@@ -169,8 +191,10 @@ export function postgresDriver(pool: Pool): DriverDb {
       let broken: Error | undefined;
       try {
         await client.query("BEGIN");
+        const check = deadline(transactionTimeoutMs);
         try {
-          const result = await work(sessionOf(client));
+          const result = await work(sessionOf(client, check));
+          check();
           await client.query("COMMIT");
           return result;
         } catch (error) {

@@ -50,6 +50,6 @@ export function openPostgres(url: string, options: PostgresOptions): PrismaClien
     adapter,
     transactionOptions: { maxWait: options.poolTimeoutMs, timeout: options.transactionTimeoutMs },
   });
-  attachDriver(client, postgresDriver(pool));
+  attachDriver(client, postgresDriver(pool, options.transactionTimeoutMs));
   return client as unknown as PrismaClient;
 }

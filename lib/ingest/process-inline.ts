@@ -5,6 +5,7 @@ import { applyStoredEvent, signalAfterApply } from "@/lib/core/apply-stored-even
 import { answerDelivery, answerStoredEvent, deadLetterDelivery, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
 import { EventAlreadyStored, eventKeyOf, insertStoredEvent, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { driverOf } from "@/lib/db/driver";
+import { inlineGroupApply } from "@/lib/ingest/inline-group-apply";
 import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
@@ -15,16 +16,35 @@ export { eventKeyOf, type ProcessResult, type VerifiedDelivery };
  * Stores the event under its UNIQUE key and applies its effect in ONE transaction (seed article,
  * controls 2-5): the insert comes first, so a concurrent or later delivery of the same event fails on the
  * key and is answered `duplicate`; a rule violation rolls back the event mark too and dead-letters it.
- * The apply step itself is {@link applyStoredEvent}, shared with the inbox worker.
+ * The apply step itself is {@link applyStoredEvent}, shared with the inbox worker. Deliveries that
+ * arrive together share one transaction, a savepoint each, and one commit ({@link inlineGroupApply}).
  * Returns the answer (200 applied/duplicate/ignored, 409/422 dead_lettered, 503 on database failure so
  * the provider retries). Never throws for expected failures.
  */
 export async function processInline(db: Db, delivery: VerifiedDelivery): Promise<ProcessResult> {
-  const { endpoint, event } = delivery;
   const key = eventKeyOf(delivery);
   const mismatch = organisationMismatch(delivery);
   if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
 
+  const grouped = await inlineGroupApply(db).apply(delivery);
+  if (grouped.kind === "applied") {
+    signalAfterApply(grouped.applied);
+    return { httpStatus: grouped.applied.httpStatus, outcome: grouped.applied.outcome, reason: grouped.applied.reason, orderId: grouped.applied.orderId };
+  }
+  if (grouped.kind === "refused") return deadLetterDelivery(db, delivery, key, grouped.failure);
+  if (grouped.kind === "timed_out") return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored);
+  if (grouped.kind === "exists") {
+    const answer = await answerStoredEvent(db, delivery, key);
+    if (answer) return answer;
+  }
+  // Alone, with retries: a concurrent writer changed the order, the database was busy, or the group failed.
+  return processAlone(db, delivery);
+}
+
+/** One delivery in a transaction of its own, retrying what a retry may cure; the fallback of a group. */
+async function processAlone(db: Db, delivery: VerifiedDelivery): Promise<ProcessResult> {
+  const { endpoint, event } = delivery;
+  const key = eventKeyOf(delivery);
   for (let attempt = 1; ; attempt++) {
     try {
       const applied = await driverOf(db).transaction(async (tx) => {
