@@ -143,8 +143,8 @@ async function main(): Promise<number> {
     const progress = progressPrinter();
     const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
     progress.end();
-    if (outcome.status === "failed") {
-      console.error(`reconcile: ${file}: ${outcome.error}`);
+    if (outcome.status !== "done") {
+      console.error(`reconcile: ${file}: ${outcome.status === "failed" ? outcome.error : outcome.reason}`);
       return 2;
     }
     await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: `${file}: ${outcome.mismatchCount} mismatches (npm run reconcile)` });

@@ -38,6 +38,8 @@ export interface MismatchView {
   line: number | null;
   lines: number[];
   nextAction: string;
+  /** Order-level (lab) runs only: what the provider said and what Acredita holds for the order. */
+  order?: { providerStatus: string; expectedStatus: string; foundStatus: string; expectedCredited: number; foundCredited: number; overcredited: number; reason: string };
 }
 
 function json<T>(text: string, schema: z.ZodType<T>, fallback: T): T {
@@ -92,8 +94,13 @@ export const mismatchQuerySchema = z.object({
 });
 export type MismatchQuery = z.input<typeof mismatchQuerySchema>;
 
-function view(row: { code: string; paymentId: string; orderId: string; currency: string; settled: number; booked: number; line: number | null; lines: string; nextAction: string }): MismatchView {
-  return { code: row.code, paymentId: row.paymentId, orderId: row.orderId, currency: row.currency, settled: row.settled, booked: row.booked, line: row.line, lines: json(row.lines, linesSchema, []), nextAction: row.nextAction };
+type MismatchRow = { code: string; paymentId: string; orderId: string; currency: string; settled: number; booked: number; line: number | null; lines: string; nextAction: string } & NonNullable<MismatchView["order"]>;
+
+function view(row: MismatchRow): MismatchView {
+  const base: MismatchView = { code: row.code, paymentId: row.paymentId, orderId: row.orderId, currency: row.currency, settled: row.settled, booked: row.booked, line: row.line, lines: json(row.lines, linesSchema, []), nextAction: row.nextAction };
+  if (!row.providerStatus) return base;
+  const { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason } = row;
+  return { ...base, order: { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason } };
 }
 
 function orderBy(sort: MismatchSort, direction: "asc" | "desc") {
@@ -145,4 +152,22 @@ export function formatRunLine(summary: RunSummary): string {
   const scope = `${summary.scope.provider}:${summary.scope.account}:${summary.scope.livemode ? "live" : "test"}`;
   const period = summary.period ? `${summary.period.from} to ${summary.period.to}` : "no period";
   return `${summary.mismatchCount} mismatch${summary.mismatchCount === 1 ? "" : "es"} in ${summary.progress.rows} report lines; scope ${scope}; period [${period})`;
+}
+
+const CSV_COLUMNS = ["code", "payment_id", "order_id", "currency", "settled_minor", "booked_minor", "line", "lines", "next_action"] as const;
+
+/** The CSV export's header row. */
+export function mismatchCsvHeader(): string {
+  return CSV_COLUMNS.join(",");
+}
+
+function csvField(value: string): string {
+  // Quoted when needed; a leading =, +, - or @ is prefixed so a spreadsheet does not run it as a formula.
+  const safe = /^[=+\-@]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** One mismatch as a CSV row of the export (amounts in minor units, lines separated by spaces). */
+export function mismatchCsvLine(m: MismatchView): string {
+  return [m.code, m.paymentId, m.orderId, m.currency, String(m.settled), String(m.booked), m.line === null ? "" : String(m.line), m.lines.join(" "), m.nextAction].map(csvField).join(",");
 }

@@ -74,7 +74,7 @@ export async function claimRun(db: Db, runId: string, owner: string, now = new D
   const row = await db.reconciliationRun.findUnique({ where: { id: runId } });
   if (!row || row.status !== "queued") return null;
   try {
-    const claimed = await db.reconciliationRun.updateMany({ where: { id: runId, status: "queued" }, data: { status: "running", activeScope: row.scopeKey, claimedBy: owner, leaseUntil: new Date(now.getTime() + RUN_LEASE_MS) } });
+    const claimed = await db.reconciliationRun.updateMany({ where: { id: runId, status: "queued" }, data: { status: "running", activeScope: row.scopeKey, claimedBy: owner, leaseUntil: new Date(now.getTime() + RUN_LEASE_MS), attempts: { increment: 1 } } });
     return claimed.count === 1 ? claimedRun(row) : null;
   } catch (error) {
     if (uniqueViolationFields(error)) return null;
@@ -82,13 +82,24 @@ export async function claimRun(db: Db, runId: string, owner: string, now = new D
   }
 }
 
+/** Claims after which a run that never ends (its worker crashing or failing each time) is failed. */
+export const MAX_RUN_ATTEMPTS = 3;
+
 /**
  * Claims the oldest queued run whose scope is free. Runs whose worker stopped renewing its lease
- * (a crash) are queued again first, and start over from their first line. Returns null when nothing
- * can run now.
+ * (a crash, or an error the worker logged) are queued again first, and start over from their first
+ * line; after {@link MAX_RUN_ATTEMPTS} claims they are failed instead. Returns null when nothing can
+ * run now.
  */
 export async function claimNextRun(db: Db, owner: string, now = new Date()): Promise<ClaimedRun | null> {
-  await db.reconciliationRun.updateMany({ where: { status: "running", leaseUntil: { lt: now } }, data: { status: "queued", activeScope: null, claimedBy: null } });
+  const abandoned = { status: "running", leaseUntil: { lt: now } };
+  const given = await db.reconciliationRun.findMany({ where: { ...abandoned, attempts: { gte: MAX_RUN_ATTEMPTS } }, select: { id: true, filePath: true } });
+  for (const run of given) {
+    await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
+    await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", error: `claimed ${MAX_RUN_ATTEMPTS} times without ending: see the worker's log`, finishedAt: now, activeScope: null, filePath: null } });
+    await removeSpool(run.filePath);
+  }
+  await db.reconciliationRun.updateMany({ where: abandoned, data: { status: "queued", activeScope: null, claimedBy: null } });
   const busy = new Set((await db.reconciliationRun.findMany({ where: { status: "running" }, select: { scopeKey: true } })).map((row) => row.scopeKey));
   const queued = await db.reconciliationRun.findMany({ where: { status: "queued", ...(busy.size > 0 ? { scopeKey: { notIn: [...busy] } } : {}) }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take: 20, select: { id: true } });
   for (const { id } of queued) {
@@ -104,7 +115,10 @@ export async function recordProgress(db: Db, runId: string, progress: RunProgres
 }
 
 /** What a run ended as. */
-export type RunOutcome = { status: "done"; mismatchCount: number; rowCount: number } | { status: "failed"; error: string };
+export type RunOutcome = { status: "done"; mismatchCount: number; rowCount: number } | { status: "failed"; error: string } | { status: "queued"; reason: string };
+
+/** Thrown between batches when the worker is stopping: the run goes back to the queue. */
+class RunStopped extends Error {}
 
 function overcreditedOf(totals: Record<string, { overCredited: number }>): Record<string, number> {
   return Object.fromEntries(Object.entries(totals).map(([currency, sums]) => [currency, sums.overCredited]));
@@ -114,14 +128,16 @@ function overcreditedOf(totals: Record<string, { overCredited: number }>): Recor
  * Processes a claimed run to its end: reads its report (`input`, else its spooled file), compares it
  * with the ledger of its scope (processPaymentRun, or processLabRun for the lab's file), stores the
  * summary and status done; on a bad report (SettlementCsvError) status failed with the line and the
- * problem as its error. Frees the scope and deletes the spooled file either way. Other errors (the
+ * problem as its error. Frees the scope and deletes the spooled file either way. When `signal` aborts
+ * (the worker stops), the run is queued again at its next batch, its file kept. Other errors (the
  * database went away) are thrown with the run left running: its lease expires and a worker retries it.
  */
-export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void } = {}): Promise<RunOutcome> {
+export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void; signal?: AbortSignal } = {}): Promise<RunOutcome> {
   const input = options.input ?? (run.filePath ? createReadStream(run.filePath) : undefined);
   if (!input) return failRun(db, run, "the run has no report file");
   let lastWrite = 0;
   const onProgress = async (progress: RunProgress) => {
+    if (options.signal?.aborted) throw new RunStopped();
     options.onProgress?.(progress);
     // One progress write per second at most (and the last): each renews the lease.
     if (Date.now() - lastWrite >= 1_000 || progress.phase === "done") {
@@ -161,6 +177,11 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
     return { status: "done", mismatchCount: summary.mismatchCount, rowCount: summary.rowCount };
   } catch (error) {
     if (error instanceof SettlementCsvError) return failRun(db, run, error.message);
+    if (error instanceof RunStopped) {
+      // Stopping (SIGTERM): free the scope now rather than at the lease's end; a worker starts it again from line 1.
+      await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "queued", activeScope: null, claimedBy: null, leaseUntil: null } });
+      return { status: "queued", reason: "the worker stopped; the run starts again from its first line" };
+    }
     throw error;
   } finally {
     input.destroy();

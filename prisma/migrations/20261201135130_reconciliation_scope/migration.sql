@@ -70,7 +70,8 @@ CREATE TABLE "new_ReconciliationRun" (
     "error" TEXT,
     "activeScope" TEXT,
     "claimedBy" TEXT,
-    "leaseUntil" DATETIME
+    "leaseUntil" DATETIME,
+    "attempts" INTEGER NOT NULL DEFAULT 0
 );
 INSERT INTO "new_ReconciliationRun" ("finishedAt", "id", "mismatchCount", "orderCount", "overcredited", "rowCount", "source", "startedAt") SELECT "finishedAt", "id", "mismatchCount", "orderCount", "overcredited", "rowCount", "source", "startedAt" FROM "ReconciliationRun";
 DROP TABLE "ReconciliationRun";
