@@ -6,7 +6,7 @@ import { DateTime, Money } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { lenient, pagingFromParams, param, toQueryString, type SearchParams } from "@/lib/lists/paging";
+import { DEFAULT_PAGE_SIZE, lenient, pagingFromParams, param, toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { MISMATCH_CODES, MISMATCH_SORTS, mismatchesPage, runSummary, type MismatchSort } from "@/lib/reconciliation/run-report";
 import { z } from "zod";
 import { RunProgress } from "./run-progress";
@@ -35,7 +35,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
   const [t, nav] = await Promise.all([getTranslations("reconciliation"), getTranslations("nav")]);
   const lab = run.format === "lab";
   const base = `/reconciliation/${run.id}`;
-  const keep = { code, sort: sort === "line" ? undefined : sort, direction: direction === "asc" ? undefined : direction, pageSize: paging.pageSize === 50 ? undefined : paging.pageSize };
+  const keep = { code, sort: sort === "line" ? undefined : sort, direction: direction === "asc" ? undefined : direction, pageSize: paging.pageSize === DEFAULT_PAGE_SIZE ? undefined : paging.pageSize };
   const sortLink = (column: MismatchSort, label: string) => {
     const next = sort === column && direction === "asc" ? "desc" : "asc";
     return (
@@ -259,7 +259,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
                 </tbody>
               </table>
             </div>
-            <Pager path={base} params={{ code, sort: keep.sort, direction: keep.direction }} page={mismatches.page} totalPages={mismatches.totalPages} count={mismatches.count} />
+            <Pager path={base} params={{ code, sort: keep.sort, direction: keep.direction, pageSize: keep.pageSize === undefined ? undefined : String(keep.pageSize) }} page={mismatches.page} totalPages={mismatches.totalPages} count={mismatches.count} />
           </>
         )}
       </section>

@@ -32,13 +32,22 @@ export function RunProgress({ runId, initial }: { runId: string; initial: Progre
       if (!response || response.status !== 200 || stopped) return;
       const { run } = (await response.json()) as { run: { status: string; progress: { rows: number; bytes: number; bytesTotal: number; mismatches: number } } };
       setProgress({ status: run.status, rows: run.progress.rows, bytesDone: run.progress.bytes, bytesTotal: run.progress.bytesTotal, mismatches: run.progress.mismatches });
-      if (run.status === "done" || run.status === "failed") router.refresh();
     }, 1_000);
     return () => {
       stopped = true;
       clearInterval(timer);
     };
-  }, [live, runId, router]);
+  }, [live, runId]);
+
+  // The run ended but the server-rendered page still shows it running: refresh it, and reload the page
+  // should the refresh not have landed within 5 s (a slow render on a busy server).
+  const serverLive = initial.status === "queued" || initial.status === "running";
+  useEffect(() => {
+    if (live || !serverLive) return;
+    router.refresh();
+    const fallback = setTimeout(() => window.location.reload(), 5_000);
+    return () => clearTimeout(fallback);
+  }, [live, serverLive, router]);
 
   const share = runShare(progress);
   return (
