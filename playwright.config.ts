@@ -1,5 +1,5 @@
 // Browser tests in Debian's Chromium (never `npx playwright install`) against the BUILT app, started by
-// lib/cli/e2e-server.ts on 127.0.0.1 with its own fresh database: SQLite in a temporary folder, or a new
+// scripts/e2e-server.ts on 127.0.0.1 with its own fresh database: SQLite in a temporary folder, or a new
 // database on the PostgreSQL test cluster (TEST_DATABASE=postgres; see e2e/browser/support/e2e-env.ts).
 import { defineConfig } from "@playwright/test";
 import { E2E } from "./e2e/browser/support/e2e-env";
@@ -32,7 +32,7 @@ export default defineConfig({
     { name: "chromium", testMatch: /\.spec\.ts/, dependencies: ["setup"] },
   ],
   webServer: {
-    command: `"${process.execPath}" --import tsx lib/cli/e2e-server.ts`,
+    command: `"${process.execPath}" --import tsx scripts/e2e-server.ts`,
     url: `${E2E.baseURL}/api/health`,
     reuseExistingServer: false,
     timeout: 90_000,

@@ -28,20 +28,24 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       <a href="#main" className="skip-link">
         {t("skip")}
       </a>
-      <header className="topbar">
-        <Link href="/orders" className="brand">
-          Acredita
-        </Link>
-        <NavLinks label={t("label")} links={links} />
-        <span className="spacer" />
-        <span className="user" data-testid="signed-in-as" data-role={actor.role}>
-          {t("signedInAs", { email: actor.email, role: roles(actor.role) })}
-        </span>
-        <Link href="/account/password" className="button secondary">
-          {t("password")}
-        </Link>
-        <LocaleSwitch />
-        <SignOutButton label={t("signOut")} />
+      {/* Two rows for every role: brand and pages, then who is signed in and their controls. */}
+      <header className="topbar" data-testid="topbar">
+        <div className="topbar-main">
+          <Link href="/orders" className="brand">
+            Acredita
+          </Link>
+          <NavLinks label={t("label")} links={links} />
+        </div>
+        <div className="topbar-account" data-testid="topbar-account">
+          <span className="user" data-testid="signed-in-as" data-role={actor.role}>
+            {t("signedInAs", { email: actor.email, role: roles(actor.role) })}
+          </span>
+          <Link href="/account/password" className="button secondary">
+            {t("password")}
+          </Link>
+          <LocaleSwitch />
+          <SignOutButton label={t("signOut")} />
+        </div>
       </header>
       {runMode() === "demo" ? (
         <p className="demo-banner" role="alert" data-testid="demo-banner">

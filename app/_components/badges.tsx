@@ -10,6 +10,8 @@ const STATUS_TONE: Record<string, string> = {
   pending: "info",
   processing: "info",
   refunded: "warn",
+  disputed: "bad",
+  dispute_lost: "bad",
   ignored: "neutral",
   open: "bad",
   uncertain: "warn",

@@ -24,7 +24,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         <section aria-labelledby="demo-users">
           <h2 id="demo-users">{t("demoTitle")}</h2>
           <p className="help">{t("demoNote")}</p>
-          <table>
+          <table className="demo-users" data-testid="demo-users">
             <tbody>
               {DEMO_USERS.map((user) => (
                 <tr key={user.email}>

@@ -124,6 +124,6 @@ test("signing out ends the session", async ({ browser }) => {
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/sign-in$/);
   await page.goto("/dead-letters");
-  await expect(page).toHaveURL(/\/sign-in$/);
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Fdead-letters$/);
   await context.close();
 });

@@ -32,9 +32,9 @@ setup("the lab's five deliveries reach the test server", async () => {
   expect(run.report.mismatches).toEqual([]);
 });
 
-setup("a signed-out visitor is sent to the sign-in page", async ({ page }, testInfo) => {
+setup("a signed-out visitor is sent to the sign-in page, which remembers the page asked for", async ({ page }, testInfo) => {
   await page.goto("/orders");
-  await expect(page).toHaveURL(/\/sign-in$/);
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Forders$/);
   await expect(page.getByRole("heading", { name: "Sign in to Acredita" })).toBeVisible();
   await screenshot(page, testInfo, "sign-in");
 });

@@ -2,7 +2,7 @@ import { POST as postWebhook } from "@/app/api/webhooks/[endpoint]/route";
 import { GET as getOrders, POST as postOrders } from "@/app/api/orders/route";
 import { GET as getOrderById } from "@/app/api/orders/[id]/route";
 import type { OrderView } from "@/lib/orders/orders";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { TEST_API_TOKEN, TEST_LAB_SECRET } from "./test-env";
 
 /** Every signature value (hex/base64 after `v1=` or `v1,`) sent by these helpers, for the secrets grep. */

@@ -1,4 +1,4 @@
-// `npm start` itself (lib/cli/start.ts: migration step, seeding, then `next start` as its child) as a
+// `npm start` itself (scripts/start.ts: migration step, seeding, then `next start` as its child) as a
 // test child. It runs in its own process group (`detached`), as under a supervisor, so a test can kill
 // the whole group at once (SIGKILL to -pid: start.ts and the Next.js server together, nothing orphaned).
 import { spawn, spawnSync } from "node:child_process";
@@ -29,11 +29,11 @@ export class StartedServer extends Child {
   }
 }
 
-/** Spawns `npm start` (as `node --import tsx lib/cli/start.ts`, one process group) with `env` and PORT=`port`. */
+/** Spawns `npm start` (as `node --import tsx scripts/start.ts`, one process group) with `env` and PORT=`port`. */
 export function spawnStart(env: Env, port: number): StartedServer {
   return new StartedServer(
     "npm start",
-    spawn(process.execPath, ["--import", "tsx", "lib/cli/start.ts"], {
+    spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
       cwd: process.cwd(),
       env: { AUTH_SECRET: START_AUTH_SECRET, ...env, PORT: String(port), HOST: "127.0.0.1" } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],

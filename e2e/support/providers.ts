@@ -3,7 +3,7 @@
 import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { db } from "@/lib/db/client";
-import { hmacSha256 } from "@/lib/webhooks/signatures/hmac";
+import { hmacSha256 } from "@/lib/providers/signatures/hmac";
 import { deliver, sentSignatures } from "./http";
 import { onPostgres } from "./test-database";
 

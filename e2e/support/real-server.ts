@@ -1,11 +1,11 @@
 // Real processes for recovery tests: the built Next.js server (`next start`) and `npm run worker`
-// (as `node --import tsx lib/cli/worker.ts`, one PID), each a child with its own environment, killed
+// (as `node --import tsx scripts/worker.ts`, one PID), each a child with its own environment, killed
 // with real signals. Every test file gets its own SQLite file and free ports.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { freePort } from "@/lib/net/free-port";
 import { newTestDatabase, type TestDatabase } from "./test-database";
 
@@ -134,13 +134,13 @@ export async function startServer(env: Env): Promise<{ child: Child; url: string
 
 /** Starts `npm run worker` (as one node process). `env` may arm a test crash point. */
 export function startWorker(env: Env): Child {
-  return new Child("worker", spawn(process.execPath, ["--import", "tsx", "lib/cli/worker.ts"], { cwd: ROOT, env: { ...env, NODE_ENV: "test" } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  return new Child("worker", spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], { cwd: ROOT, env: { ...env, NODE_ENV: "test" } as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
 }
 
 /** Starts `npm run receiver` (as one node process) on a free port; resolves once it answers its liveness probe. */
 export async function startReceiver(env: Env): Promise<{ child: Child; url: string }> {
   const port = await freePort();
-  const child = new Child("receiver", spawn(process.execPath, ["--import", "tsx", "lib/cli/receiver.ts"], { cwd: ROOT, env: { ...env, RECEIVER_PORT: String(port) } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
+  const child = new Child("receiver", spawn(process.execPath, ["--import", "tsx", "scripts/receiver.ts"], { cwd: ROOT, env: { ...env, RECEIVER_PORT: String(port) } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] }));
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`receiver on ${url}`, async () => {
     if (!child.alive) throw new Error(`receiver exited:\n${child.log()}`);

@@ -1,6 +1,6 @@
 // Which database the tests run on, and fresh databases of that kind. `npm test` runs the node tests
 // twice: on SQLite (default), then with TEST_DATABASE=postgres and TEST_POSTGRES_URL (an admin URL of a
-// throwaway cluster that lib/cli/run-tests.ts starts). Each test file and each server gets its own database.
+// throwaway cluster that scripts/run-tests.ts starts). Each test file and each server gets its own database.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

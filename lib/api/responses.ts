@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { isTimeoutDbError, isTransientDbError } from "@/lib/db/errors";
-import { describeZodError } from "@/lib/webhooks/json";
+import { describeZodError } from "@/lib/providers/json";
 
 /** `{error, code}` JSON with a status; the one shape every API error takes. */
 export function jsonError(status: number, code: string, message: string): Response {

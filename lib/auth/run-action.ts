@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { actorWith } from "@/lib/auth/session";
 import { ForbiddenError, type Actor, type Permission } from "@/lib/auth/roles";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /** What every dashboard server action answers: a tone, messages to show, a code for failures, and when. */
 export interface ActionResult {
@@ -50,7 +51,7 @@ export async function runAction<Schema extends z.ZodType>(
     return await body(actor, parsed.data);
   } catch (error) {
     if (error instanceof ForbiddenError) return { ok: false, tone: "bad", messages: [t("notAllowed")], code: "forbidden", at: Date.now() };
-    logger.error({ err: error instanceof Error ? error.message : String(error), permission }, "dashboard action failed");
+    logger.error({ err: errorMessage(error), permission }, "dashboard action failed");
     return { ok: false, tone: "bad", messages: [t("error")], code: "error", at: Date.now() };
   }
 }

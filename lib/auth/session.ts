@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { getAuth, validSession } from "@/lib/auth/auth";
 import { assertCan, can, ForbiddenError, roleSchema, type Actor, type Permission } from "@/lib/auth/roles";
+import { REQUEST_PATH_HEADER } from "@/lib/http/request-path";
 
 /**
  * The signed-in user of the current request (server components, server actions, route handlers), or
@@ -18,10 +19,18 @@ export const currentActor = cache(async (): Promise<Actor | null> => {
   return { id: session.user.id, email: session.user.email, name: session.user.name, role: role.data };
 });
 
-/** For pages: the signed-in actor, or a redirect to /sign-in (with `next` so the user comes back). */
+/**
+ * For pages: the signed-in actor, or a redirect to `/sign-in?next=<the page asked for>` so the user
+ * comes back to it, query included. The address is the one proxy.ts saw (REQUEST_PATH_HEADER: the
+ * layout cannot know its page's URL otherwise); `next` is used only when that header is absent.
+ * The sign-in page checks the value again (safeNextPath) before following it.
+ */
 export async function requireActor(next?: string): Promise<Actor> {
   const actor = await currentActor();
-  if (!actor) redirect(next ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in");
+  if (!actor) {
+    const asked = (await headers()).get(REQUEST_PATH_HEADER) ?? next;
+    redirect(asked && asked !== "/" ? `/sign-in?next=${encodeURIComponent(asked)}` : "/sign-in");
+  }
   return actor;
 }
 

@@ -15,11 +15,16 @@ export abstract class ClaimingWorker<Result> {
     private readonly channel: "inbox" | "outbox" | "reconciliation",
     pollIntervalMs: number,
   ) {
-    this.loop = new PollLoop(name, async () => (await this.runOnce()) !== null, pollIntervalMs);
+    this.loop = new PollLoop(name, () => this.step(), pollIntervalMs);
   }
 
   /** Claims and handles at most one due item. Returns what happened, or null when nothing was due. */
   abstract runOnce(): Promise<Result | null>;
+
+  /** One step of the poll loop: handles what is due now; true when there was something (the loop goes on at once). */
+  protected async step(): Promise<boolean> {
+    return (await this.runOnce()) !== null;
+  }
 
   /** Handles due items until none is left (or `maxSteps`); returns what each step did. For tests and tools. */
   async drain(maxSteps = 100_000): Promise<Result[]> {

@@ -1,4 +1,5 @@
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /**
  * Runs `step` again and again: at once while it reports work done, otherwise after `intervalMs` or as
@@ -44,9 +45,13 @@ export class PollLoop {
       try {
         didWork = await this.step();
       } catch (error) {
-        logger.error({ err: error instanceof Error ? error.message : String(error), loop: this.name }, "background step failed; retrying after the poll interval");
+        logger.error({ err: errorMessage(error), loop: this.name }, "background step failed; retrying after the poll interval");
       }
       if (!didWork && !this.stopping) await this.idle();
+      // Between two steps, let timers, I/O callbacks and signal handlers run: on SQLite a step can
+      // complete without waiting on any I/O event, and a backlog would otherwise keep the loop in
+      // microtasks, so that SIGTERM (and stop()) were only seen once the inbox was empty.
+      else await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 

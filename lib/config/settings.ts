@@ -19,6 +19,9 @@ const DEFAULTS = {
  * Public demo secrets (they are printed in the README): used only in demo mode, and refused in
  * production even when set explicitly, since anyone can sign with them.
  */
+/** The label suffix of a public demo secret: what it signed is never applied outside demo mode (lib/core/apply-stored-event.ts). */
+export const DEMO_SECRET_LABEL_SUFFIX = "[demo]";
+
 export const DEMO_SECRETS = {
   API_TOKEN: "demo-api-token",
   LAB_WEBHOOK_SECRET: "lab_demo_secret_2026",
@@ -102,6 +105,11 @@ const settingsSchema = z.object({
   RECONCILIATION_WORKER_ENABLED: booleanSetting.default(true),
   /** How often an idle worker looks for due inbox events and outbox messages (ms). */
   INBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /**
+   * Due inbox events a worker claims in one statement and applies in one transaction (a savepoint
+   * each, one durable commit): 1 applies one event per transaction.
+   */
+  INBOX_CLAIM_BATCH: z.coerce.number().int().min(1).max(500).default(64),
   /** How long a claimed inbox event stays reserved for its worker before another may take it (ms). */
   INBOX_LEASE_MS: z.coerce.number().int().min(200).max(3_600_000).default(30_000),
   /** First retry delay (ms); each retry doubles it, with jitter, up to INBOX_RETRY_MAX_DELAY_MS. */

@@ -1,6 +1,7 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { settings } from "@/lib/config/settings";
+import { attachDriver, sqliteDriver, type DriverDb } from "@/lib/db/driver";
 import { openPostgres } from "@/lib/db/open-postgres";
 import { serializedSqliteFactory } from "@/lib/db/serialized-sqlite-adapter";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
@@ -15,14 +16,19 @@ export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
  * busy timeout (ms). `synchronous` is per connection, so it is set on every client opened here.
  */
 export async function openSqlite(url: string, busyTimeoutMs: number, transactionTimeoutMs = 15_000): Promise<Db> {
+  let driver: DriverDb | undefined;
   const client = new PrismaClient({
-    adapter: serializedSqliteFactory(new PrismaBetterSQLite3({ url: sqliteFilePath(url), timeout: busyTimeoutMs })),
+    adapter: serializedSqliteFactory(new PrismaBetterSQLite3({ url: sqliteFilePath(url), timeout: busyTimeoutMs }), (connection, exclusive) => {
+      driver = sqliteDriver(connection, exclusive);
+    }),
     // Transactions queue behind each other on SQLite's one connection: wait for a turn, do not fail fast.
     transactionOptions: { maxWait: 30_000, timeout: transactionTimeoutMs },
   });
   await client.$executeRawUnsafe("PRAGMA journal_mode = WAL");
   await client.$executeRawUnsafe("PRAGMA synchronous = FULL");
   await client.$executeRawUnsafe("PRAGMA foreign_keys = ON");
+  // The statements above opened the connection: its driver is known from here on.
+  if (driver) attachDriver(client, driver);
   return client;
 }
 

@@ -1,4 +1,5 @@
 import { Prisma } from "@/lib/generated/prisma/client";
+import { errorMessage } from "@/lib/log/error-message";
 
 interface ConstraintCause {
   constraint?: { fields?: string[]; index?: string };
@@ -10,10 +11,30 @@ interface ConstraintCause {
  * `meta.driverAdapterError.cause.constraint.fields` (quoted on PostgreSQL), see ../shared/STACK.md.
  */
 export function uniqueViolationFields(error: unknown): string[] | undefined {
+  const driverFields = driverUniqueViolationFields(error);
+  if (driverFields) return driverFields;
   if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== "P2002") return undefined;
   const meta = error.meta as { target?: unknown; driverAdapterError?: { cause?: ConstraintCause } } | undefined;
   const fields = meta?.driverAdapterError?.cause?.constraint?.fields ?? (Array.isArray(meta?.target) ? (meta.target as string[]) : []);
   return fields.map((field) => field.replace(/^"|"$/g, ""));
+}
+
+/**
+ * The columns of a unique violation raised by a driver itself (lib/db/driver.ts), not through Prisma:
+ * better-sqlite3 `SQLITE_CONSTRAINT_UNIQUE` ("UNIQUE constraint failed: Table.a, Table.b") and pg
+ * SQLSTATE 23505 (detail `Key ("a", "b")=(...) already exists.`). Undefined for any other error.
+ */
+function driverUniqueViolationFields(error: unknown): string[] | undefined {
+  const failure = error as { code?: unknown; message?: unknown; detail?: unknown } | undefined;
+  if (failure?.code === "SQLITE_CONSTRAINT_UNIQUE" || failure?.code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    const columns = /constraint failed: (.*)$/.exec(String(failure.message))?.[1] ?? "";
+    return columns.split(", ").map((column) => column.slice(column.indexOf(".") + 1));
+  }
+  if (failure?.code === "23505") {
+    const columns = /Key \((.*?)\)=/.exec(String(failure.detail ?? ""))?.[1] ?? "";
+    return columns.split(", ").map((column) => column.replace(/^"|"$/g, ""));
+  }
+  return undefined;
 }
 
 /**
@@ -27,7 +48,7 @@ export function isTimeoutDbError(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2024") return true;
   const cause = (error as { cause?: { originalCode?: string; code?: string } } | undefined)?.cause;
   if (cause?.originalCode === "57014" || cause?.code === "57014") return true;
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorMessage(error);
   return /statement timeout|expired transaction|Unable to start a transaction in the given time|timeout exceeded when trying to connect/i.test(text);
 }
 

@@ -1,4 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import { Pool } from "pg";
+import { attachDriver, postgresDriver } from "@/lib/db/driver";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/generated/prisma-postgres/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/log/logger";
@@ -25,18 +27,22 @@ export interface PostgresOptions {
  * its API (e.g. `mode: "insensitive"`) are therefore not used. Throws nothing until first use.
  */
 export function openPostgres(url: string, options: PostgresOptions): PrismaClient {
+  // One pool for Prisma and for the driver-level hot path (lib/db/driver.ts): the same connections and limit.
+  const pool = new Pool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.poolTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
+    idle_in_transaction_session_timeout: options.transactionTimeoutMs * 2,
+    application_name: "acredita",
+  });
+  pool.on("error", (error) => logger.warn({ err: error.message }, "postgres pool connection lost"));
   const adapter = new PrismaPg(
+    pool,
     {
-      connectionString: url,
-      max: options.poolSize,
-      connectionTimeoutMillis: options.poolTimeoutMs,
-      statement_timeout: options.statementTimeoutMs,
-      idle_in_transaction_session_timeout: options.transactionTimeoutMs * 2,
-      application_name: "acredita",
-    },
-    {
-      // A connection the server closed (restart, idle kill) is dropped from the pool; the next query opens another.
-      onPoolError: (error) => logger.warn({ err: error.message }, "postgres pool connection lost"),
+      disposeExternalPool: true,
+      // A connection the server closed (restart, idle kill) is dropped from the pool (the pool's own
+      // "error" listener above logs it); the next query opens another.
       onConnectionError: (error) => logger.warn({ err: error.message }, "postgres connection error"),
     },
   );
@@ -44,5 +50,6 @@ export function openPostgres(url: string, options: PostgresOptions): PrismaClien
     adapter,
     transactionOptions: { maxWait: options.poolTimeoutMs, timeout: options.transactionTimeoutMs },
   });
+  attachDriver(client, postgresDriver(pool));
   return client as unknown as PrismaClient;
 }

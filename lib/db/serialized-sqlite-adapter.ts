@@ -1,4 +1,5 @@
 import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQuery, Transaction } from "@prisma/driver-adapter-utils";
+import type Database from "better-sqlite3";
 
 /** A FIFO lock: `acquire()` resolves with a release function once every earlier holder released. */
 class Mutex {
@@ -20,7 +21,7 @@ class Mutex {
  * every statement outside a transaction wait for the open transaction to end, and every transaction
  * wait for statements in flight, so each request sees only committed data and its writes stay its own.
  */
-function serialize(adapter: SqlDriverAdapter): SqlDriverAdapter {
+function serialize(adapter: SqlDriverAdapter, onConnect?: ConnectionListener): SqlDriverAdapter {
   const lock = new Mutex();
   const exclusive = async <T>(work: () => Promise<T>): Promise<T> => {
     const release = await lock.acquire();
@@ -65,14 +66,24 @@ function serialize(adapter: SqlDriverAdapter): SqlDriverAdapter {
     },
   };
   if (adapter.getConnectionInfo) wrapped.getConnectionInfo = () => adapter.getConnectionInfo!();
+  // The adapter keeps its better-sqlite3 connection as `client` (@prisma/adapter-better-sqlite3 6.19).
+  const connection = (adapter as unknown as { client?: Database.Database }).client;
+  if (onConnect && connection) onConnect(connection, exclusive);
   return wrapped;
 }
 
-/** Wraps a SQLite adapter factory so each connection it opens is serialised as described above. */
-export function serializedSqliteFactory(factory: SqlDriverAdapterFactory): SqlDriverAdapterFactory {
+/** Told about each connection opened: the raw better-sqlite3 connection and the lock that serialises work on it. */
+export type ConnectionListener = (connection: Database.Database, exclusive: <T>(work: () => Promise<T>) => Promise<T>) => void;
+
+/**
+ * Wraps a SQLite adapter factory so each connection it opens is serialised as described above;
+ * `onConnect` receives the connection and its lock, so driver-level transactions (lib/db/driver.ts)
+ * take the same lock as Prisma's.
+ */
+export function serializedSqliteFactory(factory: SqlDriverAdapterFactory, onConnect?: ConnectionListener): SqlDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => serialize(await factory.connect()),
+    connect: async () => serialize(await factory.connect(), onConnect),
   };
 }

@@ -1,6 +1,8 @@
 import type { Db, Tx } from "@/lib/db/client";
-import { formatEventKey, type EventKey } from "@/lib/events/event-key";
-import type { ApplyFailure } from "@/lib/events/failures";
+import type { SqlSession } from "@/lib/db/driver";
+import { newRowId } from "@/lib/db/row-id";
+import { formatEventKey, type EventKey } from "@/lib/core/event-key";
+import type { ApplyFailure } from "@/lib/core/failures";
 
 /** What a dead letter needs to be retried later through the same core. */
 export interface DeadLetterInput {
@@ -63,11 +65,51 @@ export async function recordDeadLetter(client: Db | Tx, input: DeadLetterInput, 
   }
 }
 
-/** Marks the open dead letters of an event resolved because a later attempt applied it (same transaction). */
-export async function resolveDeadLettersOfEvent(tx: Tx, key: EventKey, bodyHash: string, resolution: string, now = new Date()): Promise<number> {
-  const { count } = await tx.deadLetter.updateMany({
-    where: { dedupeKey: `${formatEventKey(key)}:${bodyHash}`, status: "open" },
-    data: { status: "resolved", resolution, resolvedBy: "system", resolvedAt: now },
-  });
-  return count;
+/**
+ * {@link recordDeadLetter} as one driver statement in the caller's driver transaction (the inbox
+ * worker's batch): `INSERT ... ON CONFLICT ("dedupeKey") DO UPDATE`, so a repeat of the same event and
+ * body updates its one row (attempts added, last failure, reason) and reopens it if it was resolved.
+ */
+export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInput, now: Date): Promise<void> {
+  const failure = input.failure;
+  await session.run(
+    `INSERT INTO "DeadLetter" ("id", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "payload",
+       "category", "reason", "retryable", "attempts", "firstFailedAt", "lastFailedAt", "nextAction", "status")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
+     ON CONFLICT ("dedupeKey") DO UPDATE SET "category" = excluded."category", "reason" = excluded."reason", "retryable" = excluded."retryable",
+       "nextAction" = excluded."nextAction", "orderId" = excluded."orderId", "lastFailedAt" = excluded."lastFailedAt",
+       "attempts" = "DeadLetter"."attempts" + excluded."attempts", "status" = 'open', "resolution" = NULL, "resolvedAt" = NULL, "resolvedBy" = NULL`,
+    [
+      newRowId(now),
+      `${formatEventKey(input.key)}:${input.bodyHash}`,
+      input.key.provider,
+      input.endpoint,
+      input.key.account,
+      input.key.livemode,
+      input.key.eventId,
+      input.eventType,
+      input.orderId ?? null,
+      input.bodyHash,
+      input.payload,
+      failure.category,
+      failure.reason.slice(0, 500),
+      failure.retryable,
+      input.attempts ?? 1,
+      input.firstFailedAt ?? now,
+      now,
+      failure.nextAction,
+    ],
+  );
+}
+
+/**
+ * Marks the open dead letter of an event resolved because a later attempt applied it, in the apply's
+ * own driver transaction. Returns how many were resolved (0 or 1: one row per event and body).
+ */
+export async function resolveDeadLettersOfEvent(session: SqlSession, key: EventKey, bodyHash: string, resolution: string, now: Date): Promise<number> {
+  return session.run(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolution" = ?, "resolvedBy" = 'system', "resolvedAt" = ? WHERE "dedupeKey" = ? AND "status" = 'open'`, [
+    resolution,
+    now,
+    `${formatEventKey(key)}:${bodyHash}`,
+  ]);
 }

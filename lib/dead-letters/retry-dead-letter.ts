@@ -1,10 +1,10 @@
 import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
 import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
-import type { VerifiedDelivery } from "@/lib/events/delivery";
-import { processInline } from "@/lib/events/process-inline";
-import { storeInInbox } from "@/lib/inbox/store-inbox-event";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
+import type { VerifiedDelivery } from "@/lib/ingest/delivery";
+import { processInline } from "@/lib/ingest/process-inline";
+import { storeInInbox } from "@/lib/ingest/store-inbox-event";
+import type { NormalizedEvent } from "@/lib/core/effect";
 
 /**
  * What a retry did:
@@ -67,7 +67,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
     const requeued = await db.$transaction(async (tx) => {
       const { count } = await tx.webhookEvent.updateMany({
         where: { id: stored.id, status: stored.status },
-        data: { status: "received", nextAttemptAt: now, attempts: 0, firstFailedAt: null, leaseOwner: null, leaseExpiresAt: null },
+        data: { status: "received", nextAttemptAt: now, dueAt: now, attempts: 0, firstFailedAt: null, leaseOwner: null, leaseExpiresAt: null },
       });
       if (count === 1) await tx.deadLetter.update({ where: { id }, data: { nextAction: `re-queued by ${actor} at ${now.toISOString()}; the worker applies it`, owner: letter.owner ?? actor } });
       return count === 1;

@@ -77,7 +77,7 @@ export async function listDecisionsPage(db: Db, input: DecisionQuery): Promise<P
 /**
  * Providers present in the log (the filter's options), at most 50, sorted. One `provider > last LIMIT 1`
  * seek per provider on the (provider, at) index: a GROUP BY read every index entry (1,000,000 decision
- * rows: 108 ms, lib/bench), these seeks read one entry each.
+ * rows: 108 ms, bench/), these seeks read one entry each.
  */
 export async function decisionProviders(db: Db): Promise<string[]> {
   const providers: string[] = [];

@@ -1,5 +1,8 @@
 import type { Db, Tx } from "@/lib/db/client";
+import type { SqlSession, SqlValue } from "@/lib/db/driver";
+import { newRowId } from "@/lib/db/row-id";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /** Outcomes a decision can have. Response bodies use the first four and `ignored`/`accepted`. */
 export type DecisionOutcome = "applied" | "duplicate" | "ignored" | "accepted" | "rejected" | "dead_lettered" | "retry_scheduled";
@@ -67,11 +70,27 @@ export async function recordDecision(client: Db | Tx, input: DecisionInput): Pro
   logDecision(row);
 }
 
+/**
+ * Writes decision rows in the caller's driver transaction (lib/db/driver.ts), all in one multi-row
+ * INSERT, and logs them once the caller committed ({@link logDecision}). Ids are ULIDs in write order.
+ */
+export async function insertDecisions(session: SqlSession, rows: DecisionRow[], at: Date): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = ["id", "at", ...DECISION_ROW_COLUMNS] as const;
+  const values: SqlValue[] = [];
+  for (const row of rows) values.push(newRowId(at), at, ...DECISION_ROW_COLUMNS.map((column) => row[column]));
+  const placeholders = rows.map(() => `(${columns.map(() => "?").join(", ")})`).join(", ");
+  await session.run(`INSERT INTO "Decision" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES ${placeholders}`, values);
+}
+
+/** The columns of a {@link DecisionRow}, in the order {@link insertDecisions} writes them. */
+const DECISION_ROW_COLUMNS = ["provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "secretLabel", "diagnosis", "source"] as const satisfies readonly (keyof DecisionRow)[];
+
 /** Like {@link recordDecision}, but a database failure is logged instead of thrown (the answer is already decided). */
 export async function recordDecisionSafely(client: Db, input: DecisionInput): Promise<void> {
   try {
     await recordDecision(client, input);
   } catch (error) {
-    logger.error({ err: error instanceof Error ? error.message : String(error), decision: { ...input } }, "decision not stored");
+    logger.error({ err: errorMessage(error), decision: { ...input } }, "decision not stored");
   }
 }

@@ -3,6 +3,7 @@ import { db as defaultDb, type Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
 
 /** The one aggregate key for every endpoint name that is not configured: the sender's string is never a key. */
 export const UNKNOWN_ENDPOINT = "(unknown)";
@@ -21,7 +22,7 @@ export type RejectionCode =
   | "timestamp_outside_tolerance";
 
 /**
- * The code of a failed signature check, from the verifier's reason (lib/webhooks/signatures: each
+ * The code of a failed signature check, from the verifier's reason (lib/providers/signatures: each
  * starts "missing ...", "malformed ...", "timestamp outside tolerance ..." or names the mismatch).
  */
 export function signatureRejectionCode(reason: string): RejectionCode {
@@ -171,7 +172,7 @@ export class RejectionCounter {
     } catch (error) {
       for (const row of batch) this.merge(row);
       this.schedule();
-      logger.error({ err: error instanceof Error ? error.message : String(error), keys: batch.length }, "rejection counts not written; kept for the next flush");
+      logger.error({ err: errorMessage(error), keys: batch.length }, "rejection counts not written; kept for the next flush");
     }
   }
 
@@ -238,7 +239,7 @@ export async function recordPreSignatureRejection(database: Db | undefined, reje
   try {
     client = database ?? (await defaultDb());
   } catch (error) {
-    logger.error({ err: error instanceof Error ? error.message : String(error), httpStatus: rejection.httpStatus }, "decision not stored: database unavailable");
+    logger.error({ err: errorMessage(error), httpStatus: rejection.httpStatus }, "decision not stored: database unavailable");
     return;
   }
   await recordDecisionSafely(client, {

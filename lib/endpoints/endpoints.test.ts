@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { providers } from "@/lib/webhooks/providers/registry";
+import { providers } from "@/lib/providers/registry";
 import { DEMO_ENDPOINT_SECRETS, EndpointConfigError, endpointDefinitions, loadEndpoints, loadSecrets, resolveEndpoint, validateEndpoints, type EndpointDefinition } from "@/lib/endpoints/endpoints";
 
 const DEMO = { ACREDITA_MODE: "demo" } as const;

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRETS, holdsPublicDemoValue, runMode, settings } from "@/lib/config/settings";
-import { providers } from "@/lib/webhooks/providers/registry";
-import type { ProviderName, SigningSecret, VerificationKeys } from "@/lib/webhooks/types";
+import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRET_LABEL_SUFFIX, DEMO_SECRETS, holdsPublicDemoValue, runMode, settings } from "@/lib/config/settings";
+import { providers } from "@/lib/providers/registry";
+import type { ProviderName } from "@/lib/core/effect";
+import type { SigningSecret, VerificationKeys } from "@/lib/providers/types";
 
 /** inline: verify, store and apply in one transaction before answering. inbox: store, answer, apply in a worker. */
 export type ProcessingMode = "inline" | "inbox";
@@ -49,7 +50,7 @@ export const DEMO_ACCOUNTS = {
 
 /**
  * The configured endpoints. This list is the one documented place where endpoints are defined
- * (README, "Providers and endpoints"); secrets live only in the environment. The providers' endpoints
+ * (docs/providers.md); secrets live only in the environment. The providers' endpoints
  * run in `inbox` mode unless WEBHOOK_PROCESSING_MODE=inline (Stripe and Yolfi ask for a fast 2xx and
  * slow work later); the lab runs `inline` unless LAB_PROCESSING_MODE=inbox. Read per call, so a test
  * may switch modes; the start command validates both values (lib/config/settings.ts).
@@ -173,9 +174,6 @@ export interface DisabledEndpoint {
   definition: EndpointDefinition;
   reason: string;
 }
-
-/** The label of a public demo secret: what it signed is never applied outside demo mode (lib/events/apply-stored-event.ts). */
-export const DEMO_SECRET_LABEL_SUFFIX = "[demo]";
 
 /**
  * The raw secrets of an endpoint: its variable when set; in demo mode its public demo secret;

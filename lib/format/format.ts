@@ -8,7 +8,7 @@ const fractionCache = new Map<string, number>();
 /**
  * Intl formatters by their options. Building one costs far more than using it (ICU data is looked up
  * on construction): the orders page formats ~150 values per render, and building a formatter for each
- * was 13% of the page's server CPU (lib/bench, 100,000 orders).
+ * was 13% of the page's server CPU (bench/, 100,000 orders).
  */
 const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
 

@@ -1,19 +1,21 @@
-import type { Db, Tx } from "@/lib/db/client";
+import { applyStoredEvent, type AppliedEvent } from "@/lib/core/apply-stored-event";
+import type { NormalizedEvent } from "@/lib/core/effect";
+import type { EventKey } from "@/lib/core/event-key";
+import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/core/failures";
+import type { Db } from "@/lib/db/client";
+import { driverOf, type SqlSession } from "@/lib/db/driver";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
-import { recordDecision } from "@/lib/decisions/record-decision";
+import { upsertDeadLetter } from "@/lib/dead-letters/dead-letters";
+import { decisionRow, insertDecisions, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { endpointDefinitions, type EndpointDefinition } from "@/lib/endpoints/endpoints";
-import { applyStoredEvent, type AppliedEvent } from "@/lib/events/apply-stored-event";
-import type { EventKey } from "@/lib/events/event-key";
-import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/events/failures";
 import type { ClaimedInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { decideRetry, type RetryPolicy } from "@/lib/inbox/retry-policy";
+import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
 import { crashAt } from "@/lib/test-hooks/crash-point";
-import type { NormalizedEvent } from "@/lib/webhooks/types";
 
-/** What one worker step did with a claimed event. */
+/** What the worker did with one claimed event. */
 export type ClaimedEventResult =
   | { kind: "applied"; applied: AppliedEvent }
   | { kind: "retry_scheduled"; nextAttemptAt: Date; delayMs: number; reason: string }
@@ -21,7 +23,7 @@ export type ClaimedEventResult =
   | { kind: "lease_lost" }
   | { kind: "not_recorded"; reason: string };
 
-/** Options of the worker step; `now` is injectable for tests. */
+/** Options of the worker step; `now` and `random` are injectable for tests. */
 export interface ApplyClaimedOptions {
   owner: string;
   policy: RetryPolicy;
@@ -29,16 +31,10 @@ export interface ApplyClaimedOptions {
   random?: () => number;
 }
 
-/** Thrown inside a transaction when this worker no longer holds the event's lease: rolls everything back. */
-class LeaseLost extends Error {
-  constructor() {
-    super("lease lost");
-    this.name = "LeaseLost";
-  }
-}
+/** A failure that is not a rule of the core (the database stayed busy, an unexpected error): retryable. */
+type Failure = Pick<ApplyFailure, "retryable" | "reason"> & { category: string; orderId?: string };
 
-/** A failure that is not a rule of the core: the database stayed busy, or an unexpected error. Retryable. */
-function transientFailure(category: "database" | "internal", reason: string): Pick<ApplyFailure, "retryable" | "reason"> & { category: string } {
+function transientFailure(category: "database" | "internal", reason: string): Failure {
   return { category, reason, retryable: true };
 }
 
@@ -52,148 +48,160 @@ function endpointOf(claimed: ClaimedInboxEvent): Pick<EndpointDefinition, "name"
   return definition ?? { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode };
 }
 
-/** The first write of every worker transaction: proves this worker still holds the lease (SQLite: write first). */
-async function guardLease(tx: Tx, claimed: ClaimedInboxEvent, owner: string): Promise<void> {
-  const { count } = await tx.webhookEvent.updateMany({ where: { id: claimed.id, status: "processing", leaseOwner: owner }, data: { leaseOwner: owner } });
-  if (count !== 1) throw new LeaseLost();
+/**
+ * The first write of a worker transaction: re-asserts this worker's lease on every event of the batch
+ * (SQLite: a write first, so the write lock and the lease hold until the commit). Returns the ids still
+ * held; an event whose lease expired and was taken over is not among them and is left alone.
+ */
+async function guardLeases(session: SqlSession, claimed: ClaimedInboxEvent[], owner: string): Promise<Set<string>> {
+  const rows = await session.all<{ id: string }>(
+    `UPDATE "WebhookEvent" SET "leaseOwner" = ? WHERE "id" IN (${claimed.map(() => "?").join(", ")}) AND "status" = 'processing' AND "leaseOwner" = ? RETURNING "id"`,
+    [owner, ...claimed.map((event) => event.id), owner],
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/** What one event of a batch came to, before the commit: its result and the decision row to write. */
+interface Handled {
+  result: ClaimedEventResult;
+  decision?: DecisionRow;
 }
 
 /**
- * Applies one claimed inbox event with the same core as inline mode ({@link applyStoredEvent}), in one
- * transaction that starts by re-checking this worker's lease, so an event whose lease expired and was
- * taken over is never applied by both. Failures follow the retry policy: a retryable one
- * (transition, unknown order, busy database) parks the event with exponential backoff and jitter,
- * recording attempts, last error and next attempt; when attempts or age run out, or the failure is not
- * retryable (amount, currency, organisation, schema), the event becomes a dead letter at once. Returns
- * what happened; never throws for expected failures.
+ * Records a failed attempt in the batch's transaction: either parks the event for a retry (status
+ * `failed`, nextAttemptAt with backoff and jitter, lastError; decision `retry_scheduled`) or, when
+ * attempts or age ran out or the failure is not retryable, dead-letters it (status `dead`, one
+ * DeadLetter row per event and body with reason and next action; decision `dead_lettered`).
  */
-export async function applyClaimedEvent(db: Db, claimed: ClaimedInboxEvent, options: ApplyClaimedOptions): Promise<ClaimedEventResult> {
-  const now = options.now ?? (() => new Date());
+async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, failure: Failure, options: ApplyClaimedOptions, at: Date): Promise<Handled> {
+  const decision = decideRetry(failure, claimed.attempts, claimed.receivedAt, at, options.policy, options.random);
+  const orderId = failure.orderId ?? claimed.orderId ?? undefined;
+  const base = { provider: claimed.provider, endpoint: claimed.endpoint, eventId: claimed.eventId, verified: true, eventType: claimed.type, orderId, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null } as const;
+  const firstFailedAt = claimed.firstFailedAt ?? at;
+  if (decision.action === "retry") {
+    await session.run(
+      `UPDATE "WebhookEvent" SET "status" = 'failed', "nextAttemptAt" = ?, "dueAt" = ?, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
+      [decision.nextAttemptAt, decision.nextAttemptAt, failure.reason.slice(0, 500), firstFailedAt, claimed.id],
+    );
+    const reason = `attempt ${claimed.attempts} failed (${failure.category}): ${failure.reason}; next attempt in ${Math.round(decision.delayMs / 1000)} s`;
+    return {
+      result: { kind: "retry_scheduled", nextAttemptAt: decision.nextAttemptAt, delayMs: decision.delayMs, reason: failure.reason },
+      decision: decisionRow({ ...base, outcome: "retry_scheduled", reason }),
+    };
+  }
+  const dead = failure instanceof ApplyFailure && !failure.retryable ? failure : new ApplyFailure("retries_exhausted", `${decision.reason}; last error: ${failure.reason}`, orderId);
+  await session.run(
+    `UPDATE "WebhookEvent" SET "status" = 'dead', "nextAttemptAt" = NULL, "dueAt" = NULL, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
+    [dead.reason.slice(0, 500), firstFailedAt, claimed.id],
+  );
+  await upsertDeadLetter(
+    session,
+    { key: keyOf(claimed), endpoint: claimed.endpoint, eventType: claimed.type, bodyHash: claimed.bodyHash, payload: claimed.payload, orderId, failure: dead, attempts: claimed.attempts, firstFailedAt },
+    at,
+  );
+  return { result: { kind: "dead_lettered", category: dead.category, reason: dead.reason }, decision: decisionRow({ ...base, outcome: "dead_lettered", reason: dead.reason }) };
+}
+
+/** The failure an event has before any apply: a payload that is not JSON, or too many claims without an end. */
+function failureBeforeApply(claimed: ClaimedInboxEvent, policy: RetryPolicy): Failure | NormalizedEvent {
   let event: NormalizedEvent;
   try {
     event = JSON.parse(claimed.payload) as NormalizedEvent;
   } catch {
-    return recordFailure(db, claimed, new ApplyFailure("schema", `stored payload of event ${claimed.eventId} is not valid JSON`), options);
+    return new ApplyFailure("schema", `stored payload of event ${claimed.eventId} is not valid JSON`);
   }
-  if (claimed.attempts > options.policy.maxAttempts) {
-    // Its earlier workers died mid-attempt (each claim counts one): stop feeding it to new workers.
-    const failure = transientFailure("internal", `claimed ${claimed.attempts} times without finishing (workers stopped mid-attempt)`);
-    return recordFailure(db, claimed, failure, options);
-  }
-  const endpoint = endpointOf(claimed);
-  let lastError = "";
-  for (let attempt = 1; attempt <= MAX_TRANSACTION_ATTEMPTS; attempt++) {
-    try {
-      const applied = await db.$transaction(async (tx) => {
-        await guardLease(tx, claimed, options.owner);
-        return applyStoredEvent(
-          tx,
-          { rowId: claimed.id, key: keyOf(claimed), endpoint, event, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null },
-          now(),
-        );
-      });
-      crashAt("after-commit-before-done");
-      return { kind: "applied", applied };
-    } catch (error) {
-      if (error instanceof LeaseLost) {
-        logger.warn({ eventId: claimed.eventId, owner: options.owner }, "inbox lease lost; another worker has the event");
-        return { kind: "lease_lost" };
-      }
-      if (error instanceof ApplyFailure) return recordFailure(db, claimed, error, options);
-      const raced = uniqueViolationFields(error) !== undefined || error instanceof ConcurrentChange;
-      if (raced || isTransientDbError(error)) {
-        lastError = raced ? "a concurrent writer changed the order" : "database busy";
-        await transactionBackoff(attempt);
-        continue;
-      }
-      logger.error({ err: error instanceof Error ? error.message : String(error), eventId: claimed.eventId }, "inbox event failed unexpectedly");
-      return recordFailure(db, claimed, transientFailure("internal", "unexpected error while applying (see the worker's log)"), options);
-    }
-  }
-  return recordFailure(db, claimed, transientFailure("database", `${lastError} after ${MAX_TRANSACTION_ATTEMPTS} tries`), options);
+  // Its earlier workers died mid-attempt (each claim counts one): stop feeding it to new workers.
+  if (claimed.attempts > policy.maxAttempts) return transientFailure("internal", `claimed ${claimed.attempts} times without finishing (workers stopped mid-attempt)`);
+  return event;
 }
 
 /**
- * Records a failed attempt in one transaction (lease re-checked first): either parks the event for a
- * retry (status `failed`, nextAttemptAt, lastError, decision `retry_scheduled`) or dead-letters it
- * (status `dead`, a DeadLetter row with reason and next action, decision `dead_lettered`).
+ * Applies one event of the batch inside its own SAVEPOINT, with the same core as inline mode
+ * ({@link applyStoredEvent}): a rule's refusal ({@link ApplyFailure}) rolls back only this event and
+ * is recorded by the retry policy; a concurrent writer's change or a busy database is retried a few
+ * times within the savepoint, then recorded as a retryable failure; any other error is logged and
+ * recorded as a retryable internal failure. The events before and after it are unaffected.
  */
-async function recordFailure(
-  db: Db,
-  claimed: ClaimedInboxEvent,
-  failure: Pick<ApplyFailure, "retryable" | "reason"> & { category: string; orderId?: string },
-  options: ApplyClaimedOptions,
-): Promise<ClaimedEventResult> {
-  const at = (options.now ?? (() => new Date()))();
-  const decision = decideRetry(failure, claimed.attempts, claimed.receivedAt, at, options.policy, options.random);
-  const deadFailure =
-    decision.action === "retry"
-      ? undefined
-      : failure instanceof ApplyFailure && !failure.retryable
-        ? failure
-        : new ApplyFailure("retries_exhausted", `${decision.reason}; last error: ${failure.reason}`, failure.orderId ?? claimed.orderId ?? undefined);
-  const orderId = failure.orderId ?? claimed.orderId ?? undefined;
-  const decisionRow = {
-    provider: claimed.provider,
-    endpoint: claimed.endpoint,
-    eventId: claimed.eventId,
-    verified: true,
-    eventType: claimed.type,
-    orderId,
-    secretLabel: claimed.secretLabel,
-    source: "worker",
-    httpStatus: null,
-  } as const;
-  try {
-    await db.$transaction(async (tx) => {
-      await guardLease(tx, claimed, options.owner);
-      if (decision.action === "retry") {
-        await tx.webhookEvent.update({
-          where: { id: claimed.id },
-          data: {
-            status: "failed",
-            nextAttemptAt: decision.nextAttemptAt,
-            lastError: failure.reason.slice(0, 500),
-            firstFailedAt: claimed.firstFailedAt ?? at,
-            leaseOwner: null,
-            leaseExpiresAt: null,
-          },
-        });
-        await recordDecision(tx, {
-          ...decisionRow,
-          outcome: "retry_scheduled",
-          reason: `attempt ${claimed.attempts} failed (${failure.category}): ${failure.reason}; next attempt in ${Math.round(decision.delayMs / 1000)} s`,
-        });
-        return;
-      }
-      const dead = deadFailure!;
-      await tx.webhookEvent.update({
-        where: { id: claimed.id },
-        data: { status: "dead", nextAttemptAt: null, lastError: dead.reason.slice(0, 500), firstFailedAt: claimed.firstFailedAt ?? at, leaseOwner: null, leaseExpiresAt: null },
-      });
-      await recordDeadLetter(
-        tx,
-        {
-          key: keyOf(claimed),
-          endpoint: claimed.endpoint,
-          eventType: claimed.type,
-          bodyHash: claimed.bodyHash,
-          payload: claimed.payload,
-          orderId,
-          failure: dead,
-          attempts: claimed.attempts,
-          firstFailedAt: claimed.firstFailedAt ?? at,
-        },
-        at,
+async function applyOne(session: SqlSession, claimed: ClaimedInboxEvent, options: ApplyClaimedOptions, at: Date): Promise<Handled> {
+  const prepared = failureBeforeApply(claimed, options.policy);
+  if (!("effect" in prepared)) return recordFailure(session, claimed, prepared, options, at);
+  const decisions: DecisionRow[] = [];
+  let lastError = "";
+  for (let attempt = 1; attempt <= MAX_TRANSACTION_ATTEMPTS; attempt++) {
+    decisions.length = 0;
+    try {
+      const applied = await session.savepoint(() =>
+        applyStoredEvent(
+          session,
+          { rowId: claimed.id, key: keyOf(claimed), endpoint: endpointOf(claimed), event: prepared, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null },
+          at,
+          decisions,
+        ),
       );
-      await recordDecision(tx, { ...decisionRow, outcome: "dead_lettered", reason: dead.reason });
-    });
-  } catch (error) {
-    if (error instanceof LeaseLost) return { kind: "lease_lost" };
-    // The failure could not be recorded (database unavailable): the lease expires and the event is tried again.
-    logger.error({ err: error instanceof Error ? error.message : String(error), eventId: claimed.eventId }, "inbox failure not recorded");
-    return { kind: "not_recorded", reason: failure.reason };
+      return { result: { kind: "applied", applied }, decision: decisions[0] };
+    } catch (error) {
+      if (error instanceof ApplyFailure) return recordFailure(session, claimed, error, options, at);
+      const raced = uniqueViolationFields(error) !== undefined || error instanceof ConcurrentChange;
+      if (raced || isTransientDbError(error)) {
+        lastError = raced ? "a concurrent writer changed the order" : "database busy";
+        continue;
+      }
+      logger.error({ err: errorMessage(error), eventId: claimed.eventId }, "inbox event failed unexpectedly");
+      return recordFailure(session, claimed, transientFailure("internal", "unexpected error while applying (see the worker's log)"), options, at);
+    }
   }
-  if (decision.action === "retry") return { kind: "retry_scheduled", nextAttemptAt: decision.nextAttemptAt, delayMs: decision.delayMs, reason: failure.reason };
-  return { kind: "dead_lettered", category: deadFailure!.category, reason: deadFailure!.reason };
+  return recordFailure(session, claimed, transientFailure("database", `${lastError} after ${MAX_TRANSACTION_ATTEMPTS} tries`), options, at);
+}
+
+/**
+ * Applies a batch of claimed inbox events in ONE driver transaction and one durable commit: the first
+ * write re-asserts the batch's leases ({@link guardLeases}), then each event applies in its order
+ * (events of one order keep their arrival order) inside its own SAVEPOINT ({@link applyOne}), its
+ * failure recorded in the same transaction; the batch's decision rows are one multi-row insert. An
+ * event whose lease was taken over is `lease_lost` and untouched. When the transaction itself fails
+ * (database busy, connection lost), a batch of several is applied again one event per transaction;
+ * a single event is retried a few times, and if nothing could be recorded it is `not_recorded` (its
+ * lease expires and it is claimed again). Exactly once holds because every effect commits with its
+ * event's mark and its business keys. Returns one result per claimed event, in the order given.
+ */
+export async function applyClaimedEvents(db: Db, claimed: ClaimedInboxEvent[], options: ApplyClaimedOptions): Promise<ClaimedEventResult[]> {
+  if (claimed.length === 0) return [];
+  const now = options.now ?? (() => new Date());
+  for (let attempt = 1; attempt <= MAX_TRANSACTION_ATTEMPTS; attempt++) {
+    try {
+      const handled = await driverOf(db).transaction(async (session) => {
+        const held = await guardLeases(session, claimed, options.owner);
+        const at = now();
+        const outcomes: Handled[] = [];
+        for (const event of claimed) outcomes.push(held.has(event.id) ? await applyOne(session, event, options, at) : { result: { kind: "lease_lost" } });
+        await insertDecisions(session, outcomes.flatMap((outcome) => (outcome.decision ? [outcome.decision] : [])), at);
+        return outcomes;
+      });
+      crashAt("after-commit-before-done");
+      for (const outcome of handled) {
+        if (outcome.decision) logDecision(outcome.decision);
+        if (outcome.result.kind === "lease_lost") logger.warn({ owner: options.owner }, "inbox lease lost; another worker has the event");
+      }
+      return handled.map((outcome) => outcome.result);
+    } catch (error) {
+      if (claimed.length > 1) {
+        logger.warn({ err: errorMessage(error), events: claimed.length }, "inbox batch failed; applying its events one by one");
+        const results: ClaimedEventResult[] = [];
+        for (const event of claimed) results.push(...(await applyClaimedEvents(db, [event], options)));
+        return results;
+      }
+      if (!isTransientDbError(error) || attempt === MAX_TRANSACTION_ATTEMPTS) {
+        // Nothing could be recorded (database unavailable): the lease expires and the event is tried again.
+        logger.error({ err: errorMessage(error), eventId: claimed[0].eventId }, "inbox event not recorded");
+        return [{ kind: "not_recorded", reason: errorMessage(error).slice(0, 200) }];
+      }
+      await transactionBackoff(attempt);
+    }
+  }
+  return [{ kind: "not_recorded", reason: "database busy" }];
+}
+
+/** {@link applyClaimedEvents} for one event. */
+export async function applyClaimedEvent(db: Db, claimed: ClaimedInboxEvent, options: ApplyClaimedOptions): Promise<ClaimedEventResult> {
+  return (await applyClaimedEvents(db, [claimed], options))[0];
 }

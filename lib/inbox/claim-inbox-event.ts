@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { databaseKind } from "@/lib/db/database-kind";
 
 /** An inbox event this worker now holds under lease. `attempts` already counts this attempt. */
@@ -21,96 +22,106 @@ export interface ClaimedInboxEvent {
   leaseExpiresAt: Date;
 }
 
-/** Candidates looked at per claim: when several workers race for the first, the losers try the next. */
-const CLAIM_SCAN = 8;
+/** What the claim returns, as both databases spell it through raw SQL (SQLite: 0/1, BigInt, text or numbers for times). */
+type ClaimedRow = Omit<ClaimedInboxEvent, "livemode" | "attempts" | "receivedAt" | "firstFailedAt" | "leaseExpiresAt"> & {
+  livemode: boolean | number | bigint;
+  attempts: number | bigint;
+  receivedAt: Date | string | number | bigint;
+  firstFailedAt: Date | string | number | bigint | null;
+};
+
+const RETURNED = `"id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "attempts", "receivedAt", "firstFailedAt"`;
+
+/** A time as a raw query returns it: a Date (PostgreSQL), or what the SQLite adapter stored (ISO text or epoch milliseconds). */
+function timeOf(value: Date | string | number | bigint): Date {
+  if (value instanceof Date) return value;
+  return new Date(typeof value === "bigint" ? Number(value) : value);
+}
+
+function claimedOf(row: ClaimedRow, leaseExpiresAt: Date): ClaimedInboxEvent {
+  return {
+    ...row,
+    livemode: Boolean(Number(row.livemode)),
+    attempts: Number(row.attempts),
+    receivedAt: timeOf(row.receivedAt),
+    firstFailedAt: row.firstFailedAt === null ? null : timeOf(row.firstFailedAt),
+    leaseExpiresAt,
+  };
+}
 
 /**
- * Claims the next due inbox event for `owner` under a lease of `leaseMs`: a `received` or parked
- * (`failed`) event whose nextAttemptAt has come, or a `processing` one whose lease expired (its worker
- * died). The claim sets status `processing`, the lease, and attempts + 1, so two workers never hold one
- * event. Returns the claimed event, or null when nothing is due.
- *
- * This is the one place that decides how work is claimed, with one statement per database:
- * - SQLite: {@link claimWithGuardedUpdate}. Each statement runs on its own (autocommit) and SQLite has
- *   one writer at a time, so an UPDATE guarded by the status and attempt count read just before is enough.
- * - PostgreSQL: {@link claimWithSkipLocked}, one `UPDATE ... WHERE id = (SELECT ... FOR UPDATE SKIP
- *   LOCKED)`: concurrent workers each lock a different due row without waiting for one another, where
- *   guarded updates would have them all race for the same first candidates.
+ * The claim statement of {@link claimDueInboxEvents} for one database (exported so a test can EXPLAIN
+ * the very statement the worker runs). Takes the database kind, the owner, the claim's time, the new
+ * lease's expiry and the batch size; returns the parameterised SQL (`.sql` with `?`, `.text` with `$n`).
+ */
+export function claimStatement(kind: "sqlite" | "postgresql", owner: string, now: Date, leaseExpiresAt: Date, limit: number): Prisma.Sql {
+  return kind === "postgresql"
+    ? Prisma.sql`
+        WITH next AS (
+          SELECT "id" FROM "WebhookEvent"
+          WHERE "dueAt" <= ${now}
+          ORDER BY "dueAt" ASC, "receivedAt" ASC
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE "WebhookEvent" AS event
+        SET "status" = 'processing', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${leaseExpiresAt}, "dueAt" = ${leaseExpiresAt}, "attempts" = event."attempts" + 1
+        FROM next
+        WHERE event."id" = next."id"
+        RETURNING ${Prisma.raw(RETURNED.split(", ").map((column) => `event.${column}`).join(", "))}`
+    : Prisma.sql`
+        UPDATE "WebhookEvent"
+        SET "status" = 'processing', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${leaseExpiresAt}, "dueAt" = ${leaseExpiresAt}, "attempts" = "attempts" + 1
+        WHERE "id" IN (
+          SELECT "id" FROM "WebhookEvent"
+          WHERE "dueAt" <= ${now}
+          ORDER BY "dueAt" ASC, "receivedAt" ASC
+          LIMIT ${limit}
+        ) AND "dueAt" <= ${now}
+        RETURNING ${Prisma.raw(RETURNED)}`;
+}
+
+/**
+ * Claims up to `limit` due inbox events for `owner` under a lease of `leaseMs`, in ONE statement with
+ * no re-read: due means `dueAt <= now` (a `received` or parked `failed` event whose nextAttemptAt has
+ * come, or a `processing` one whose lease expired because its worker died). The claim sets status
+ * `processing`, the lease (leaseOwner, leaseExpiresAt, and dueAt = the lease's expiry) and attempts + 1,
+ * so two workers never hold one event. Candidates are read in the order of the index
+ * `WebhookEvent(dueAt, receivedAt)`, so the cost of a claim does not grow with the backlog (no sort of
+ * the due rows; the plans are checked in e2e/api/inbox-claim-plan.test.ts).
+ * - SQLite: `UPDATE ... WHERE id IN (SELECT id ... ORDER BY dueAt, receivedAt LIMIT n) AND dueAt <= now
+ *   RETURNING`. One statement is atomic and SQLite has one writer at a time, so no other claim can
+ *   interleave between the choice and the update.
+ * - PostgreSQL: the candidates are chosen with `FOR UPDATE SKIP LOCKED` in a CTE and taken by the
+ *   UPDATE of the same statement (PostgreSQL docs, SELECT "The Locking Clause": SKIP LOCKED for
+ *   queue-like tables): concurrent workers each lock different rows without waiting for one another.
+ *   Under READ COMMITTED a row another worker claimed after this statement's snapshot is re-checked
+ *   against `dueAt <= now` when locked, and skipped.
+ * Returns the claimed events in (receivedAt, id) order, so events of one order keep their arrival
+ * order within a batch; an empty array when nothing is due. Throws the database's errors.
+ */
+export async function claimDueInboxEvents(db: Db, owner: string, now: Date, leaseMs: number, limit: number): Promise<ClaimedInboxEvent[]> {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`claim limit must be a positive integer, got ${limit}`);
+  const leaseExpiresAt = new Date(now.getTime() + leaseMs);
+  const rows = await db.$queryRaw<ClaimedRow[]>(claimStatement(databaseKind(db), owner, now, leaseExpiresAt, limit));
+  return rows
+    .map((row) => claimedOf(row, leaseExpiresAt))
+    .sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Claims the next due inbox event for `owner` under a lease of `leaseMs`: {@link claimDueInboxEvents}
+ * with a limit of one. Returns the claimed event, or null when nothing is due.
  */
 export async function claimNextInboxEvent(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
-  return databaseKind(db) === "postgresql" ? claimWithSkipLocked(db, owner, now, leaseMs) : claimWithGuardedUpdate(db, owner, now, leaseMs);
+  const [claimed] = await claimDueInboxEvents(db, owner, now, leaseMs, 1);
+  return claimed ?? null;
 }
 
-/**
- * PostgreSQL's claim: picks the first due event in (nextAttemptAt, receivedAt) order that no other
- * transaction has locked, and takes it in the same statement (PostgreSQL docs, SELECT "The Locking
- * Clause": SKIP LOCKED for queue-like tables). Under READ COMMITTED a row that another worker claimed
- * between this statement's snapshot and its lock is re-checked against the WHERE clause and skipped.
- */
+/** PostgreSQL's claim of one event (FOR UPDATE SKIP LOCKED); kept by name for the tests that hold a row lock. */
 export async function claimWithSkipLocked(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
-  const leaseExpiresAt = new Date(now.getTime() + leaseMs);
-  const rows = await db.$queryRaw<Omit<ClaimedInboxEvent, "leaseExpiresAt">[]>`
-    WITH next AS (
-      SELECT "id" FROM "WebhookEvent"
-      WHERE ("status" IN ('received', 'failed') AND "nextAttemptAt" <= ${now})
-         OR ("status" = 'processing' AND "leaseExpiresAt" <= ${now})
-      ORDER BY "nextAttemptAt" ASC NULLS FIRST, "receivedAt" ASC
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED
-    )
-    UPDATE "WebhookEvent" AS event
-    SET "status" = 'processing', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${leaseExpiresAt}, "attempts" = event."attempts" + 1
-    FROM next
-    WHERE event."id" = next."id"
-    RETURNING event."id", event."provider", event."endpoint", event."account", event."livemode", event."eventId", event."type",
-      event."bodyHash", event."orderId", event."paymentKey", event."payload", event."secretLabel", event."attempts",
-      event."receivedAt", event."firstFailedAt"`;
-  return rows.length === 1 ? { ...rows[0], leaseExpiresAt } : null;
-}
-
-/** SQLite's claim: ONE conditional UPDATE per candidate, guarded by the status and attempt count read just before. */
-export async function claimWithGuardedUpdate(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
-  const candidates = await db.webhookEvent.findMany({
-    where: {
-      OR: [
-        { status: { in: ["received", "failed"] }, nextAttemptAt: { lte: now } },
-        { status: "processing", leaseExpiresAt: { lte: now } },
-      ],
-    },
-    orderBy: [{ nextAttemptAt: "asc" }, { receivedAt: "asc" }],
-    take: CLAIM_SCAN,
-    select: { id: true, status: true, attempts: true },
-  });
-  const leaseExpiresAt = new Date(now.getTime() + leaseMs);
-  for (const candidate of candidates) {
-    const { count } = await db.webhookEvent.updateMany({
-      where: { id: candidate.id, status: candidate.status, attempts: candidate.attempts },
-      data: { status: "processing", leaseOwner: owner, leaseExpiresAt, attempts: { increment: 1 } },
-    });
-    if (count !== 1) continue;
-    const row = await db.webhookEvent.findUnique({
-      where: { id: candidate.id },
-      select: {
-        id: true,
-        provider: true,
-        endpoint: true,
-        account: true,
-        livemode: true,
-        eventId: true,
-        type: true,
-        bodyHash: true,
-        orderId: true,
-        paymentKey: true,
-        payload: true,
-        secretLabel: true,
-        attempts: true,
-        receivedAt: true,
-        firstFailedAt: true,
-      },
-    });
-    if (row) return { ...row, leaseExpiresAt };
-  }
-  return null;
+  if (databaseKind(db) !== "postgresql") throw new Error("claimWithSkipLocked runs on PostgreSQL only");
+  return claimNextInboxEvent(db, owner, now, leaseMs);
 }
 
 /**
@@ -121,7 +132,7 @@ export async function claimWithGuardedUpdate(db: Db, owner: string, now: Date, l
 export async function releaseInboxLease(db: Db, id: string, owner: string, now: Date): Promise<boolean> {
   const { count } = await db.webhookEvent.updateMany({
     where: { id, status: "processing", leaseOwner: owner },
-    data: { status: "received", leaseOwner: null, leaseExpiresAt: null, nextAttemptAt: now, attempts: { decrement: 1 } },
+    data: { status: "received", leaseOwner: null, leaseExpiresAt: null, nextAttemptAt: now, dueAt: now, attempts: { decrement: 1 } },
   });
   return count === 1;
 }

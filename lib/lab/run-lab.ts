@@ -3,8 +3,8 @@ import { LAB_SETTLEMENT, LAB_STEPS, PROVIDER_RETRY_DELAYS_SECONDS, formatSimTime
 import type { Mismatch } from "@/lib/reconciliation/compare";
 import type { ReconciliationReport } from "@/lib/reconciliation/reconcile";
 import { formatSettlementCsv } from "@/lib/reconciliation/settlement-csv";
-import { LAB_SIGNATURE_HEADER } from "@/lib/webhooks/providers/lab";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { LAB_SIGNATURE_HEADER } from "@/lib/providers/lab";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 
 /** Where and how the lab talks to a running Acredita. */
 export interface LabOptions {

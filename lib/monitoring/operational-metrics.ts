@@ -7,7 +7,7 @@ export const FAILED_ATTEMPT_OUTCOMES = ["retry_scheduled", "dead_lettered"] as c
 /** Outbox statuses that are not a final answer from the target. */
 const UNFINISHED_OUTBOX_STATUSES = ["pending", "sending", "uncertain", "failed"];
 
-/** The counts an operator alerts on (README, "Monitoring"). Ages in seconds, times ISO 8601 UTC. */
+/** The counts an operator alerts on (docs/processing-and-inbox.md, "Monitoring"). Ages in seconds, times ISO 8601 UTC. */
 export interface OperationalMetrics {
   generatedAt: string;
   inbox: {

@@ -2,10 +2,12 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { dayFromParams, lenient, nextDay, pageOf, pagingFromParams, pagingSchema, param, prefixRange, type Page, type SearchParams } from "@/lib/lists/paging";
-import { currencySchema } from "@/lib/webhooks/money";
+import { currencySchema } from "@/lib/money/amount-schemas";
+import { ORDER_STATUSES, type OrderStatus } from "@/lib/orders/transitions";
 
-export const ORDER_STATUSES = ["created", "paid", "refunded"] as const;
-/** Columns the orders list can sort by: each backed by an index (credited/difference are per-page sums, not sortable). */
+export { ORDER_STATUSES };
+
+/** Columns the orders list can sort by: each backed by an index (credited/difference are per-page sums, not sortable); amount sorts within each currency. */
 export const ORDER_SORTS = ["id", "status", "amount", "lastEventAt", "updatedAt"] as const;
 export type OrderSort = (typeof ORDER_SORTS)[number];
 
@@ -13,7 +15,7 @@ export type OrderSort = (typeof ORDER_SORTS)[number];
 export const orderQuerySchema = pagingSchema.extend({
   sort: z.enum(ORDER_SORTS),
   dir: z.enum(["asc", "desc"]),
-  status: z.enum(ORDER_STATUSES).optional(),
+  status: z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]]).optional(),
   currency: currencySchema.optional(),
   from: z.date().optional(),
   to: z.date().optional(),
@@ -28,7 +30,7 @@ export function orderQueryFromParams(params: SearchParams): OrderQuery {
     ...pagingFromParams(params),
     sort: lenient(z.enum(ORDER_SORTS), param(params, "sort"), "updatedAt"),
     dir: lenient(z.enum(["asc", "desc"]), param(params, "dir"), "desc"),
-    status: lenient(z.enum(ORDER_STATUSES).optional(), param(params, "status"), undefined),
+    status: lenient(z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]]).optional(), param(params, "status"), undefined),
     currency: lenient(currencySchema.optional(), param(params, "currency")?.toUpperCase(), undefined),
     from: dayFromParams(params, "from"),
     to: to ? nextDay(to) : undefined,
@@ -44,15 +46,19 @@ export interface OrderRow {
   currency: string;
   /** Sum of the order's ledger entries. */
   credited: number;
-  /** credited − what the status implies (created: 0; paid/refunded: amount − refunded). Non-zero = the books differ. */
+  /** credited − what the status implies (created: 0; otherwise amount − refunded − withdrawn by a dispute). Non-zero = the books differ. */
   difference: number;
   lastEventAt: string | null;
   updatedAt: string;
 }
 
-/** What the order's ledger should sum to for its status (the reconciliation's rule). */
-export function expectedCredited(order: { status: string; amount: number; refundedAmount: number }): number {
-  return order.status === "created" ? 0 : order.amount - order.refundedAmount;
+/**
+ * What the order's ledger should sum to for its status (the reconciliation's rule), in minor units:
+ * nothing before it is paid; then its amount less what was refunded and what a dispute withdrew
+ * (and was not reinstated).
+ */
+export function expectedCredited(order: { status: string; amount: number; refundedAmount: number; disputedAmount: number }): number {
+  return order.status === "created" ? 0 : order.amount - order.refundedAmount - order.disputedAmount;
 }
 
 function orderByOf(query: OrderQuery): Prisma.OrderOrderByWithRelationInput[] {
@@ -61,6 +67,10 @@ function orderByOf(query: OrderQuery): Prisma.OrderOrderByWithRelationInput[] {
       return [{ id: query.dir }];
     case "lastEventAt":
       return [{ lastEventAt: { sort: query.dir, nulls: "last" } }, { id: query.dir }];
+    case "amount":
+      // Amounts of different currencies do not compare (1000 ARS minor units is not more than 5 USD):
+      // sorted within each currency, the currencies A to Z (index Order(currency, amount, id)).
+      return [{ currency: "asc" }, { amount: query.dir }, { id: query.dir }];
     default:
       return [{ [query.sort]: query.dir }, { id: query.dir }];
   }
@@ -68,7 +78,7 @@ function orderByOf(query: OrderQuery): Prisma.OrderOrderByWithRelationInput[] {
 
 /**
  * One page of orders for the dashboard: filters (status, currency, updated-at day range, order id
- * prefix), one indexed sort with the id as tie-breaker, and `credited` summed for this page's orders
+ * prefix), one indexed sort with the id as tie-breaker (amount: within each currency, currencies A to Z), and `credited` summed for this page's orders
  * only (one grouped query on LedgerEntry.orderId). Count and page run together. Throws ZodError on an
  * invalid query (callers pass {@link orderQueryFromParams}'s output).
  */
@@ -86,7 +96,7 @@ export async function listOrdersPage(db: Db, input: OrderQuery): Promise<Page<Or
       orderBy: orderByOf(query),
       skip: (query.page - 1) * query.pageSize,
       take: query.pageSize,
-      select: { id: true, status: true, amount: true, currency: true, refundedAmount: true, lastEventAt: true, updatedAt: true },
+      select: { id: true, status: true, amount: true, currency: true, refundedAmount: true, disputedAmount: true, lastEventAt: true, updatedAt: true },
     }),
     db.order.count({ where }),
   ]);

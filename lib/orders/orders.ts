@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
-import { currencySchema, idSchema } from "@/lib/webhooks/money";
-import { MAX_AMOUNT_MINOR } from "@/lib/webhooks/money";
+import { currencySchema, idSchema } from "@/lib/money/amount-schemas";
+import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
 import { isIsoCurrency } from "@/lib/money/minor-units";
 
 /** Body of `POST /api/orders`: the store's order, amount in minor units of an ISO 4217 currency. */
@@ -33,6 +33,8 @@ export interface OrderView {
   currency: string;
   credited: number;
   refunded: number;
+  /** Withdrawn by a dispute and not reinstated (minor units). */
+  disputed: number;
   livemode: boolean;
   checkoutSessionId: string | null;
   createdAt: string;
@@ -83,6 +85,7 @@ export async function getOrder(db: Db, id: string): Promise<OrderView | null> {
     currency: order.currency,
     credited,
     refunded: order.refundedAmount,
+    disputed: order.disputedAmount,
     livemode: order.livemode,
     checkoutSessionId: order.checkoutSessionId,
     createdAt: order.createdAt.toISOString(),

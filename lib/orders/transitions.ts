@@ -1,17 +1,35 @@
 /** Order statuses. */
-export type OrderStatus = "created" | "paid" | "refunded";
+export type OrderStatus = "created" | "paid" | "refunded" | "disputed" | "dispute_lost";
+
+/** Every order status, in the order a merchant meets them. */
+export const ORDER_STATUSES: readonly OrderStatus[] = ["created", "paid", "refunded", "disputed", "dispute_lost"];
 
 /** What happens to an order, named after the normalised effect. */
-export type OrderTrigger = "payment.approved" | "payment.refunded" | "payment.partially_refunded";
+export type OrderTrigger =
+  | "payment.approved"
+  | "payment.refunded"
+  | "payment.partially_refunded"
+  | "refund.failed"
+  | "dispute.opened"
+  | "dispute.won"
+  | "dispute.lost";
 
 /**
  * The written transition table: the only order state changes that exist (seed article, control 4).
- * A partial refund keeps the order paid with its refunded total (Stripe charge.refunded).
+ * A partial refund keeps the order paid with its refunded total (Stripe charge.refunded). A failed
+ * refund gives the money back: a refunded order is paid again (Stripe refund status `failed`). A
+ * dispute holds a paid order until it closes: won, it is paid again; lost, the money is gone
+ * (Stripe charge.dispute.created and .closed with status won or lost).
  */
 export const ORDER_TRANSITIONS: ReadonlyArray<{ from: OrderStatus; on: OrderTrigger; to: OrderStatus }> = [
   { from: "created", on: "payment.approved", to: "paid" },
   { from: "paid", on: "payment.refunded", to: "refunded" },
   { from: "paid", on: "payment.partially_refunded", to: "paid" },
+  { from: "refunded", on: "refund.failed", to: "paid" },
+  { from: "paid", on: "refund.failed", to: "paid" },
+  { from: "paid", on: "dispute.opened", to: "disputed" },
+  { from: "disputed", on: "dispute.won", to: "paid" },
+  { from: "disputed", on: "dispute.lost", to: "dispute_lost" },
 ];
 
 /** Returns the target status for `from` + `on`, or undefined when the table has no such row. */

@@ -1,4 +1,5 @@
-import type { Tx } from "@/lib/db/client";
+import type { SqlSession } from "@/lib/db/driver";
+import { newRowId } from "@/lib/db/row-id";
 
 /** What the merchant's fulfilment endpoint receives (JSON body of the POST). Amounts in minor units. */
 export interface FulfilmentBody {
@@ -29,7 +30,7 @@ export function fulfilmentIdempotencyKey(orderId: string): string {
  * database's errors (a second message for one order violates the UNIQUE key and rolls back).
  */
 export async function queueFulfilment(
-  tx: Tx,
+  session: SqlSession,
   target: string,
   paid: { orderId: string; amount: number; currency: string; paymentKey: string; provider: string; livemode: boolean; eventId: string },
   now: Date,
@@ -45,9 +46,10 @@ export async function queueFulfilment(
     event_id: paid.eventId,
     paid_at: now.toISOString(),
   };
-  const row = await tx.outboxMessage.create({
-    data: { idempotencyKey: fulfilmentIdempotencyKey(paid.orderId), orderId: paid.orderId, target, body: JSON.stringify(body), nextAttemptAt: now },
-    select: { id: true },
-  });
-  return row.id;
+  const id = newRowId(now);
+  await session.run(
+    `INSERT INTO "OutboxMessage" ("id", "idempotencyKey", "orderId", "target", "body", "status", "attempts", "nextAttemptAt", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    [id, fulfilmentIdempotencyKey(paid.orderId), paid.orderId, target, JSON.stringify(body), now, now, now],
+  );
+  return id;
 }

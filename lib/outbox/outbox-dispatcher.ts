@@ -7,7 +7,7 @@ import { logger } from "@/lib/log/logger";
 import { claimNextOutboxMessage, markAbandonedSendsUncertain, type ClaimedOutboxMessage } from "@/lib/outbox/claim-outbox-message";
 import { postWithIdempotencyKey, type SendOutcome } from "@/lib/outbox/post-with-idempotency-key";
 import { crashAt } from "@/lib/test-hooks/crash-point";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 
 /** Header carrying the fulfilment POST's signature when FULFILMENT_WEBHOOK_SECRET is set. */
 export const FULFILMENT_SIGNATURE_HEADER = "Acredita-Signature";

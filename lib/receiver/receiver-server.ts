@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { securityHeaders } from "@/lib/security/security-headers.mjs";
-import { receiveWebhookHttp, type WebhookHttpAnswer } from "@/lib/webhooks/receive-webhook-request";
-import { readNodeBodyWithCap } from "@/lib/webhooks/request-body";
+import { receiveWebhookHttp, type WebhookHttpAnswer } from "@/lib/ingest/receive-webhook-request";
+import { readNodeBodyWithCap } from "@/lib/ingest/request-body";
+import { errorMessage } from "@/lib/log/error-message";
 
 const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)(\/?)$/;
 
@@ -69,7 +70,7 @@ export interface ReceiverServer {
  * commit; the same security headers), `/api/webhooks/{endpoint}/` with a 308 to the path without the
  * slash (as Next.js does), and `GET`/`HEAD /api/health/live`; everything else is 404. It exists for
  * throughput: one App Router route handler that does nothing costs ~1 ms of CPU per request here
- * (lib/bench, target `route`), more than all of the inbox's own work. `options.db` lets tests pass a client.
+ * (bench/, target `route`), more than all of the inbox's own work. `options.db` lets tests pass a client.
  */
 export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer {
   let closing = false;
@@ -95,7 +96,7 @@ export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer 
     try {
       answer = await receiveWebhookHttp({ method: request.method ?? "GET", headers: headersOf(request), readBody: (maxBytes) => readNodeBodyWithCap(request, maxBytes) }, endpointNameOf(webhook[1]), options);
     } catch (error) {
-      logger.error({ err: error instanceof Error ? error.message : String(error) }, "webhook request failed");
+      logger.error({ err: errorMessage(error) }, "webhook request failed");
       return send(response, 500, { outcome: "rejected", reason: "internal error; retry later" });
     }
     send(response, answer.status, answer.body, answer.headers);
@@ -106,7 +107,7 @@ export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer 
       if (closing) server.closeIdleConnections();
     });
     handle(request, response).catch((error: unknown) => {
-      logger.error({ err: error instanceof Error ? error.message : String(error) }, "webhook answer failed");
+      logger.error({ err: errorMessage(error) }, "webhook answer failed");
       if (!response.headersSent) send(response, 500, { outcome: "rejected", reason: "internal error; retry later" });
       else response.destroy();
     });

@@ -89,10 +89,11 @@ class MismatchWriter {
 }
 
 /**
- * The ledger of `scope` booked in `period`, per payment, for the payment keys `keys`: credited is the
- * sum of credit entries, refunded the (positive) sum of refund entries. Disputes are not booked yet
- * (the ledger has credit and refund entries only), so `disputed` is 0 and every disputed amount in a
- * report is a dispute_mismatch.
+ * The ledger of `scope` booked in `period`, per payment, for the payment keys `keys` (lib/core/
+ * decide-effect.ts books them, signed): credited is the sum of `credit` entries; refunded what `refund`
+ * entries took net of `refund_failed` ones (a refund the bank returned); disputed what
+ * `dispute_withdrawal` entries took net of `dispute_reinstatement` ones (a dispute won). The same
+ * signs as a Stripe report's refund/refund_failure and dispute/dispute_reversal lines.
  */
 async function bookedPayments(db: Db, scope: RunScope, period: { from: Date; to: Date }, keys: string[]): Promise<Map<string, BookedPayment>> {
   const books = new Map<string, BookedPayment>();
@@ -109,7 +110,8 @@ async function bookedPayments(db: Db, scope: RunScope, period: { from: Date; to:
       book.credited += amount;
       book.currency = group.currency;
       book.orderId = group.orderId;
-    } else if (group.kind === "refund") book.refunded -= amount;
+    } else if (group.kind === "refund" || group.kind === "refund_failed") book.refunded -= amount;
+    else if (group.kind === "dispute_withdrawal" || group.kind === "dispute_reinstatement") book.disputed -= amount;
     books.set(group.paymentKey, book);
   }
   return books;

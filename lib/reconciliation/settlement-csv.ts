@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import { z } from "zod";
-import { currencySchema, idSchema, minorAmountSchema } from "@/lib/webhooks/money";
+import { currencySchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
 
 /** What the provider says happened to an order: `approved` (paid), `refunded`, or `none` (no payment). */
 export type ProviderStatus = "approved" | "refunded" | "none";

@@ -5,7 +5,7 @@
  * The Content-Security-Policy: everything from this origin only, no plugins, no framing (clickjacking),
  * forms post only here. Scripts keep 'unsafe-inline' because Next.js streams its hydration data as
  * inline scripts and a static header cannot carry a per-request nonce (a nonce needs a proxy and
- * dynamic rendering: see the README). Styles keep it for React `style` attributes. `dev` adds
+ * dynamic rendering: see docs/hardening.md). Styles keep it for React `style` attributes. `dev` adds
  * 'unsafe-eval', which React's development build needs for its call stacks.
  * @param {{ dev?: boolean }} [options]
  * @returns {string}

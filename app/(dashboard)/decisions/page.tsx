@@ -9,6 +9,7 @@ import { db } from "@/lib/db/client";
 import { settings } from "@/lib/config/settings";
 import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
 import { rejectionSummary } from "@/lib/decisions/rejection-summary";
+import { endpointWorthShowing } from "@/lib/decisions/provider-label";
 import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDecisionsPage, type DecisionQuery } from "@/lib/decisions/list-decisions";
 import { param, type SearchParams } from "@/lib/lists/paging";
 import { DecisionsChart } from "./decisions-chart";
@@ -168,10 +169,16 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                 <td className="nowrap">
                   <DateTime value={decision.at} />
                 </td>
-                <td>
+                <td data-testid="decision-provider">
                   {decision.provider}
-                  <br />
-                  <span className="muted">{decision.endpoint}</span>
+                  {endpointWorthShowing(decision.provider, decision.endpoint) ? (
+                    <>
+                      <br />
+                      <span className="muted mono" title={t("endpoint")}>
+                        {decision.endpoint}
+                      </span>
+                    </>
+                  ) : null}
                 </td>
                 <td className="mono">
                   {decision.eventId ?? "—"}

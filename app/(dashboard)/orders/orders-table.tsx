@@ -84,7 +84,7 @@ export function OrdersTable({ page, sort, dir }: { page: Page<OrderRow>; sort: O
       <div className="table-wrap">
         <table data-testid="orders-table">
           <caption>
-            {common("results", { count: page.count })} · {common("utc")} <span className="help">{t("differenceHelp")}</span>
+            {common("results", { count: page.count })} · {common("utc")} {sort === "amount" ? <span data-testid="amount-by-currency">{t("amountByCurrency")} </span> : null}<span className="help">{t("differenceHelp")}</span>
           </caption>
           <thead>
             {table.getHeaderGroups().map((group) => (
@@ -114,7 +114,7 @@ export function OrdersTable({ page, sort, dir }: { page: Page<OrderRow>; sort: O
           </thead>
           <tbody>
             {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} data-order-id={row.id}>
+              <tr key={row.id} data-order-id={row.id} data-currency={row.original.currency}>
                 {row.getAllCells().map((cell) => (
                   <td key={cell.id} className={NUMERIC.has(cell.column.id) ? "num" : undefined} data-column={cell.column.id}>
                     <table.FlexRender cell={cell} />

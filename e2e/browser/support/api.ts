@@ -1,7 +1,7 @@
 // Seeding through HTTP, as the store and the provider would: orders by the JSON API (Bearer token) and
 // signed lab deliveries to the webhook route.
 import { expect, type APIRequestContext } from "@playwright/test";
-import { signTimestamped } from "@/lib/webhooks/signatures/timestamped-header";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { E2E } from "./e2e-env";
 
 const bearer = { authorization: `Bearer ${E2E.apiToken}` };

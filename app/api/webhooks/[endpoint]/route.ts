@@ -1,7 +1,7 @@
 // POST /api/webhooks/[endpoint]: verify over the raw bytes, store once, apply, answer. Every other
 // method is exported too so that it is answered 405 with `Allow: POST` and leaves a decision row
 // (Next's own 405 has neither).
-import { receiveWebhookRequest } from "@/lib/webhooks/receive-webhook-request";
+import { receiveWebhookRequest } from "@/lib/ingest/receive-webhook-request";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,54 @@
+// `npm run lab` finds its server the way an operator expects: --url, else PORT (what `npm start`
+// listens on), else 3000; and when nobody answers there it says so and how to start one (exit 2).
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { after, before, test } from "node:test";
+import { closedPort } from "../support/merchant";
+import { startServer, type RunningServer } from "../support/server";
+
+const SECRET = "lab_target_secret_0001";
+const TOKEN = "lab-target-token-0123456789abcdef-0001";
+const HINT = "Start one in another terminal with `npm run demo` (or `npm start`), or point the lab at a running server with --url <url> or PORT.";
+let server: RunningServer;
+
+before(async () => {
+  server = await startServer({ LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN });
+});
+after(() => server.stop());
+
+/** Runs scripts/lab.ts as `npm run lab` does, with `env` added (PORT unset unless given). */
+function lab(args: string[], env: Record<string, string>) {
+  const { PORT: _port, ...inherited } = process.env;
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", ...args], { env: { ...inherited, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, ...env }, encoding: "utf8", timeout: 120_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test("PORT alone points the lab at the server on that port", () => {
+  const run = lab([], { PORT: String(server.port) });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout.split("\n")[0], `Lab provider -> http://127.0.0.1:${server.port}/api/webhooks/lab`);
+});
+
+test("--url wins over PORT", async () => {
+  const run = lab(["--url", server.url], { PORT: String(await closedPort()) });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout.split("\n")[0], `Lab provider -> ${server.url}/api/webhooks/lab`);
+});
+
+test("when no server answers on PORT: one sentence saying so and how to start one, exit 2, nothing sent", async () => {
+  const port = await closedPort();
+  const run = lab([], { PORT: String(port) });
+  assert.equal(run.code, 2);
+  assert.equal(run.stdout, "");
+  assert.equal(run.stderr, `lab: no server answers at http://127.0.0.1:${port} (connection refused). ${HINT}\n`);
+});
+
+test("when no server answers at --url, and for a --url without a value", async () => {
+  const port = await closedPort();
+  const refused = lab(["--url", `http://127.0.0.1:${port}/`], {});
+  assert.equal(refused.code, 2);
+  assert.equal(refused.stderr, `lab: no server answers at http://127.0.0.1:${port} (connection refused). ${HINT}\n`);
+  const empty = lab(["--url"], {});
+  assert.equal(empty.code, 2);
+  assert.equal(empty.stderr, "lab: --url needs a value, e.g. --url http://127.0.0.1:3000\n");
+});

@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { after, before, test } from "node:test";
+import { paymentIntent, stripeEvent, stripeHeader, yolfiEvent, yolfiSignature } from "../support/providers";
+import { waitFor } from "../support/real-server";
+import { startServer, type RunningServer } from "../support/server";
+
+const SECRET = "lab_cli_secret_0001";
+const TOKEN = "lab-cli-token-0123456789abcdef-0001";
+const STRIPE_SECRET = "whsec_lab_cli_stripe_0001";
+const YOLFI_SECRET = "yolfi_lab_cli_secret_0001";
+let server: RunningServer;
+
+before(async () => {
+  server = await startServer({ LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_ACCOUNT_ID: "acct_lab_cli", YOLFI_WEBHOOK_SECRET: YOLFI_SECRET, YOLFI_ORG_ID: "org_lab_cli" });
+});
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+async function post(path: string, body: string, headers: Record<string, string>): Promise<number> {
+  const response = await fetch(`${server.url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  await response.arrayBuffer();
+  return response.status;
+}
+after(() => server.stop());
+
+function lab(...args: string[]) {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url, ...args], {
+    env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN },
+    encoding: "utf8",
+  });
+  return { code: result.status, lines: result.stdout.split("\n"), stderr: result.stderr };
+}
+
+/** The delivery lines as [event, HTTP status, outcome]. */
+function deliveries(lines: string[]): string[][] {
+  return lines.flatMap((line) => {
+    const match = /^\+\S+\s+(evt_\d+)\s+.*?\s(\d{3})\s+([a-z_]+)\s/.exec(line);
+    return match ? [[match[1], match[2], match[3]]] : [];
+  });
+}
+
+test("npm run lab against a real server: the five scenarios, 0 mismatches, and the three-row comparison", () => {
+  const run = lab("--compare");
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(deliveries(run.lines), [
+    ["evt_0001", "200", "applied"],
+    ["evt_0001", "200", "duplicate"],
+    ["evt_0002", "200", "applied"],
+    ["evt_0002", "200", "duplicate"],
+    ["evt_0003", "200", "applied"],
+    ["evt_9999", "401", "rejected"],
+    ["evt_0005", "409", "dead_lettered"],
+    ["evt_0004", "200", "applied"],
+    ["evt_0005", "200", "applied"],
+    ["evt_0003", "401", "rejected"],
+  ]);
+  // The replay is signed 259200 s before it is sent; the receiver's clock may tick a second on the way.
+  assert.ok(run.lines.some((line) => /timestamp outside tolerance: 25920[0-2] s \(max 300\)$/.test(line)), run.lines.join("\n"));
+  assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: 0 ARS"), run.lines.join("\n"));
+  const table = run.lines.slice(run.lines.findIndex((line) => line.startsWith("receiver"))).filter(Boolean).map((line) => line.split(/\s{2,}/));
+  assert.deepEqual(table.slice(1), [
+    ["naive", "1,2,3,4,5", "5 of 5", "11550000 ARS"],
+    ["look-up-then-mark", "1,2", "1 of 2", "1850000 ARS"],
+    ["hardened (Acredita)", "1,2,3,4,5", "0 of 5", "0 ARS"],
+  ]);
+});
+
+test("running the lab again changes nothing: every event is a duplicate or rejected, still 0 mismatches", () => {
+  const run = lab();
+  assert.equal(run.code, 0, run.stderr);
+  const outcomes = deliveries(run.lines).map(([, status, outcome]) => `${status} ${outcome}`);
+  assert.deepEqual(outcomes, ["200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "401 rejected", "200 duplicate", "200 duplicate", "401 rejected"]);
+});
+
+test("after Stripe's and Yolfi's payments on the same server, the lab's reconciliation still finds 0 mismatches in its 5 orders", async () => {
+  assert.equal(await post("/api/orders", JSON.stringify({ id: "ord_lx_stripe", amount: 2500, currency: "USD" }), auth), 201);
+  assert.equal(await post("/api/orders", JSON.stringify({ id: "ord_lx_yolfi", amount: 150000, currency: "ARS" }), auth), 201);
+  const stripeBody = JSON.stringify(stripeEvent("evt_lx_pi", "payment_intent.succeeded", paymentIntent({ id: "pi_lx", orderId: "ord_lx_stripe", amount: 2500, currency: "usd" }), { account: "acct_lab_cli" }));
+  assert.equal(await post("/api/webhooks/stripe", stripeBody, { "stripe-signature": stripeHeader(stripeBody, STRIPE_SECRET) }), 200);
+  const yolfiBody = yolfiEvent({ id: "evt_lx_y", type: "payment.confirmed", orgId: "org_lab_cli", data: { invoiceId: "inv_lx", amount: "24.95", token: "USDT", paymentId: "ypay_lx", merchantOrderId: "ord_lx_yolfi" } });
+  assert.equal(await post("/api/webhooks/yolfi", yolfiBody, { "x-yolfi-signature": yolfiSignature(yolfiBody, YOLFI_SECRET), "x-yolfi-event-id": "evt_lx_y" }), 200);
+  for (const id of ["ord_lx_stripe", "ord_lx_yolfi"]) {
+    await waitFor(`${id} paid by the in-process worker`, async () => ((await (await fetch(`${server.url}/api/orders/${id}`, { headers: auth })).json()).status === "paid" ? true : undefined));
+  }
+  const run = lab();
+  assert.equal(run.code, 0, `${run.lines.join("\n")}\n${run.stderr}`);
+  assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: 0 ARS"), run.lines.join("\n"));
+});

@@ -1,0 +1,103 @@
+import { notifyWork } from "@/lib/background/signals";
+import { DEMO_SECRET_LABEL_SUFFIX, runMode, settings } from "@/lib/config/settings";
+import type { SqlSession } from "@/lib/db/driver";
+import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
+import { decisionRow, insertDecisions, logDecision, type DecisionInput, type DecisionRow } from "@/lib/decisions/record-decision";
+import { ApplyFailure } from "@/lib/core/failures";
+import { applyEffect, type EffectOutcome } from "@/lib/core/apply-effect";
+import type { EventKey } from "@/lib/core/event-key";
+import { wakeParkedEvents } from "@/lib/core/parked-events";
+import { queueFulfilment } from "@/lib/outbox/fulfilment-message";
+import { crashAt } from "@/lib/test-hooks/crash-point";
+import type { EndpointScope, NormalizedEvent, ProcessResult } from "@/lib/core/effect";
+
+/** A stored event (its WebhookEvent row already written or claimed in this transaction) ready to apply. */
+export interface StoredEvent {
+  /** WebhookEvent.id */
+  rowId: string;
+  key: EventKey;
+  endpoint: EndpointScope;
+  event: NormalizedEvent;
+  bodyHash: string;
+  secretLabel?: string | null;
+  source: NonNullable<DecisionInput["source"]>;
+  /** HTTP status to record in the decision (200 when a provider waits for the answer; null in the worker). */
+  httpStatus: number | null;
+}
+
+/** What {@link applyStoredEvent} did besides its answer: for post-commit signals. */
+export interface AppliedEvent extends ProcessResult {
+  /** Parked events of the same order made due by this transition. */
+  wokenEvents: number;
+  /** Outbox message queued by this transition, if any. */
+  outboxMessageId?: string;
+}
+
+/**
+ * The apply step shared by inline mode and the inbox worker, run inside the caller's transaction after
+ * the caller wrote the event row first (inline: the UNIQUE insert; worker: its lease guard): applies
+ * the effect (ledger entry under its business key, order transition), marks the event processed or
+ * ignored, resolves the event's open dead letters, wakes parked events of the order, queues the
+ * fulfilment message when the order became paid and FULFILMENT_WEBHOOK_URL is set, and writes the
+ * decision row, all as driver statements in the caller's driver transaction (lib/db/driver.ts).
+ * Everything commits together or not at all (seed article, controls 2-5).
+ * `decisions`, when given, collects the decision row instead of writing it (a batch writes its rows in
+ * one insert). Throws ApplyFailure / ConcurrentChange from {@link applyEffect} and the database's errors.
+ */
+export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now = new Date(), decisions?: DecisionRow[]): Promise<AppliedEvent> {
+  const { event, endpoint, key } = stored;
+  // Anyone can sign with a public demo secret: what one stored while a demo ran never moves money in production.
+  if (stored.secretLabel?.endsWith(DEMO_SECRET_LABEL_SUFFIX) && runMode() !== "demo") {
+    throw new ApplyFailure("demo_secret", `event ${event.eventId} was signed with a public demo secret (${stored.secretLabel}) and is never applied outside demo mode`, "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
+  }
+  const effect: EffectOutcome =
+    event.livemode !== endpoint.livemode
+      ? { outcome: "ignored", reason: `${event.livemode ? "live" : "test"} event on a ${endpoint.livemode ? "live" : "test"} endpoint: stored, no effect` }
+      : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect, now);
+  const orderId = effect.orderId ?? ("orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
+  await tx.run(
+    `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "dueAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
+    [effect.outcome === "ignored" ? "ignored" : "processed", now, orderId ?? null, stored.rowId],
+  );
+  const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, `applied on a later attempt (${effect.outcome})`, now);
+
+  let wokenEvents = 0;
+  let outboxMessageId: string | undefined;
+  if (effect.transition && effect.orderId) {
+    wokenEvents = await wakeParkedEvents(tx, { orderId: effect.orderId, paymentKey: "paymentKey" in event.effect ? event.effect.paymentKey : undefined, scope: { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode } }, now);
+    const target = settings().FULFILMENT_WEBHOOK_URL;
+    if (effect.transition.to === "paid" && effect.credit && target) {
+      outboxMessageId = await queueFulfilment(tx, target, { orderId: effect.orderId, ...effect.credit, provider: endpoint.provider, livemode: endpoint.livemode, eventId: event.eventId }, now);
+    }
+  }
+
+  const reason = resolved > 0 ? `${effect.reason}; dead letter resolved` : effect.reason;
+  const decision = decisionRow({
+    provider: endpoint.provider,
+    endpoint: endpoint.name,
+    eventId: event.eventId,
+    verified: true,
+    eventType: event.type,
+    orderId,
+    outcome: effect.outcome,
+    httpStatus: stored.httpStatus,
+    reason,
+    secretLabel: stored.secretLabel ?? null,
+    source: stored.source,
+  });
+  if (decisions) {
+    // A batch writes its decision rows together, and logs them once committed.
+    decisions.push(decision);
+  } else {
+    await insertDecisions(tx, [decision], now);
+    logDecision(decision);
+  }
+  crashAt("before-commit");
+  return { httpStatus: 200, outcome: effect.outcome, reason, orderId: effect.orderId, wokenEvents, outboxMessageId };
+}
+
+/** Wakes this process's workers for what an applied event left behind (parked events now due, a message to send). */
+export function signalAfterApply(applied: Pick<AppliedEvent, "wokenEvents" | "outboxMessageId">): void {
+  if (applied.wokenEvents > 0) notifyWork("inbox");
+  if (applied.outboxMessageId) notifyWork("outbox");
+}

@@ -1,0 +1,109 @@
+import type { Db } from "@/lib/db/client";
+import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
+import { recordDecisionSafely } from "@/lib/decisions/record-decision";
+import { decisionBaseOf, orderIdOf, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import type { EventKey } from "@/lib/core/event-key";
+import { ApplyFailure } from "@/lib/core/failures";
+import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
+
+/**
+ * The fixed answers of the delivery path, by code: HTTP status, outcome and reason. A sender retries
+ * on 5xx (Stripe, Standard Webhooks), so every failure of ours is a 5xx and never looks permanent.
+ */
+export const FIXED_ANSWERS = {
+  /** The database could not be reached before anything was decided. */
+  database_unavailable: { httpStatus: 503, outcome: "rejected", reason: "database unavailable; retry later" },
+  /** The event could not be stored (or its stored copy read): nothing was acknowledged. */
+  not_stored: { httpStatus: 503, outcome: "rejected", reason: "database unavailable, event not stored; retry later" },
+  endpoint_misconfigured: { httpStatus: 500, outcome: "rejected", reason: "endpoint misconfigured; see the server log" },
+  unknown_endpoint: { httpStatus: 404, outcome: "rejected", reason: "unknown webhook endpoint" },
+} as const satisfies Record<string, ProcessResult>;
+
+/** A delivery's answer as the provider sees it: the status and the JSON body `{outcome, reason}`. */
+export function webhookAnswer(result: Pick<ProcessResult, "httpStatus" | "outcome" | "reason">): { status: number; body: { outcome: string; reason: string } } {
+  return { status: result.httpStatus, body: { outcome: result.outcome, reason: result.reason } };
+}
+
+/**
+ * Answers a verified delivery outside any apply transaction and writes its one decision row (the
+ * delivery's provider, endpoint, event, secret label and source; `orderId` when known). A database
+ * failure while writing the row is logged, never turned into another answer. Returns `answer`.
+ */
+export async function answerDelivery(db: Db, delivery: VerifiedDelivery, answer: ProcessResult, decision: { eventId?: string; orderId?: string } = {}): Promise<ProcessResult> {
+  await recordDecisionSafely(db, {
+    ...decisionBaseOf(delivery),
+    ...(decision.eventId ? { eventId: decision.eventId } : {}),
+    orderId: decision.orderId ?? answer.orderId ?? orderIdOf(delivery.event),
+    outcome: answer.outcome,
+    httpStatus: answer.httpStatus,
+    reason: answer.reason,
+  });
+  return answer;
+}
+
+/** The reason of a `duplicate` answer and decision row: the stored event's status, nothing changed. */
+export function duplicateReason(eventId: string, storedStatus: string): string {
+  return `event ${eventId} already stored (status ${storedStatus}); nothing changed`;
+}
+
+/**
+ * Answers a delivery whose event key is already stored (inline and inbox modes alike): the same body is
+ * a duplicate (200, nothing changes, the stored status in the answer); another body under the same id
+ * is a conflict (409, dead-lettered for review, the stored event kept). Returns undefined when the
+ * stored row vanished (its writer rolled back): the caller retries its insert. 503 when the stored row
+ * cannot be read (database busy or down): the provider's retry gets the real answer.
+ */
+export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key: EventKey): Promise<ProcessResult | undefined> {
+  let stored;
+  try {
+    stored = await db.webhookEvent.findUnique({
+      where: { provider_account_livemode_eventId: key },
+      select: { bodyHash: true, status: true, orderId: true },
+    });
+  } catch (error) {
+    // The event is stored (its insert hit the key), but we cannot read it to tell duplicate from conflict.
+    logger.error({ err: errorMessage(error), eventId: key.eventId }, "stored event not readable");
+    return answerDelivery(db, delivery, FIXED_ANSWERS.database_unavailable);
+  }
+  if (!stored) return undefined;
+  const orderId = stored.orderId ?? orderIdOf(delivery.event);
+  if (stored.bodyHash === delivery.bodyHash) {
+    const answer: ProcessResult = { httpStatus: 200, outcome: "duplicate", reason: duplicateReason(key.eventId, stored.status), orderId: stored.orderId ?? undefined, eventStatus: stored.status };
+    return answerDelivery(db, delivery, answer, { orderId });
+  }
+  const failure = new ApplyFailure("conflict", `event id ${key.eventId} reused with a different signed body; the stored event was kept`, orderId);
+  return deadLetterDelivery(db, delivery, key, failure);
+}
+
+/**
+ * Parks a delivery that cannot be applied: one dead letter row (updated on repeats) and one decision
+ * row. Returns the answer (409/422 `dead_lettered`, or 503 when the dead letter could not be stored, so
+ * the provider retries rather than the event being lost).
+ */
+export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key: EventKey, failure: ApplyFailure): Promise<ProcessResult> {
+  const orderId = failure.orderId ?? orderIdOf(delivery.event);
+  const decision = { eventId: key.eventId, orderId };
+  try {
+    await recordDeadLetter(db, {
+      key,
+      endpoint: delivery.endpoint.name,
+      eventType: delivery.event.type,
+      bodyHash: delivery.bodyHash,
+      payload: JSON.stringify(delivery.event),
+      orderId,
+      failure,
+    });
+  } catch (error) {
+    logger.error({ err: errorMessage(error), eventId: key.eventId }, "dead letter not stored");
+    return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored, decision);
+  }
+  return answerDelivery(db, delivery, { httpStatus: failure.httpStatus, outcome: "dead_lettered", reason: failure.reason, orderId }, decision);
+}
+
+/** The organisation check both modes make before storing: an event naming another account is dead-lettered (422). */
+export function organisationMismatch(delivery: VerifiedDelivery): ApplyFailure | undefined {
+  const { endpoint, event } = delivery;
+  if (event.account === undefined || event.account === endpoint.account) return undefined;
+  return new ApplyFailure("org_mismatch", `event organisation ${event.account} does not match endpoint ${endpoint.name}`, orderIdOf(event));
+}

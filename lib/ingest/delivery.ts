@@ -1,0 +1,101 @@
+import type { Endpoint } from "@/lib/endpoints/endpoints";
+import type { EventKey } from "@/lib/core/event-key";
+import type { SqlSession } from "@/lib/db/driver";
+import { newRowId } from "@/lib/db/row-id";
+
+export type { ProcessResult };
+import type { NormalizedEvent, ProcessResult } from "@/lib/core/effect";
+
+/** A verified, normalised delivery ready for the core. */
+export interface VerifiedDelivery {
+  endpoint: Endpoint;
+  event: NormalizedEvent;
+  bodyHash: string;
+  secretLabel?: string;
+  source?: "receiver" | "retry" | "cli";
+}
+
+/**
+ * The event key scoping a delivery: the endpoint's provider, account and live/test, never the payload's
+ * claim. A test secret's holder can then only ever store ids in the test scope: an event claiming
+ * `livemode: true` on a test endpoint is stored there and has no effect, and cannot block the real
+ * live event of the same id.
+ */
+export function eventKeyOf(delivery: VerifiedDelivery): EventKey {
+  return { provider: delivery.endpoint.provider, account: delivery.endpoint.account, livemode: delivery.endpoint.livemode, eventId: delivery.event.eventId };
+}
+
+/** The merchant's order id an event names, when it names one. */
+export function orderIdOf(event: NormalizedEvent): string | undefined {
+  return "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined;
+}
+
+/** The provider's payment key an event names, when it names one. */
+export function paymentKeyOf(event: NormalizedEvent): string | undefined {
+  return "paymentKey" in event.effect ? event.effect.paymentKey : undefined;
+}
+
+/**
+ * The WebhookEvent row of a delivery (the UNIQUE key, the body hash and the normalised payload; never
+ * the raw body or a signature), with the processing fields the caller chooses.
+ */
+export function storedEventData(delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }) {
+  const key = eventKeyOf(delivery);
+  return {
+    provider: key.provider,
+    endpoint: delivery.endpoint.name,
+    account: key.account,
+    livemode: key.livemode,
+    eventId: key.eventId,
+    type: delivery.event.type,
+    bodyHash: delivery.bodyHash,
+    orderId: orderIdOf(delivery.event) ?? null,
+    paymentKey: paymentKeyOf(delivery.event) ?? null,
+    payload: JSON.stringify(delivery.event),
+    secretLabel: delivery.secretLabel ?? null,
+    status: fields.status,
+    attempts: fields.attempts,
+    nextAttemptAt: fields.nextAttemptAt ?? null,
+    // Claimable at nextAttemptAt while waiting for a worker; an event stored mid-apply (inline) is never due.
+    dueAt: fields.status === "received" || fields.status === "failed" ? (fields.nextAttemptAt ?? null) : null,
+  };
+}
+
+/** Decision-row fields shared by every decision about one verified delivery. */
+export function decisionBaseOf(delivery: VerifiedDelivery) {
+  return {
+    provider: delivery.endpoint.provider,
+    endpoint: delivery.endpoint.name,
+    eventId: delivery.event.eventId,
+    verified: true,
+    eventType: delivery.event.type,
+    secretLabel: delivery.secretLabel ?? null,
+    source: delivery.source ?? "receiver",
+  } as const;
+}
+
+/** Thrown inside a driver transaction when the event key is already stored: the caller answers from the stored row. */
+export class EventAlreadyStored extends Error {
+  constructor(eventId: string) {
+    super(`event ${eventId} already stored`);
+    this.name = "EventAlreadyStored";
+  }
+}
+
+const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
+
+/**
+ * Inserts a delivery's WebhookEvent row in the caller's driver transaction under its UNIQUE event key
+ * (`ON CONFLICT DO NOTHING RETURNING`: the key decides, never a read first). Returns the row's id, or
+ * throws {@link EventAlreadyStored} when the key is taken (so the transaction rolls back).
+ */
+export async function insertStoredEvent(session: SqlSession, delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }, now: Date): Promise<string> {
+  const row = { ...storedEventData(delivery, fields), id: newRowId(now), receivedAt: now };
+  const inserted = await session.all<{ id: string }>(
+    `INSERT INTO "WebhookEvent" (${STORED_EVENT_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${STORED_EVENT_COLUMNS.map(() => "?").join(", ")})
+     ON CONFLICT ("provider", "account", "livemode", "eventId") DO NOTHING RETURNING "id"`,
+    STORED_EVENT_COLUMNS.map((column) => row[column]),
+  );
+  if (inserted.length !== 1) throw new EventAlreadyStored(row.eventId);
+  return inserted[0].id;
+}

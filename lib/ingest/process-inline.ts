@@ -1,0 +1,62 @@
+import type { Db } from "@/lib/db/client";
+import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
+import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
+import { applyStoredEvent, signalAfterApply } from "@/lib/core/apply-stored-event";
+import { answerDelivery, answerStoredEvent, deadLetterDelivery, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
+import { EventAlreadyStored, eventKeyOf, insertStoredEvent, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { driverOf } from "@/lib/db/driver";
+import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
+import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
+
+export { eventKeyOf, type ProcessResult, type VerifiedDelivery };
+
+/**
+ * Stores the event under its UNIQUE key and applies its effect in ONE transaction (seed article,
+ * controls 2-5): the insert comes first, so a concurrent or later delivery of the same event fails on the
+ * key and is answered `duplicate`; a rule violation rolls back the event mark too and dead-letters it.
+ * The apply step itself is {@link applyStoredEvent}, shared with the inbox worker.
+ * Returns the answer (200 applied/duplicate/ignored, 409/422 dead_lettered, 503 on database failure so
+ * the provider retries). Never throws for expected failures.
+ */
+export async function processInline(db: Db, delivery: VerifiedDelivery): Promise<ProcessResult> {
+  const { endpoint, event } = delivery;
+  const key = eventKeyOf(delivery);
+  const mismatch = organisationMismatch(delivery);
+  if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
+
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const applied = await driverOf(db).transaction(async (tx) => {
+        const now = new Date();
+        const rowId = await insertStoredEvent(tx, delivery, { status: "processing", attempts: 1 }, now);
+        return applyStoredEvent(tx, {
+          rowId,
+          key,
+          endpoint,
+          event,
+          bodyHash: delivery.bodyHash,
+          secretLabel: delivery.secretLabel,
+          source: delivery.source ?? "receiver",
+          httpStatus: 200,
+        }, now);
+      });
+      signalAfterApply(applied);
+      return { httpStatus: applied.httpStatus, outcome: applied.outcome, reason: applied.reason, orderId: applied.orderId };
+    } catch (error) {
+      if (error instanceof ApplyFailure) return deadLetterDelivery(db, delivery, key, error);
+      const stored = error instanceof EventAlreadyStored;
+      if (stored) {
+        const answer = await answerStoredEvent(db, delivery, key);
+        if (answer) return answer;
+      }
+      const retryable = stored || uniqueViolationFields(error) !== undefined || error instanceof ConcurrentChange || isTransientDbError(error);
+      if (retryable && attempt < MAX_TRANSACTION_ATTEMPTS) {
+        await transactionBackoff(attempt);
+        continue;
+      }
+      logger.error({ err: errorMessage(error), eventId: event.eventId, endpoint: endpoint.name }, "event not applied");
+      return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored);
+    }
+  }
+}

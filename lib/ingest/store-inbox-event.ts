@@ -1,0 +1,65 @@
+import { notifyWork } from "@/lib/background/signals";
+import type { Db } from "@/lib/db/client";
+import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
+import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
+import { recordDecision } from "@/lib/decisions/record-decision";
+import { answerDelivery, answerStoredEvent, deadLetterDelivery, duplicateReason, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
+import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { acceptedReason, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
+import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
+
+/**
+ * Inbox mode's receiver step: stores a verified, validated delivery in the inbox (WebhookEvent, status
+ * `received`, due now) under its UNIQUE event key, with its decision row, and only then acknowledges.
+ * Stripe and Yolfi ask for a fast 2xx and slow work later; the 2xx here means "stored durably"
+ * (synchronous=FULL), never "held in memory". Concurrent deliveries share one transaction and one
+ * commit (lib/ingest/inbox-group-commit.ts); a delivery whose batch failed is stored alone, with retries.
+ * Returns 200 `accepted`; 200 `duplicate` with the stored status when the same event and body are already
+ * stored; 409 `dead_lettered` for a reused id with another body; 422 for an organisation mismatch; 503
+ * when the insert fails (never acknowledge what was not stored). Never throws for expected failures.
+ */
+export async function storeInInbox(db: Db, delivery: VerifiedDelivery, now = new Date()): Promise<ProcessResult> {
+  const key = eventKeyOf(delivery);
+  const mismatch = organisationMismatch(delivery);
+  if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
+
+  const outcome = await inboxGroupCommit(db).store(delivery, now);
+  if (outcome.kind === "stored") return { httpStatus: 200, outcome: "accepted", reason: acceptedReason(key.eventId), orderId: orderIdOf(delivery.event) };
+  if (outcome.kind === "duplicate") return { httpStatus: 200, outcome: "duplicate", reason: duplicateReason(key.eventId, outcome.status), orderId: outcome.orderId ?? undefined, eventStatus: outcome.status };
+  if (outcome.kind === "exists") {
+    const answer = await answerStoredEvent(db, delivery, key);
+    if (answer) return answer;
+  }
+  return storeOne(db, delivery, now);
+}
+
+/** Stores one delivery in its own transaction, retrying transient failures; the fallback of a failed batch. */
+async function storeOne(db: Db, delivery: VerifiedDelivery, now: Date): Promise<ProcessResult> {
+  const key = eventKeyOf(delivery);
+  const orderId = orderIdOf(delivery.event);
+  const reason = acceptedReason(key.eventId);
+
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.$transaction(async (tx) => {
+        await tx.webhookEvent.create({ data: storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), select: { id: true } });
+        await recordDecision(tx, { ...decisionBaseOf(delivery), orderId, outcome: "accepted", httpStatus: 200, reason });
+      });
+      notifyWork("inbox");
+      return { httpStatus: 200, outcome: "accepted", reason, orderId };
+    } catch (error) {
+      const fields = uniqueViolationFields(error);
+      if (fields?.includes("eventId")) {
+        const answer = await answerStoredEvent(db, delivery, key);
+        if (answer) return answer;
+      }
+      if ((fields !== undefined || isTransientDbError(error)) && attempt < MAX_TRANSACTION_ATTEMPTS) {
+        await transactionBackoff(attempt);
+        continue;
+      }
+      logger.error({ err: errorMessage(error), eventId: key.eventId, endpoint: delivery.endpoint.name }, "event not stored in the inbox");
+      return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored);
+    }
+  }
+}

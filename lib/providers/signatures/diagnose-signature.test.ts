@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { diagnoseClockSkew, diagnoseSignatureMismatch, MAX_DIAGNOSED_BODY_BYTES, type SignatureScheme } from "@/lib/providers/signatures/diagnose-signature";
+import { hmacSha256 } from "@/lib/providers/signatures/hmac";
+
+const ACTIVE = "active_secret_value_0001";
+const RETIRED = "retired_secret_value_0000";
+const hexScheme: SignatureScheme = { encoding: "hex", mac: (secret, body) => hmacSha256(secret, "1700000000.", body) };
+const body = Buffer.from('{"id":"evt_1","data":{"amount":100}}');
+
+function diagnose(sent: string, signedBody: Buffer = body) {
+  return diagnoseSignatureMismatch({ scheme: hexScheme, body: signedBody, sent: [sent], secrets: [{ label: "ACTIVE[0]", value: ACTIVE }], retiredSecrets: [{ label: "OLD[0]", value: RETIRED }] });
+}
+
+describe("signature diagnosis", () => {
+  test("names the retired secret by label", () => {
+    assert.match(diagnose(hexScheme.mac(RETIRED, body).toString("hex"))!, /^signed with a retired secret \(OLD\[0\]\)/);
+  });
+
+  test("recognises every stray whitespace variant", () => {
+    const variants: [string, string][] = [[`${ACTIVE}\n`, "a trailing newline"], [`${ACTIVE}\r\n`, "a trailing CR LF"], [`${ACTIVE} `, "a trailing space"], [`${ACTIVE}\t`, "a trailing tab"], [` ${ACTIVE}`, "a leading space"], [`\n${ACTIVE}`, "a leading newline"]];
+    for (const [secret, described] of variants) {
+      assert.equal(diagnose(hexScheme.mac(secret, body).toString("hex")), `signed with ACTIVE[0] plus ${described}: the sender's copy of the secret has stray whitespace (Acredita trims its own); remove it at the sender`);
+    }
+  });
+
+  test("recognises a body re-serialised as compact JSON, pretty JSON or with a trailing newline", () => {
+    const pretty = Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 2));
+    assert.match(diagnose(hexScheme.mac(ACTIVE, body).toString("hex"), pretty)!, /over compact JSON \(JSON\.stringify of the parsed body\)/);
+    assert.match(diagnose(hexScheme.mac(ACTIVE, pretty).toString("hex"))!, /over JSON pretty-printed with 2 spaces/);
+    assert.match(diagnose(hexScheme.mac(ACTIVE, Buffer.from(`${body}\n`)).toString("hex"))!, /over the body with a trailing newline/);
+  });
+
+  test("recognises base64 where hex is expected", () => {
+    assert.match(diagnose(hexScheme.mac(ACTIVE, body).toString("base64"))!, /^signature is base64-encoded but this provider's signatures are hex/);
+  });
+
+  test("says nothing for an unrelated signature or garbage, and never contains secret material", () => {
+    assert.equal(diagnose(hmacSha256("someone_else", body).toString("hex")), undefined);
+    assert.equal(diagnose("not-a-signature"), undefined);
+    for (const sent of [hexScheme.mac(RETIRED, body).toString("hex"), hexScheme.mac(`${ACTIVE} `, body).toString("hex")]) {
+      const text = diagnose(sent)!;
+      for (const needle of [ACTIVE, RETIRED, sent]) assert.equal(text.includes(needle), false);
+    }
+  });
+
+  test("bodies over the size cap get the retired-secret check only", () => {
+    const big = Buffer.from(JSON.stringify({ pad: "x".repeat(MAX_DIAGNOSED_BODY_BYTES) }, null, 2));
+    const compact = Buffer.from(JSON.stringify(JSON.parse(big.toString())));
+    assert.equal(diagnose(hexScheme.mac(ACTIVE, compact).toString("hex"), big), undefined);
+    assert.equal(diagnose(hexScheme.mac(`${ACTIVE}\n`, big).toString("hex"), big), undefined);
+    assert.equal(diagnose(hexScheme.mac(ACTIVE, big).toString("base64"), big), undefined);
+    assert.match(diagnose(hexScheme.mac(RETIRED, big).toString("hex"), big)!, /^signed with a retired secret \(OLD\[0\]\)/);
+  });
+
+  test("clock skew names the direction and the exact seconds", () => {
+    assert.equal(diagnoseClockSkew("S[0]", 259200), "signature is valid (S[0]) but its timestamp is 259200 s in the past: a replay of an old delivery, or the sender's clock is 259200 s behind");
+    assert.equal(diagnoseClockSkew("S[0]", -400), "signature is valid (S[0]) but its timestamp is 400 s in the future: the sender's clock is 400 s ahead");
+  });
+});

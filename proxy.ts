@@ -1,0 +1,36 @@
+// Runs before every route (Next.js 16 Proxy): a path with malformed percent-encoding is answered 400
+// here, before a route tries to decode it (JSON under /api, the dashboard's 400 page otherwise; a
+// webhook delivery gets the webhook route's unknown-endpoint 404);
+// every other request gets its address in REQUEST_PATH_HEADER for the sign-in redirect and the
+// not-found pages.
+import { NextResponse, type NextRequest } from "next/server";
+import { malformedPathPage } from "@/lib/http/malformed-path-page";
+import { isWellEncodedPath, pageAddress, REQUEST_PATH_HEADER } from "@/lib/http/request-path";
+import { LOCALE_COOKIE, resolveLocale } from "@/lib/i18n/locales";
+
+export function proxy(request: NextRequest): Response {
+  const url = new URL(request.url);
+  if (!isWellEncodedPath(url.pathname)) {
+    if (url.pathname.startsWith("/api/webhooks/")) {
+      // A sender's delivery to a name no endpoint can have: the webhook route's own 404 (counted as an
+      // unknown endpoint), the same answer as the standalone receiver gives.
+      return NextResponse.rewrite(new URL("/api/webhooks/(malformed)", request.url));
+    }
+    if (url.pathname === "/api" || url.pathname.startsWith("/api/")) {
+      return Response.json({ error: "the path has malformed percent-encoding", code: "malformed_path" }, { status: 400 });
+    }
+    const locale = resolveLocale(request.cookies.get(LOCALE_COOKIE)?.value, request.headers.get("accept-language"));
+    return new Response(malformedPathPage(locale, url.pathname), { status: 400, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+  }
+  const headers = new Headers(request.headers);
+  headers.set(REQUEST_PATH_HEADER, pageAddress(url));
+  return NextResponse.next({ request: { headers } });
+}
+
+export const config = {
+  // Not Next.js's static assets (their paths are generated, never malformed), nor the settlement report
+  // upload (that path only: its run pages stay behind the proxy): a request the proxy runs for has its body cloned and buffered, and silently cut at 10 MB
+  // (experimental.proxyClientMaxBodySize), while POST /api/reconciliations streams reports of up to
+  // RECONCILIATION_UPLOAD_MAX_BYTES to disk (e2e/http/reconcile-concurrency.test.ts sends 12.8 MB).
+  matcher: ["/((?!_next/static|_next/image|api/reconciliations$).*)"],
+};

@@ -1,0 +1,70 @@
+// npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all
+// Lists dead letters, or retries them through the same core (an event never applies twice).
+// Exit: 0 done, 1 a retry failed again or was refused, 2 bad usage or unknown id.
+import { userInfo } from "node:os";
+import { closeDb, db } from "@/lib/db/client";
+import { listDeadLetters, retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
+import { errorMessage } from "@/lib/log/error-message";
+
+const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all";
+const SUCCESS: ReadonlySet<RetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
+
+function actor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return "cli";
+  }
+}
+
+function printResult(result: RetryResult): void {
+  console.log(`${result.id}  ${result.outcome}  ${result.reason}`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const database = await db();
+  if (command === "list") {
+    const status = rest.includes("--all") ? "all" : rest.includes("--resolved") ? "resolved" : "open";
+    const letters = await listDeadLetters(database, { status, limit: 500 });
+    if (rest.includes("--json")) {
+      console.log(JSON.stringify({ data: letters, count: letters.length }, null, 2));
+      return 0;
+    }
+    for (const letter of letters) {
+      console.log(
+        [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
+      );
+      console.log(`    reason: ${letter.reason}`);
+      console.log(`    next action: ${letter.nextAction}`);
+    }
+    console.log(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
+    return 0;
+  }
+  if (command === "retry" && rest[0] === "--all" && rest.length === 1) {
+    const { results, counts } = await retryAllDeadLetters(database, actor());
+    results.forEach(printResult);
+    const summary = Object.entries(counts).map(([outcome, count]) => `${outcome} ${count}`).join(", ");
+    console.log(`retried ${results.length} dead letter${results.length === 1 ? "" : "s"}${summary ? `: ${summary}` : ""}`);
+    return results.every((result) => SUCCESS.has(result.outcome)) ? 0 : 1;
+  }
+  if (command === "retry" && rest.length === 1 && !rest[0].startsWith("--")) {
+    const result = await retryDeadLetter(database, rest[0], actor());
+    printResult(result);
+    if (result.outcome === "not_found") return 2;
+    return SUCCESS.has(result.outcome) ? 0 : 1;
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+main(process.argv.slice(2))
+  .then(async (code) => {
+    await closeDb();
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    console.error(`dead-letters: ${errorMessage(error)}`);
+    await closeDb().catch(() => undefined);
+    process.exit(1);
+  });

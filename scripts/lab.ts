@@ -1,0 +1,72 @@
+// npm run lab [-- --url http://127.0.0.1:3000] [--compare] [--json]: play the lab provider's five
+// deliveries against a running Acredita (--url, else http://127.0.0.1:$PORT, else port 3000; .env files
+// are read as npm start reads them), reconcile, print. Exit 0 when 0 mismatches, 1 otherwise, 2 when
+// it cannot run (no server answers, a bad --url or PORT).
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { loadEnvConfig } from "@next/env";
+import { DEMO_SECRETS, settings } from "@/lib/config/settings";
+import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
+import { labTarget, serverProblem } from "@/lib/lab/lab-target";
+import { runLab } from "@/lib/lab/run-lab";
+import { formatReport } from "@/lib/reconciliation/reconcile";
+import { errorMessage } from "@/lib/log/error-message";
+
+// The same environment files `npm start` loads (.env, .env.production, ...), so PORT and the secrets match the server's.
+loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
+
+function formatTable(rows: ComparisonRow[]): string {
+  const header = `${"receiver".padEnd(20)} ${"scenarios".padEnd(10)} ${"mismatches".padEnd(12)} over-credited`;
+  const lines = rows.map((row) => {
+    const over = Object.entries(row.overcredited).map(([currency, amount]) => `${amount} ${currency}`).join(", ");
+    return `${row.receiver.padEnd(20)} ${row.scenarios.padEnd(10)} ${`${row.mismatches} of ${row.orders}`.padEnd(12)} ${over}`;
+  });
+  return [header, ...lines].join("\n");
+}
+
+async function main(): Promise<number> {
+  const target = labTarget(process.argv.slice(2), process.env);
+  if ("error" in target) {
+    console.error(`lab: ${target.error}`);
+    return 2;
+  }
+  const { url } = target;
+  const problem = await serverProblem(url);
+  if (problem) {
+    console.error(`lab: ${problem}`);
+    return 2;
+  }
+  const config = settings();
+  console.log(`Lab provider -> ${url}/api/webhooks/lab`);
+  console.log(`${"time".padEnd(7)} ${"event".padEnd(9)} ${"what".padEnd(52)} ${"HTTP".padEnd(4)} ${"outcome".padEnd(13)} reason`);
+  // The lab plays a provider and a store against a server: it signs with the lab secret and creates
+  // orders with the operator token, both taken from the environment, else the public demo values
+  // (which only a demo server accepts).
+  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print: (line) => console.log(line) });
+
+  const folder = path.join("data", "lab");
+  mkdirSync(folder, { recursive: true });
+  const csvPath = path.join(folder, "settlement.csv");
+  writeFileSync(csvPath, run.settlementCsv);
+  console.log(`\nSettlement written to ${csvPath}. Reconciliation (run ${run.report.runId}):`);
+  console.log(formatReport({ ...run.report, source: csvPath }));
+
+  if (process.argv.includes("--compare")) {
+    const rows: ComparisonRow[] = [
+      await runFlawedReceiver("naive", [1, 2, 3, 4, 5]),
+      await runFlawedReceiver("look-up-then-mark", [1, 2]),
+      { receiver: "hardened (Acredita)", scenarios: "1,2,3,4,5", mismatches: run.report.mismatches.length, orders: 5, overcredited: run.report.overcredited },
+    ];
+    console.log("\nThe same deliveries against the seed article's flawed receivers (throwaway database):");
+    console.log(formatTable(rows));
+  }
+  return run.report.mismatches.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`lab: ${errorMessage(error)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,47 @@
+// npm run outbox -- list [--status <status>] [--json] | resend <id> [note] | resolve <id> <note>
+// Outbox messages (fulfilment webhooks). Uncertain ones were sent without an answer: check with the
+// merchant, then resend (same Idempotency-Key) or resolve. Exit: 0 done, 1 refused, 2 bad usage.
+import { userInfo } from "node:os";
+import { closeDb, db } from "@/lib/db/client";
+import { listOutboxMessages, settleOutboxMessage } from "@/lib/outbox/outbox-messages";
+import { errorMessage } from "@/lib/log/error-message";
+
+const USAGE = "usage: npm run outbox -- list [--status <status>] [--json] | resend <id> [note] | resolve <id> <note>";
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const database = await db();
+  if (command === "list") {
+    const statusIndex = rest.indexOf("--status");
+    const status = statusIndex >= 0 ? rest[statusIndex + 1] : undefined;
+    const messages = await listOutboxMessages(database, { status, limit: 500 });
+    if (rest.includes("--json")) {
+      console.log(JSON.stringify({ data: messages, count: messages.length }, null, 2));
+      return 0;
+    }
+    for (const message of messages) {
+      console.log([message.id, message.status, message.idempotencyKey, `attempts=${message.attempts}`, `last=${message.lastStatusCode ?? "-"}`, message.lastError ?? "", message.note ?? ""].filter(Boolean).join("  "));
+    }
+    console.log(`${messages.length} outbox message${messages.length === 1 ? "" : "s"}`);
+    return 0;
+  }
+  if ((command === "resend" || command === "resolve") && rest[0] && (command === "resend" || rest[1])) {
+    const actor = `cli:${userInfo().username}`;
+    const done = await settleOutboxMessage(database, rest[0], command, actor, rest.slice(1).join(" "));
+    console.log(done ? `${rest[0]}  ${command === "resend" ? "resent" : "resolved"}` : `${rest[0]}  not changed: only uncertain or failed messages can be resent or resolved`);
+    return done ? 0 : 1;
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+main(process.argv.slice(2))
+  .then(async (code) => {
+    await closeDb();
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    console.error(`outbox: ${errorMessage(error)}`);
+    await closeDb().catch(() => undefined);
+    process.exit(1);
+  });

@@ -1,0 +1,91 @@
+// npm test: checks the import rules (npm run lint:arch) and the docs' links (lint:docs), builds the
+// production app, runs every node:test file (unit tests beside the code in lib/**, integration tests in
+// tests/integration/**, end-to-end tests over HTTP in e2e/http/**) on SQLite, then again on PostgreSQL
+// with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright specs on SQLite. For
+// the PostgreSQL pass it starts a throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the
+// end, unless TEST_POSTGRES_URL names one already running. Exits non-zero when any stage fails.
+//   npm test [-- lint|build|unit|sqlite|postgres|browser]   one stage only (unit = both databases)
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-cluster";
+import { errorMessage } from "@/lib/log/error-message";
+
+function findTests(folder: string, pattern: RegExp): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).flatMap((entry) => {
+    const full = path.join(folder, entry);
+    if (entry === "node_modules" || entry === "generated") return [];
+    if (statSync(full).isDirectory()) return findTests(full, pattern);
+    return pattern.test(entry) ? [full] : [];
+  });
+}
+
+let cluster: ThrowawayCluster | undefined;
+
+function stopCluster(): void {
+  try {
+    cluster?.stop();
+  } catch (error) {
+    console.error(`could not stop the PostgreSQL test cluster: ${errorMessage(error)}`);
+  }
+  cluster = undefined;
+}
+
+function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+  console.log(`\n== ${label}: ${command} ${args.length > 6 ? `${args.slice(0, 6).join(" ")} …` : args.join(" ")}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env });
+  console.log(`== ${label}: ${result.status === 0 ? "passed" : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (result.status !== 0) {
+    console.error(`\n${label} failed (exit ${result.status ?? result.signal})`);
+    stopCluster();
+    process.exit(result.status ?? 1);
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stopCluster();
+    process.exit(130);
+  });
+}
+
+async function main(): Promise<void> {
+  const only = process.argv[2];
+  const stage = (name: string) => !only || only === name || (only === "unit" && (name === "sqlite" || name === "postgres"));
+  const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("tests/integration", /\.test\.ts$/), ...findTests("e2e/http", /\.test\.ts$/)].sort();
+  const nodeArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...nodeTests];
+  const testEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
+  const playwright = ["node_modules/@playwright/test/cli.js", "test"];
+  const hasBrowserTests = findTests("e2e/browser", /\.spec\.ts$/).length > 0;
+
+  if (stage("lint")) {
+    run("lint:arch", process.execPath, ["--import", "tsx", "scripts/lint-arch.ts"]);
+    run("lint:docs", process.execPath, ["--import", "tsx", "scripts/check-doc-links.ts"]);
+  }
+  if (stage("build")) run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"]);
+  if (stage("sqlite")) run("node tests on SQLite", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "sqlite" });
+  if (stage("postgres")) {
+    let adminUrl = process.env.TEST_POSTGRES_URL;
+    if (!adminUrl) {
+      const started = Date.now();
+      cluster = await startThrowawayCluster();
+      adminUrl = cluster.url;
+      console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    try {
+      run("node tests on PostgreSQL", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
+      if (!only && hasBrowserTests) run("browser tests on PostgreSQL", process.execPath, playwright, { ...process.env, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
+    } finally {
+      stopCluster();
+    }
+  }
+  if (stage("browser") && hasBrowserTests) run("browser tests on SQLite", process.execPath, playwright, { ...process.env, TEST_DATABASE: "sqlite" });
+}
+
+main().catch((error: unknown) => {
+  console.error(errorMessage(error));
+  stopCluster();
+  process.exit(1);
+});

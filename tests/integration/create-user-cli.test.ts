@@ -1,0 +1,36 @@
+import { TEST_DB } from "@/e2e/support/test-env";
+// `npm run create-user` applies the password rule: a short or common password is refused with the
+// reason (exit 2) and creates nothing; a strong one creates the user, hashed.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { after, test } from "node:test";
+import { closeDb, db } from "@/lib/db/client";
+
+function createUser(password: string, email = "ana@shop.test") {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/create-user.ts", "--email", email, "--name", "Ana Lopez", "--role", "admin"], {
+    env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent", ACREDITA_NEW_PASSWORD: password },
+    encoding: "utf8",
+  });
+  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
+}
+
+after(closeDb);
+
+test("a short, a common and a self-named password are refused with the reason; nothing is created", async () => {
+  assert.deepEqual(createUser("Xy7#short"), { code: 2, stdout: "", stderr: "create-user: password: too short: at least 12 characters" });
+  assert.deepEqual(createUser("password1234"), {
+    code: 2,
+    stdout: "",
+    stderr: "create-user: password: too weak (strength 1 of 4, 3 needed): This is similar to a commonly used password. Add more words that are less common.",
+  });
+  const self = createUser("ana.lopez@shop.test", "ana.lopez@shop.test");
+  assert.equal(self.code, 2);
+  assert.match(self.stderr, /^create-user: password: too weak \(strength 0 of 4, 3 needed\): There should not be any personal or page related data\./);
+  assert.equal(await (await db()).user.count(), 0);
+});
+
+test("a strong password creates the user, stored hashed", async () => {
+  assert.deepEqual(createUser("saffron-glacier-tunnel-88"), { code: 0, stdout: "created ana@shop.test (admin)", stderr: "" });
+  const account = await (await db()).account.findFirstOrThrow({ select: { password: true } });
+  assert.ok(account.password && !account.password.includes("saffron"));
+});

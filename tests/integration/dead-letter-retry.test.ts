@@ -1,0 +1,142 @@
+import "@/e2e/support/test-env";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { after, before, describe, test } from "node:test";
+import { closeDb, db } from "@/lib/db/client";
+import { listDeadLetters, retryAllDeadLetters, retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { InboxWorker } from "@/lib/inbox/inbox-worker";
+import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
+
+const policy = { baseDelayMs: 60_000, maxDelayMs: 600_000, maxAttempts: 1, maxAgeSeconds: 86_400 };
+const worker = () => new InboxWorker(db, { policy });
+
+function inline(): void {
+  process.env.LAB_PROCESSING_MODE = "inline";
+}
+function inbox(): void {
+  process.env.LAB_PROCESSING_MODE = "inbox";
+}
+
+async function letterOf(eventId: string) {
+  return (await db()).deadLetter.findFirstOrThrow({ where: { eventId } });
+}
+
+function cli(args: string[]) {
+  return spawnSync(process.execPath, ["--import", "tsx", "scripts/dead-letters.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
+}
+
+before(async () => {
+  for (const [id, amount] of [["ord_i1", 1500000], ["ord_i2", 1200000], ["ord_x1", 900000], ["ord_cli", 800000]] as const) {
+    assert.equal((await createOrder(id, amount)).status, 201);
+  }
+});
+after(closeDb);
+
+describe("retrying dead letters", () => {
+  test("an inline-mode dead letter (refund before approval) re-runs its stored event once the approval landed; twice is a no-op", async () => {
+    inline();
+    const refund = await deliverLab(labEvent("evt_i1r", "payment.refunded", "ord_i1", "pay_i1", 1500000));
+    assert.equal(refund.status, 409);
+    const letter = await letterOf("evt_i1r");
+    assert.equal(await (await db()).webhookEvent.count({ where: { eventId: "evt_i1r" } }), 0, "the inline failure rolled the event back");
+    const early = await retryDeadLetter(await db(), letter.id, "test");
+    assert.equal(early.outcome, "dead_lettered");
+    assert.equal((await letterOf("evt_i1r")).attempts, 2);
+
+    assert.equal((await deliverLab(labEvent("evt_i1a", "payment.approved", "ord_i1", "pay_i1", 1500000))).json.outcome, "applied");
+    const retried = await retryDeadLetter(await db(), letter.id, "test");
+    assert.equal(retried.outcome, "applied");
+    assert.equal(retried.reason, "refunded 1500000 ARS (total 1500000); order ord_i1 paid -> refunded; dead letter resolved");
+    const resolved = await letterOf("evt_i1r");
+    assert.equal(resolved.status, "resolved");
+    assert.equal(resolved.resolvedBy, "system");
+    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "test"), { id: letter.id, outcome: "already_resolved", reason: "dead letter already resolved: applied on a later attempt (applied)" });
+    const order = await readOrder("ord_i1");
+    assert.equal(order.status, "refunded");
+    assert.equal(order.ledger.length, 2);
+  });
+
+  test("two retries of one dead letter at the same time apply it once", async () => {
+    inline();
+    assert.equal((await deliverLab(labEvent("evt_i2r", "payment.refunded", "ord_i2", "pay_i2", 1200000))).status, 409);
+    assert.equal((await deliverLab(labEvent("evt_i2a", "payment.approved", "ord_i2", "pay_i2", 1200000))).json.outcome, "applied");
+    const id = (await letterOf("evt_i2r")).id;
+    const both = await Promise.all([retryDeadLetter(await db(), id, "a"), retryDeadLetter(await db(), id, "b")]);
+    assert.deepEqual(both.map((result) => result.outcome).sort(), ["applied", "duplicate"]);
+    const order = await readOrder("ord_i2");
+    assert.deepEqual(order.ledger.map((entry) => entry.businessKey), ["credit:lab:lab:live:pay_i2", "refund:lab:lab:live:pay_i2"]);
+    assert.equal(await (await db()).decision.count({ where: { eventId: "evt_i2r", outcome: "applied" } }), 1);
+  });
+
+  test("an inbox dead letter is re-queued and applied by the worker, which resolves it", async () => {
+    inbox();
+    await deliverLab(labEvent("evt_x1", "payment.approved", "ord_x1_later", "pay_x1", 900000));
+    assert.equal((await worker().runOnce())?.kind, "dead_lettered");
+    const letter = await letterOf("evt_x1");
+    assert.equal(letter.category, "retries_exhausted");
+    assert.equal(letter.attempts, 1);
+
+    // Still unknown: re-queued, fails again, the same dead letter counts one more attempt.
+    assert.equal((await retryDeadLetter(await db(), letter.id, "ops")).outcome, "requeued");
+    const row = await (await db()).webhookEvent.findFirstOrThrow({ where: { eventId: "evt_x1" } });
+    assert.equal(row.status, "received");
+    assert.equal(row.attempts, 0);
+    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "ops"), { id: letter.id, outcome: "requeued", reason: "event evt_x1 is already queued (status received)" });
+    assert.equal((await worker().runOnce())?.kind, "dead_lettered");
+    assert.equal((await letterOf("evt_x1")).attempts, 2);
+    assert.equal((await letterOf("evt_x1")).owner, "ops");
+
+    assert.equal((await createOrder("ord_x1_later", 900000)).status, 201);
+    assert.equal((await retryDeadLetter(await db(), letter.id, "ops")).outcome, "requeued");
+    assert.deepEqual((await worker().drain()).map((result) => result.kind), ["applied"]);
+    assert.equal((await letterOf("evt_x1")).status, "resolved");
+    assert.equal((await readOrder("ord_x1_later")).credited, 900000);
+    assert.equal((await retryDeadLetter(await db(), letter.id, "ops")).outcome, "already_resolved");
+  });
+
+  test("a conflict is not retried", async () => {
+    inbox();
+    await deliverLab(labEvent("evt_k1", "payment.approved", "ord_x1", "pay_k1", 900000));
+    assert.equal((await deliverLab(labEvent("evt_k1", "payment.approved", "ord_x1", "pay_k1", 1))).status, 409);
+    const result = await retryDeadLetter(await db(), (await letterOf("evt_k1")).id, "ops");
+    assert.equal(result.outcome, "not_retryable");
+    assert.equal((await letterOf("evt_k1")).status, "open");
+    assert.deepEqual((await worker().drain()).map((entry) => entry.kind), ["applied"]);
+  });
+
+  test("retry --all retries every open dead letter and counts the outcomes", async () => {
+    const open = await listDeadLetters(await db());
+    assert.deepEqual(open.map((letter) => letter.eventId), ["evt_k1"]);
+    inline();
+    assert.equal((await deliverLab(labEvent("evt_all", "payment.refunded", "ord_cli", "pay_cli", 800000))).status, 409);
+    const { results, counts } = await retryAllDeadLetters(await db(), "ops");
+    assert.equal(results.length, 2);
+    assert.deepEqual(counts, { not_retryable: 1, dead_lettered: 1 });
+  });
+
+  test("the CLI lists dead letters and retries one by id (exit codes 0, 1, 2)", async () => {
+    inline();
+    const listed = cli(["list"]);
+    assert.equal(listed.status, 0, listed.stderr);
+    const lines = listed.stdout.trim().split("\n");
+    assert.equal(lines.at(-1), "2 open dead letters");
+    assert.equal(lines.filter((line) => line.includes("lab:evt_all")).length, 1);
+    assert.match(listed.stdout, /next action: wait for the missing transition \(e\.g\. the approval\), then retry/);
+
+    const letter = await letterOf("evt_all");
+    const failed = cli(["retry", letter.id]);
+    assert.equal(failed.status, 1);
+    assert.equal(failed.stdout, `${letter.id}  dead_lettered  no transition from created on payment.refunded for order ord_cli: payment pay_cli was never credited\n`);
+
+    assert.equal((await deliverLab(labEvent("evt_cli_a", "payment.approved", "ord_cli", "pay_cli", 800000))).json.outcome, "applied");
+    const applied = cli(["retry", letter.id]);
+    assert.equal(applied.status, 0, applied.stderr);
+    assert.equal(applied.stdout, `${letter.id}  applied  refunded 800000 ARS (total 800000); order ord_cli paid -> refunded; dead letter resolved\n`);
+    assert.equal((await readOrder("ord_cli")).status, "refunded");
+
+    assert.equal(cli(["retry", "no_such_id"]).status, 2);
+    assert.equal(cli(["frobnicate"]).status, 2);
+    const json = JSON.parse(cli(["list", "--all", "--json"]).stdout);
+    assert.equal(json.count, 5);
+  });
+});

@@ -1,0 +1,77 @@
+import { TEST_DB } from "@/e2e/support/test-env";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { closeDb, db } from "@/lib/db/client";
+import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
+
+const folder = mkdtempSync(path.join(tmpdir(), "acredita-reconcile-"));
+
+function reconcileCli(csv: string, ...flags: string[]) {
+  const file = path.join(folder, `settlement-${Math.random().toString(36).slice(2)}.csv`);
+  writeFileSync(file, csv);
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", file, ...flags], {
+    env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" },
+    encoding: "utf8",
+  });
+  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim(), file };
+}
+
+const HEADER = "order_id,provider_status,amount,currency";
+
+before(async () => {
+  await createOrder("ord_r1", 2500000, "ARS");
+  await createOrder("ord_r2", 1850000, "ARS");
+  await deliverLab(labEvent("evt_r1", "payment.approved", "ord_r1", "pay_r1", 2500000));
+  await deliverLab(labEvent("evt_r2", "payment.approved", "ord_r2", "pay_r2", 1850000));
+  await closeDb();
+});
+after(closeDb);
+
+describe("npm run reconcile", () => {
+  test("exit 0 and a clean summary when the books match the settlement", () => {
+    const result = reconcileCli(`${HEADER}\nord_r1,approved,2500000,ARS\nord_r2,approved,1850000,ARS\n`);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "0 mismatches in 2 settlement rows and 2 orders; over-credited: 0 ARS");
+  });
+
+  test("exit 1 with one line per mismatch and the over-credited total; --json gives the documented shape; the run is stored", async () => {
+    const csv = `${HEADER}\nord_r1,approved,2500000,ARS\nord_r2,none,0,ARS\n`;
+    const text = reconcileCli(csv);
+    assert.equal(text.code, 1);
+    assert.equal(
+      text.stdout,
+      [
+        "MISMATCH ord_r2: provider none; expected created credited 0 ARS; found paid credited 1850000 ARS; over-credited 1850000 ARS (status paid, expected created; credited 1850000, expected 0)",
+        "1 mismatch in 2 settlement rows and 2 orders; over-credited: 1850000 ARS",
+      ].join("\n"),
+    );
+    const json = reconcileCli(csv, "--json");
+    assert.equal(json.code, 1);
+    const report = JSON.parse(json.stdout) as { mismatches: { orderId: string; overcredited: number }[]; overcredited: Record<string, number> };
+    assert.deepEqual(report.overcredited, { ARS: 1850000 });
+    assert.deepEqual(report.mismatches.map((m) => [m.orderId, m.overcredited]), [["ord_r2", 1850000]]);
+    const runs = await (await db()).reconciliationRun.findMany({ include: { mismatches: true }, orderBy: { startedAt: "asc" } });
+    assert.deepEqual(runs.map((run) => [run.rowCount, run.mismatchCount, run.mismatches.length]), [[2, 0, 0], [2, 1, 1], [2, 1, 1]]);
+  });
+
+  test("exit 2 with the line number on bad input: a bad line fails its run (kept, with the error, no mismatch); a bad file is refused before any run", async () => {
+    const before = await (await db()).reconciliationRun.count();
+    const bad = reconcileCli(`${HEADER}\nord_r1,approved,2500000,ARS\nord_r2,approved,lots,ARS\n`);
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr, `reconcile: ${bad.file}: line 3: amount: must be a whole number of minor units`);
+    const missing = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", "/nonexistent.csv"], { encoding: "utf8" });
+    assert.equal(missing.status, 2);
+    const folder = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", tmpdir()], { encoding: "utf8" });
+    assert.deepEqual([folder.status, folder.stderr.trim()], [2, `reconcile: ${tmpdir()}: not a file`]);
+    const empty = reconcileCli("");
+    assert.deepEqual([empty.code, empty.stderr], [2, `reconcile: ${empty.file}: line 1: empty file: expected a header row`]);
+    const runs = await (await db()).reconciliationRun.findMany({ where: { startedAt: { gte: new Date(Date.now() - 60_000) } }, orderBy: { startedAt: "asc" }, include: { mismatches: true } });
+    assert.equal(await (await db()).reconciliationRun.count(), before + 1);
+    const failed = runs[runs.length - 1];
+    assert.deepEqual([failed.status, failed.error, failed.mismatches.length, failed.activeScope], ["failed", "line 3: amount: must be a whole number of minor units", 0, null]);
+  });
+});
