@@ -49,6 +49,8 @@ export default defineConfig({
       TRUSTED_PROXIES: "127.0.0.1",
       API_TOKEN: E2E.apiToken,
       LAB_WEBHOOK_SECRET: E2E.labSecret,
+      // Small enough for the reconciliation spec to go over it with a 21 MB file (the default is 200 MB).
+      RECONCILIATION_UPLOAD_MAX_BYTES: "20971520",
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
     },

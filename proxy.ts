@@ -28,10 +28,13 @@ export function proxy(request: NextRequest): Response {
 }
 
 export const config = {
-  // Not Next.js's static assets (their paths are generated, never malformed), nor a webhook delivery to
-  // a well-formed endpoint name: a request the proxy runs for has its body cloned and buffered (and cut
-  // at 10 MB), where the webhook route reads it as a stream under WEBHOOK_MAX_BODY_BYTES and answers 413
-  // before the rest arrives (e2e/http/receiver-limits-server.test.ts). A name with a `%` still comes
-  // here, so a malformed one gets the unknown-endpoint 404.
-  matcher: ["/((?!_next/static|_next/image|api/webhooks/[^/%]+$).*)"],
+  // Not Next.js's static assets (their paths are generated, never malformed); nor the bodies Acredita
+  // streams under its own caps, because a request the proxy runs for has its body cloned and buffered
+  // (and cut at 10 MB, experimental.proxyClientMaxBodySize):
+  // - a webhook delivery to a well-formed endpoint name: the route answers 413 past WEBHOOK_MAX_BODY_BYTES
+  //   before the rest arrives (e2e/http/receiver-limits-server.test.ts); a name with a `%` still comes
+  //   here, so a malformed one gets the unknown-endpoint 404;
+  // - the settlement report upload (that path only: its run pages stay behind the proxy), streamed to
+  //   disk up to RECONCILIATION_UPLOAD_MAX_BYTES (e2e/http/reconcile-concurrency.test.ts sends 12.8 MB).
+  matcher: ["/((?!_next/static|_next/image|api/webhooks/[^/%]+$|api/reconciliations$).*)"],
 };

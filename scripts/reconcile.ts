@@ -1,19 +1,117 @@
-// npm run reconcile -- <settlement.csv> [--json]: compare every order with the provider's settlement.
-// Exit 0 when everything matches, 1 on mismatches, 2 on bad input (with the line number).
+// npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab]
+//   [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json]
+// Reconciles a settlement report against the ledger of one scope (provider, account, live/test) and
+// period, in this process, with a progress bar on a terminal (plain lines every 5 s otherwise, on stderr).
+// Exit 0 when everything matches, 1 on mismatches, 2 on bad input (the line number and the problem).
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { closeDb, db } from "@/lib/db/client";
-import { formatReport, reconcile, reportJson } from "@/lib/reconciliation/reconcile";
-import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { closeDb, db, type Db } from "@/lib/db/client";
+import { labMismatches, formatLabMismatch, formatLabSummary } from "@/lib/reconciliation/reconcile";
+import type { RunProgress } from "@/lib/reconciliation/payment-run";
+import { formatProgress } from "@/lib/reconciliation/progress-line";
+import { formatOfFile } from "@/lib/reconciliation/report-head";
+import { allMismatches, formatMismatchLine, formatRunLine, formatTotalsLines, runSummary } from "@/lib/reconciliation/run-report";
+import { claimRun, executeRun, queueRun } from "@/lib/reconciliation/runs";
+import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } from "@/lib/reconciliation/run-scope";
+import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { newWorkerId } from "@/lib/background/worker-id";
 import { errorMessage } from "@/lib/log/error-message";
 
+const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json]";
+const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to"]);
+const BOOLEAN_FLAGS = new Set(["--json", "--live", "--test"]);
+
+class UsageError extends Error {}
+
+function parseArgs(args: string[]): { file?: string; flags: Map<string, string | true> } {
+  const flags = new Map<string, string | true>();
+  let file: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (VALUE_FLAGS.has(arg)) {
+      const value = args[++i];
+      if (value === undefined || value.startsWith("--")) throw new UsageError(`${arg} needs a value`);
+      flags.set(arg, value);
+    } else if (BOOLEAN_FLAGS.has(arg)) flags.set(arg, true);
+    else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
+    else if (file) throw new UsageError(`one report at a time (got ${file} and ${arg})`);
+    else file = arg;
+  }
+  if (flags.has("--live") && flags.has("--test")) throw new UsageError("--live and --test exclude each other");
+  return { file, flags };
+}
+
+const write = (text: string) => new Promise<void>((resolve) => (process.stdout.write(text) ? resolve() : process.stdout.once("drain", () => resolve())));
+
+/** Prints an order-level (lab) run as before: one line per mismatch and the summary, or the --json shape. */
+async function printLabRun(client: Db, runId: string, json: boolean): Promise<void> {
+  const run = await client.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
+  const overcredited = JSON.parse(run.overcredited) as Record<string, number>;
+  if (json) await write(`{"runId":${JSON.stringify(runId)},"format":"lab","scope":${JSON.stringify({ provider: run.provider, account: run.account, livemode: run.livemode })},"rowCount":${run.rowCount},"orderCount":${run.orderCount},"mismatches":[`);
+  for (let skip = 0, first = true; ; skip += 1_000) {
+    const page = await labMismatches(client, runId, { skip, take: 1_000 });
+    for (const mismatch of page) {
+      await write(json ? `${first ? "" : ","}\n${JSON.stringify(mismatch)}` : `${formatLabMismatch(mismatch)}\n`);
+      first = false;
+    }
+    if (page.length < 1_000) break;
+  }
+  await write(json ? `],"overcredited":${JSON.stringify(overcredited)}}\n` : `${formatLabSummary({ ...run, overcredited })}\n`);
+}
+
+/** Prints a payment-level run: one line per mismatch, the totals per currency and the summary; --json streams the same. */
+async function printPaymentRun(client: Db, runId: string, json: boolean): Promise<void> {
+  const summary = (await runSummary(client, runId))!;
+  if (json) {
+    const head = { runId, format: summary.format, scope: summary.scope, period: summary.period, rowCount: summary.progress.rows, mismatchCount: summary.mismatchCount, totals: summary.totals, payouts: summary.payouts };
+    await write(`${JSON.stringify(head).slice(0, -1)},"mismatches":[`);
+    let first = true;
+    for await (const mismatch of allMismatches(client, runId)) {
+      await write(`${first ? "" : ","}\n${JSON.stringify(mismatch)}`);
+      first = false;
+    }
+    await write("]}\n");
+    return;
+  }
+  for await (const mismatch of allMismatches(client, runId)) await write(`${formatMismatchLine(mismatch)}\n`);
+  for (const line of formatTotalsLines(summary.totals)) await write(`${line}\n`);
+  await write(`${formatRunLine(summary)}\n`);
+}
+
+/** Progress on stderr: a bar redrawn in place on a terminal (at most 10 times a second), else a plain line every 5 s. */
+function progressPrinter(): { update: (progress: RunProgress) => void; end: () => void } {
+  const terminal = Boolean(process.stderr.isTTY);
+  const started = Date.now();
+  let last = 0;
+  let drawn = false;
+  return {
+    update(progress) {
+      const now = Date.now();
+      if (now - last < (terminal ? 100 : 5_000) || progress.phase === "done") return;
+      last = now;
+      if (terminal) {
+        process.stderr.write(`\r${formatProgress(progress, now - started, true)}\u001b[K`);
+        drawn = true;
+      } else process.stderr.write(`${formatProgress(progress, now - started, false)}\n`);
+    },
+    end() {
+      if (drawn) process.stderr.write("\r\u001b[K");
+    },
+  };
+}
+
 async function main(): Promise<number> {
-  const args = process.argv.slice(2);
-  const json = args.includes("--json");
-  const file = args.find((arg) => !arg.startsWith("--"));
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`reconcile: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { file, flags } = parsed;
   if (!file) {
-    console.error("usage: npm run reconcile -- <settlement.csv> [--json]");
+    console.error(USAGE);
     return 2;
   }
   if (!existsSync(file)) {
@@ -24,16 +122,38 @@ async function main(): Promise<number> {
     console.error(`reconcile: ${file}: not a file`);
     return 2;
   }
+  const json = flags.has("--json");
+  const value = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
   try {
+    const forced = value("--format") ? parseFormat(value("--format")!) : undefined;
+    const format = await formatOfFile(file, forced);
+    const request: ScopeRequest = { provider: value("--provider"), account: value("--account"), livemode: flags.has("--live") ? true : flags.has("--test") ? false : undefined, from: value("--from"), to: value("--to") };
+    const scope = resolveScope(format, request);
     const client = await db();
-    const report = await reconcile(client, readSettlementCsv(createReadStream(file)), file);
     // The audit actor of a command is the operating-system user who ran it.
     const operator = `cli:${process.env.USER ?? userInfo().username}`;
-    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: report.runId, note: `${file}: ${report.mismatches.length} mismatches (npm run reconcile)` });
-    console.log(json ? JSON.stringify(reportJson(report), null, 2) : formatReport(report));
-    return report.mismatches.length === 0 ? 0 : 1;
+    const runId = await queueRun(client, { source: file, format, scope, actor: operator, bytesTotal: statSync(file).size });
+    const owner = newWorkerId("reconcile-cli");
+    let run = await claimRun(client, runId, owner);
+    // One run per scope at a time: wait for the one in progress (a worker's, or another command's).
+    while (!run) {
+      console.error(`reconcile: waiting for the run in progress on ${scopeKey(scope)}`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      run = await claimRun(client, runId, owner);
+    }
+    const progress = progressPrinter();
+    const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
+    progress.end();
+    if (outcome.status !== "done") {
+      console.error(`reconcile: ${file}: ${outcome.status === "failed" ? outcome.error : outcome.reason}`);
+      return 2;
+    }
+    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: `${file}: ${outcome.mismatchCount} mismatches (npm run reconcile)` });
+    if (format === "lab") await printLabRun(client, runId, json);
+    else await printPaymentRun(client, runId, json);
+    return outcome.mismatchCount === 0 ? 0 : 1;
   } catch (error) {
-    if (error instanceof SettlementCsvError) {
+    if (error instanceof SettlementCsvError || error instanceof ScopeError) {
       console.error(`reconcile: ${file}: ${error.message}`);
       return 2;
     }

@@ -196,10 +196,10 @@ describe("per-user API keys", () => {
     assert.equal(await fetch(`${direct.url}/api/metrics`, { headers: asAdmin }).then((response) => response.status), 200);
     // Reconciliation through a key is audited with the key's owner as actor.
     const run = await fetch(`${direct.url}/api/reconciliations?source=nightly`, { method: "POST", body: "order_id,provider_status,amount,currency\n", headers: { ...asMerchant, "content-type": "text/csv" } });
-    assert.equal(run.status, 200, await run.clone().text());
+    assert.equal(run.status, 202, await run.clone().text());
     const audit = await client.auditEntry.findFirstOrThrow({ where: { action: "reconciliation.run" }, orderBy: { at: "desc" } });
     assert.equal(audit.actorEmail, users.merchant.email);
-    assert.match(audit.note ?? "", /^nightly: \d+ mismatches \(API, API key acr_\S{6}…\)$/);
+    assert.match(audit.note ?? "", /^nightly: queued, 41 bytes \(API, API key acr_\S{6}…\)$/);
     // Hashed at rest: the database holds the SHA-256, never the key; the last use is recorded.
     const row = await client.apiKey.findUniqueOrThrow({ where: { id: merchantKey.view.id } });
     assert.notEqual(row.keyHash, merchantKey.key);

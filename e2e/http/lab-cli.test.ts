@@ -1,15 +1,27 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
+import { paymentIntent, stripeEvent, stripeHeader, yolfiEvent, yolfiSignature } from "../support/providers";
+import { waitFor } from "../support/real-server";
 import { startServer, type RunningServer } from "../support/server";
 
 const SECRET = "lab_cli_secret_0001";
 const TOKEN = "lab-cli-token-0123456789abcdef-0001";
+const STRIPE_SECRET = "whsec_lab_cli_stripe_0001";
+const YOLFI_SECRET = "yolfi_lab_cli_secret_0001";
 let server: RunningServer;
 
 before(async () => {
-  server = await startServer({ LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN });
+  server = await startServer({ LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_ACCOUNT_ID: "acct_lab_cli", YOLFI_WEBHOOK_SECRET: YOLFI_SECRET, YOLFI_ORG_ID: "org_lab_cli" });
 });
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+async function post(path: string, body: string, headers: Record<string, string>): Promise<number> {
+  const response = await fetch(`${server.url}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  await response.arrayBuffer();
+  return response.status;
+}
 after(() => server.stop());
 
 function lab(...args: string[]) {
@@ -59,4 +71,19 @@ test("running the lab again changes nothing: every event is a duplicate or rejec
   assert.equal(run.code, 0, run.stderr);
   const outcomes = deliveries(run.lines).map(([, status, outcome]) => `${status} ${outcome}`);
   assert.deepEqual(outcomes, ["200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "401 rejected", "200 duplicate", "200 duplicate", "401 rejected"]);
+});
+
+test("after Stripe's and Yolfi's payments on the same server, the lab's reconciliation still finds 0 mismatches in its 5 orders", async () => {
+  assert.equal(await post("/api/orders", JSON.stringify({ id: "ord_lx_stripe", amount: 2500, currency: "USD" }), auth), 201);
+  assert.equal(await post("/api/orders", JSON.stringify({ id: "ord_lx_yolfi", amount: 150000, currency: "ARS" }), auth), 201);
+  const stripeBody = JSON.stringify(stripeEvent("evt_lx_pi", "payment_intent.succeeded", paymentIntent({ id: "pi_lx", orderId: "ord_lx_stripe", amount: 2500, currency: "usd" }), { account: "acct_lab_cli" }));
+  assert.equal(await post("/api/webhooks/stripe", stripeBody, { "stripe-signature": stripeHeader(stripeBody, STRIPE_SECRET) }), 200);
+  const yolfiBody = yolfiEvent({ id: "evt_lx_y", type: "payment.confirmed", orgId: "org_lab_cli", data: { invoiceId: "inv_lx", amount: "24.95", token: "USDT", paymentId: "ypay_lx", merchantOrderId: "ord_lx_yolfi" } });
+  assert.equal(await post("/api/webhooks/yolfi", yolfiBody, { "x-yolfi-signature": yolfiSignature(yolfiBody, YOLFI_SECRET), "x-yolfi-event-id": "evt_lx_y" }), 200);
+  for (const id of ["ord_lx_stripe", "ord_lx_yolfi"]) {
+    await waitFor(`${id} paid by the in-process worker`, async () => ((await (await fetch(`${server.url}/api/orders/${id}`, { headers: auth })).json()).status === "paid" ? true : undefined));
+  }
+  const run = lab();
+  assert.equal(run.code, 0, `${run.lines.join("\n")}\n${run.stderr}`);
+  assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: 0 ARS"), run.lines.join("\n"));
 });

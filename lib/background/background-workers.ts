@@ -3,20 +3,23 @@ import { db as defaultDb, type Db } from "@/lib/db/client";
 import { InboxWorker, type InboxWorkerOptions } from "@/lib/inbox/inbox-worker";
 import { logger } from "@/lib/log/logger";
 import { OutboxDispatcher, type OutboxDispatcherOptions } from "@/lib/outbox/outbox-dispatcher";
+import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
 import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 
-/** The background work of one process: an inbox worker, an outbox dispatcher and the daily payload retention. */
+/** The background work of one process: an inbox worker, an outbox dispatcher, a reconciliation worker and the daily payload retention. */
 export interface BackgroundWorkers {
   inbox: InboxWorker;
   outbox: OutboxDispatcher;
+  reconciliation: ReconciliationWorker;
   retention: RetentionScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts one inbox worker, one outbox dispatcher and the daily payload retention (lib/retention) on
- * `database` (default: the process's client); the dispatcher only when OUTBOX_DISPATCHER_ENABLED. Used by the server process (instrumentation.ts) and by
+ * Starts one inbox worker, one outbox dispatcher, one reconciliation worker and the daily payload
+ * retention (lib/retention) on `database` (default: the process's client); the dispatcher only when
+ * OUTBOX_DISPATCHER_ENABLED, the reconciliation worker only when RECONCILIATION_WORKER_ENABLED. Used by the server process (instrumentation.ts) and by
  * `npm run worker`; run as many processes as needed (retention runs once a day across all of them).
  */
 export function startBackgroundWorkers(
@@ -26,17 +29,20 @@ export function startBackgroundWorkers(
   const inbox = new InboxWorker(database, options.inbox);
   const outbox = new OutboxDispatcher(database, options.outbox);
   const retention = new RetentionScheduler(database);
+  const reconciliation = new ReconciliationWorker(database);
   inbox.start();
   if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
+  if (settings().RECONCILIATION_WORKER_ENABLED) reconciliation.start();
   retention.start();
-  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, where: options.where ?? "process" }, "background workers started");
+  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliation.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
     inbox,
     outbox,
     retention,
+    reconciliation,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), retention.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), retention.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

@@ -12,7 +12,7 @@ export abstract class ClaimingWorker<Result> {
 
   protected constructor(
     name: string,
-    private readonly channel: "inbox" | "outbox",
+    private readonly channel: "inbox" | "outbox" | "reconciliation",
     pollIntervalMs: number,
   ) {
     this.loop = new PollLoop(name, () => this.step(), pollIntervalMs);

@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
  * because Next.js bundles route handlers and instrumentation.ts separately (two module copies, one
  * process). Workers in other processes find the same work by polling.
  */
-type Channel = "inbox" | "outbox";
+type Channel = "inbox" | "outbox" | "reconciliation";
 
 const globalForSignals = globalThis as unknown as { acreditaSignals?: EventEmitter };
 

@@ -97,6 +97,12 @@ const settingsSchema = z.object({
   INBOX_WORKER_IN_PROCESS: booleanSetting.default(true),
   /** Whether this process (server or `npm run worker`) also runs an outbox dispatcher; false leaves sending to other processes. */
   OUTBOX_DISPATCHER_ENABLED: booleanSetting.default(true),
+  /** Largest settlement report an upload (POST /api/reconciliations, the reconciliation page) may send (bytes); larger ones are 413 naming the limit. */
+  RECONCILIATION_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1_024).max(2_147_483_647).default(209_715_200),
+  /** Folder where uploaded reports wait for the reconciliation worker (deleted when their run ends). */
+  RECONCILIATION_SPOOL_DIR: z.string().trim().min(1).default("data/reconciliation-uploads"),
+  /** Whether this process (server or `npm run worker`) also runs a reconciliation worker; false leaves runs to other processes. */
+  RECONCILIATION_WORKER_ENABLED: booleanSetting.default(true),
   /** How often an idle worker looks for due inbox events and outbox messages (ms). */
   INBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /**

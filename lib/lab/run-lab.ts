@@ -1,5 +1,6 @@
 import { LAB_ORDERS } from "@/lib/demo/lab-orders";
 import { LAB_SETTLEMENT, LAB_STEPS, PROVIDER_RETRY_DELAYS_SECONDS, formatSimTime, labBody, type LabStep } from "@/lib/lab/scenario";
+import type { Mismatch } from "@/lib/reconciliation/compare";
 import type { ReconciliationReport } from "@/lib/reconciliation/reconcile";
 import { formatSettlementCsv } from "@/lib/reconciliation/settlement-csv";
 import { LAB_SIGNATURE_HEADER } from "@/lib/providers/lab";
@@ -63,8 +64,8 @@ export function formatDelivery(result: LabDeliveryResult): string {
  * Plays the lab provider against a running Acredita over HTTP: makes sure the five lab orders exist
  * (POST /api/orders, idempotent), sends the five scenarios' deliveries in simulated time, retries any
  * non-2xx from the provider after 60/120/240 simulated seconds (attackers never retry), waits for the
- * inbox to drain when the server has one, uploads the settlement CSV to POST /api/reconciliations and
- * returns everything. Throws when the server cannot be reached or refuses the API token.
+ * inbox to drain when the server has one, uploads the settlement CSV to POST /api/reconciliations (202),
+ * waits for its run to be done (GET /api/reconciliations/{id}) and returns everything. Throws when the server cannot be reached or refuses the API token.
  */
 export async function runLab(options: LabOptions): Promise<LabRun> {
   const print = options.print ?? (() => {});
@@ -114,10 +115,38 @@ export async function runLab(options: LabOptions): Promise<LabRun> {
   await waitForInboxDrain(options.url, auth);
 
   const settlementCsv = formatSettlementCsv(LAB_SETTLEMENT);
-  const response = await fetch(`${options.url}/api/reconciliations?source=lab`, { method: "POST", body: settlementCsv, headers: { ...auth, "content-type": "text/csv" } });
-  if (response.status !== 200) throw new Error(`reconciliation: HTTP ${response.status} ${await response.text()}`);
-  const report = (await response.json()) as LabRun["report"];
+  const response = await fetch(`${options.url}/api/reconciliations?source=lab&format=lab`, { method: "POST", body: settlementCsv, headers: { ...auth, "content-type": "text/csv" } });
+  if (response.status !== 202) throw new Error(`reconciliation: HTTP ${response.status} ${await response.text()}`);
+  const { runId } = (await response.json()) as { runId: string };
+  const report = await waitForRun(options.url, auth, runId);
   return { deliveries, settlementCsv, report };
+}
+
+interface RunAnswer {
+  run: { status: string; error: string | null; progress: { rows: number }; orderCount: number; overcredited: Record<string, number> };
+  mismatches: { data: { orderId: string; currency: string; order?: Omit<Mismatch, "orderId" | "currency"> }[]; totalPages: number };
+}
+
+/** Polls GET /api/reconciliations/{id} (at most 60 s) until the run is done, then reads every page of its mismatches. Throws when it failed. */
+async function waitForRun(url: string, auth: Record<string, string>, runId: string): Promise<LabRun["report"]> {
+  const deadline = Date.now() + 60_000;
+  const read = async (page: number) => {
+    const response = await fetch(`${url}/api/reconciliations/${runId}?page=${page}&pageSize=500&sort=orderId`, { headers: auth });
+    if (response.status !== 200) throw new Error(`reconciliation ${runId}: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as RunAnswer;
+  };
+  for (;;) {
+    const first = await read(1);
+    if (first.run.status === "failed") throw new Error(`reconciliation ${runId} failed: ${first.run.error}`);
+    if (first.run.status === "done") {
+      const rows = [...first.mismatches.data];
+      for (let page = 2; page <= first.mismatches.totalPages; page++) rows.push(...(await read(page)).mismatches.data);
+      const mismatches = rows.map((row) => ({ orderId: row.orderId, currency: row.currency, ...row.order! }) as Mismatch);
+      return { runId, rowCount: first.run.progress.rows, orderCount: first.run.orderCount, mismatches, overcredited: first.run.overcredited };
+    }
+    if (Date.now() > deadline) throw new Error(`reconciliation ${runId} still ${first.run.status} after 60 s`);
+    await sleep(100);
+  }
 }
 
 /**

@@ -71,3 +71,16 @@ export function decimalToMinor(text: string, currency: string): number {
   if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < BigInt(-Number.MAX_SAFE_INTEGER)) throw new MoneyFormatError(`"${text.slice(0, 40)}" is too large`);
   return Number(minor);
 }
+
+/**
+ * Writes an integer of minor units of `currency` as a decimal string in major units by its ISO 4217
+ * exponent, exactly: 2500 USD "25.00", 500 JPY "500", -1250 KWD "-1.250". The inverse of
+ * {@link decimalToMinor}; for plain-text reports (pages format with Intl). Throws
+ * {@link MoneyFormatError} for a code that is not ISO 4217 money.
+ */
+export function minorToDecimal(amount: number, currency: string): string {
+  const exponent = currencyExponent(currency);
+  const digits = String(Math.abs(Math.trunc(amount))).padStart(exponent + 1, "0");
+  const whole = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  return amount < 0 ? `-${whole}` : whole;
+}

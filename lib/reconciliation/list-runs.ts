@@ -1,53 +1,40 @@
-import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { pageOf, pagingSchema, type Page } from "@/lib/lists/paging";
 
-/** A stored reconciliation run as the dashboard lists it; `overcredited` is currency -> minor units. */
+/** A stored reconciliation run as the runs list shows it: scope, period, status, progress, actor, counts. */
 export interface RunRow {
   id: string;
   source: string;
+  format: string;
+  scope: string;
+  periodFrom: Date | null;
+  periodTo: Date | null;
+  status: string;
+  actor: string;
   startedAt: Date;
   finishedAt: Date | null;
   rowCount: number;
-  orderCount: number;
+  bytesDone: number;
+  bytesTotal: number;
   mismatchCount: number;
-  overcredited: Record<string, number>;
 }
 
-const overcreditedSchema = z.record(z.string(), z.number());
-
-function parseOvercredited(json: string): Record<string, number> {
-  try {
-    const parsed = overcreditedSchema.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Past runs, newest first (the startedAt index). Throws ZodError on invalid paging. */
+/** Past and current runs, newest first (the startedAt index). Throws ZodError on invalid paging. */
 export async function listRunsPage(db: Db, input: { page: number; pageSize: number }): Promise<Page<RunRow>> {
   const { page, pageSize } = pagingSchema.parse(input);
-  const [rows, count] = await Promise.all([db.reconciliationRun.findMany({ orderBy: [{ startedAt: "desc" }, { id: "desc" }], skip: (page - 1) * pageSize, take: pageSize }), db.reconciliationRun.count()]);
+  const [rows, count] = await Promise.all([
+    db.reconciliationRun.findMany({
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+      skip: (page - 1) * pageSize,
+      take: pageSize,
+      select: { id: true, source: true, format: true, scopeKey: true, periodFrom: true, periodTo: true, status: true, actor: true, startedAt: true, finishedAt: true, rowCount: true, bytesDone: true, bytesTotal: true, mismatchCount: true },
+    }),
+    db.reconciliationRun.count(),
+  ]);
   return pageOf(
-    rows.map((row) => ({ ...row, overcredited: parseOvercredited(row.overcredited) })),
+    rows.map(({ scopeKey, ...row }) => ({ ...row, scope: scopeKey })),
     count,
     page,
     pageSize,
   );
-}
-
-/**
- * One run with a page of its mismatches (ordered by order id, the runId index) and its totals per
- * currency; null for an unknown id.
- */
-export async function getRunWithMismatches(db: Db, runId: string, input: { page: number; pageSize: number }) {
-  const { page, pageSize } = pagingSchema.parse(input);
-  const run = await db.reconciliationRun.findUnique({ where: { id: runId } });
-  if (!run) return null;
-  const [mismatches, count] = await Promise.all([
-    db.reconciliationMismatch.findMany({ where: { runId }, orderBy: [{ orderId: "asc" }, { id: "asc" }], skip: (page - 1) * pageSize, take: pageSize }),
-    db.reconciliationMismatch.count({ where: { runId } }),
-  ]);
-  return { run: { ...run, overcredited: parseOvercredited(run.overcredited) } satisfies RunRow, mismatches: pageOf(mismatches, count, page, pageSize) };
 }

@@ -67,7 +67,8 @@ export interface PaymentMatch {
   payouts: Record<string, { currency: string; net: number }>;
 }
 
-interface SettledPayment {
+/** What the report settled for one payment (minor units, non-negative sums), with its report lines. */
+export interface SettledPayment {
   currency: string;
   orderId?: string;
   charged: number;
@@ -77,7 +78,8 @@ interface SettledPayment {
   lines: number[];
 }
 
-function totalsOf(totals: Record<string, CurrencyTotals>, currency: string): CurrencyTotals {
+/** The totals of `currency` in `totals`, created at zero when absent. */
+export function totalsOf(totals: Record<string, CurrencyTotals>, currency: string): CurrencyTotals {
   return (totals[currency] ??= { gross: 0, fees: 0, net: 0, credited: 0, refunded: 0, overCredited: 0, underCredited: 0 });
 }
 
@@ -135,41 +137,62 @@ export function matchPayments(entries: Iterable<SettlementEntry>, booked: Iterab
     sums.refunded += payment.refunded;
   }
 
-  const add = (code: MismatchCode, paymentId: string, payment: { currency: string; orderId?: string; lines: number[] }, settledAmount: number, bookedAmount: number) => {
-    mismatches.push({ code, paymentId, orderId: payment.orderId, currency: payment.currency, settled: settledAmount, booked: bookedAmount, lines: payment.lines, nextAction: NEXT_ACTION[code] });
-  };
-
   for (const [paymentId, payment] of settled) {
     const book = books.get(paymentId);
     books.delete(paymentId);
-    const sums = totalsOf(totals, payment.currency);
-    if (!book) {
-      if (payment.hasCharge) {
-        add("missing_credit", paymentId, payment, payment.charged, 0);
-        sums.underCredited += payment.charged;
-      } else if (payment.refunded !== 0) add("refund_mismatch", paymentId, payment, payment.refunded, 0);
-      else if (payment.disputed !== 0) add("dispute_mismatch", paymentId, payment, payment.disputed, 0);
-      continue;
-    }
-    const withOrder = { ...payment, orderId: book.orderId };
-    if (book.currency !== payment.currency) {
-      add("currency_mismatch", paymentId, withOrder, payment.charged, book.credited);
-      continue;
-    }
-    // A payment charged before the period shows only its refund or dispute here: its credit is compared in its own period.
-    if (payment.hasCharge && book.credited !== payment.charged) {
-      add("amount_mismatch", paymentId, withOrder, payment.charged, book.credited);
-      if (book.credited > payment.charged) sums.overCredited += book.credited - payment.charged;
-      else sums.underCredited += payment.charged - book.credited;
-    }
-    if (book.refunded !== payment.refunded) add("refund_mismatch", paymentId, withOrder, payment.refunded, book.refunded);
-    if (book.disputed !== payment.disputed) add("dispute_mismatch", paymentId, withOrder, payment.disputed, book.disputed);
+    mismatches.push(...compareSettled(paymentId, payment, book, totals));
   }
 
   for (const book of books.values()) {
-    if (book.credited === 0) continue;
-    mismatches.push({ code: "unsettled_credit", paymentId: book.paymentKey, orderId: book.orderId, currency: book.currency, settled: 0, booked: book.credited, lines: [], nextAction: NEXT_ACTION.unsettled_credit });
-    totalsOf(totals, book.currency).overCredited += book.credited;
+    const mismatch = compareUnsettled(book, totals);
+    if (mismatch) mismatches.push(mismatch);
   }
   return { mismatches, totals, payouts };
+}
+
+/**
+ * Compares one payment of the report with its books (`book` undefined when the ledger of the scope and
+ * period has none), adding its over- and under-credited sums to `totals`. Returns its mismatches
+ * (none, one, or a refund and a dispute difference together). The rule of {@link matchPayments}, one
+ * payment at a time, so a caller can walk payments in pages (lib/reconciliation/payment-run.ts).
+ */
+export function compareSettled(paymentId: string, payment: SettledPayment, book: BookedPayment | undefined, totals: Record<string, CurrencyTotals>): PaymentMismatch[] {
+  const found: PaymentMismatch[] = [];
+  const add = (code: MismatchCode, on: { currency: string; orderId?: string; lines: number[] }, settledAmount: number, bookedAmount: number) => {
+    found.push({ code, paymentId, orderId: on.orderId, currency: on.currency, settled: settledAmount, booked: bookedAmount, lines: on.lines, nextAction: NEXT_ACTION[code] });
+  };
+  const sums = totalsOf(totals, payment.currency);
+  if (!book) {
+    if (payment.hasCharge) {
+      add("missing_credit", payment, payment.charged, 0);
+      sums.underCredited += payment.charged;
+    } else if (payment.refunded !== 0) add("refund_mismatch", payment, payment.refunded, 0);
+    else if (payment.disputed !== 0) add("dispute_mismatch", payment, payment.disputed, 0);
+    return found;
+  }
+  const withOrder = { ...payment, orderId: book.orderId };
+  if (book.currency !== payment.currency) {
+    add("currency_mismatch", withOrder, payment.charged, book.credited);
+    return found;
+  }
+  // A payment charged before the period shows only its refund or dispute here: its credit is compared in its own period.
+  if (payment.hasCharge && book.credited !== payment.charged) {
+    add("amount_mismatch", withOrder, payment.charged, book.credited);
+    if (book.credited > payment.charged) sums.overCredited += book.credited - payment.charged;
+    else sums.underCredited += payment.charged - book.credited;
+  }
+  if (book.refunded !== payment.refunded) add("refund_mismatch", withOrder, payment.refunded, book.refunded);
+  if (book.disputed !== payment.disputed) add("dispute_mismatch", withOrder, payment.disputed, book.disputed);
+  return found;
+}
+
+/**
+ * A booked payment the report does not list: an `unsettled_credit` when it was credited in the period
+ * (its credit added to the over-credited sum of `totals`), else null (a refund alone of a payment
+ * credited earlier is compared with the report of that period).
+ */
+export function compareUnsettled(book: BookedPayment, totals: Record<string, CurrencyTotals>): PaymentMismatch | null {
+  if (book.credited === 0) return null;
+  totalsOf(totals, book.currency).overCredited += book.credited;
+  return { code: "unsettled_credit", paymentId: book.paymentKey, orderId: book.orderId, currency: book.currency, settled: 0, booked: book.credited, lines: [], nextAction: NEXT_ACTION.unsettled_credit };
 }

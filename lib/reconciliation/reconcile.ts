@@ -1,5 +1,7 @@
 import type { Db } from "@/lib/db/client";
-import { compareOrder, type FoundOrder, type Mismatch } from "@/lib/reconciliation/compare";
+import { compareOrder, type Mismatch } from "@/lib/reconciliation/compare";
+import { NEXT_ACTION, type MismatchCode } from "@/lib/reconciliation/match-payments";
+import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
 import type { ProviderStatus, SettlementRow } from "@/lib/reconciliation/settlement-csv";
 
 /** The result of one reconciliation run (also stored as ReconciliationRun + ReconciliationMismatch rows). */
@@ -14,8 +16,6 @@ export interface ReconciliationReport {
 }
 
 const BATCH_SIZE = 1_000;
-/** Orders read per query in the pass over the books. */
-const ORDERS_PER_PAGE = 5_000;
 
 const PROVIDER_STATUSES: ProviderStatus[] = ["approved", "refunded", "none"];
 const AMOUNT_RANGE = 2 ** 31;
@@ -59,29 +59,52 @@ class CompactSettlement {
   }
 }
 
-/** A page of orders in id order after `cursor`, each with the sum of its ledger entries (minor units). */
-async function ordersPage(db: Db, cursor: string, take: number): Promise<(FoundOrder & { id: string })[]> {
-  // One portable statement per page (SQLite and PostgreSQL): the correlated sum uses LedgerEntry(orderId).
-  const rows = await db.$queryRaw<{ id: string; status: string; currency: string; credited: bigint | number | null }[]>`
-    SELECT o."id" AS "id", o."status" AS "status", o."currency" AS "currency",
-           (SELECT SUM(l."amount") FROM "LedgerEntry" l WHERE l."orderId" = o."id") AS "credited"
-    FROM "Order" o
-    WHERE o."id" > ${cursor}
-    ORDER BY o."id"
-    LIMIT ${take}`;
-  return rows.map((row) => ({ id: row.id, status: row.status, currency: row.currency, credited: Number(row.credited ?? 0) }));
+/** Orders (and their sums) compared per query: under SQLite's 999 bound values per statement. */
+const PAGE = 500;
+
+/** The lab's scope: the lab endpoint's provider, account and live mode (lib/endpoints/endpoints.ts). */
+export const LAB_SCOPE: RunScope = { provider: "lab", account: "lab", livemode: true };
+
+/** What a finished order-level (lab) run found (also stored on its ReconciliationRun row). */
+export interface LabRunSummary {
+  rowCount: number;
+  orderCount: number;
+  mismatchCount: number;
+  overcredited: Record<string, number>;
 }
 
 /**
- * Compares every order with the provider's settlement (seed article's reconciliation). Reads the whole
- * settlement first (streamed by `readSettlementCsv`, which throws `SettlementCsvError` on bad input
- * before anything is queried or stored), keeping one number per row; then walks every order once in id
- * order, 5,000 per query with its ledger sum, comparing each with its settlement row (or with "not
- * listed": expected created, credited 0); settlement rows left over are orders Acredita does not have.
- * Stores the run and its mismatches and returns the report. Mismatches come in order-id order, then
- * the unknown orders in file order. 1,000,000 rows against 1,000,000 orders: see docs/benchmarks.md.
+ * The fixed code of an order-level difference: an approved order Acredita lacks or never credited is
+ * a missing credit, a credit the provider did not approve an unsettled one; a currency, a refund or
+ * another amount difference has its own code.
  */
-export async function reconcile(db: Db, rows: AsyncIterable<SettlementRow>, source: string): Promise<ReconciliationReport> {
+export function labMismatchCode(mismatch: Mismatch): MismatchCode {
+  if (mismatch.foundStatus === "missing") return "missing_credit";
+  if (mismatch.reason.includes("currency ")) return "currency_mismatch";
+  if (mismatch.providerStatus === "refunded") return "refund_mismatch";
+  if (mismatch.expectedCredited > 0 && mismatch.foundCredited === 0) return "missing_credit";
+  if (mismatch.expectedCredited === 0 && mismatch.foundCredited > 0) return "unsettled_credit";
+  return "amount_mismatch";
+}
+
+function mismatchRow(runId: string, mismatch: Mismatch) {
+  const code = labMismatchCode(mismatch);
+  return { ...mismatch, runId, code, settled: mismatch.expectedCredited, booked: mismatch.foundCredited, nextAction: NEXT_ACTION[code] };
+}
+
+/**
+ * Compares the lab's order-level settlement with the orders of `scope` (default the lab's): every
+ * order the file lists, and every order with a ledger entry of that scope (in the period, when one is
+ * given), nothing else: an order paid through Stripe or Yolfi is never flagged by the lab's file.
+ * Reads the whole settlement first (one number per row, `readSettlementCsv` throws SettlementCsvError
+ * on bad input before anything is compared); walks the scope's ledger per order in order-id pages,
+ * comparing each order (its scoped ledger sum) with its row or with "not listed" (expected created,
+ * credited 0); then looks up the rows left over (orders without scoped entries, or unknown to
+ * Acredita). Mismatches are written to run `runId` in batches. Returns the counts and over-credited
+ * sums per currency.
+ */
+export async function processLabRun(db: Db, runId: string, rows: AsyncIterable<SettlementRow>, scope: RunScope = LAB_SCOPE): Promise<LabRunSummary> {
+  await db.reconciliationMismatch.deleteMany({ where: { runId } });
   const settlement = new CompactSettlement();
   const overcredited: Record<string, number> = {};
   let rowCount = 0;
@@ -90,33 +113,84 @@ export async function reconcile(db: Db, rows: AsyncIterable<SettlementRow>, sour
     overcredited[row.currency] ??= 0;
     settlement.add(row);
   }
-
-  const mismatches: Mismatch[] = [];
-  let orderCount = 0;
-  for (let cursor = ""; ; ) {
-    const page = await ordersPage(db, cursor, ORDERS_PER_PAGE);
-    for (const order of page) {
-      const mismatch = compareOrder(order.id, settlement.take(order.id) ?? null, order);
-      if (mismatch) mismatches.push(mismatch);
+  let buffer: Mismatch[] = [];
+  let mismatchCount = 0;
+  const add = async (mismatch: Mismatch | null, flush = false) => {
+    if (mismatch) {
+      buffer.push(mismatch);
+      mismatchCount++;
+      overcredited[mismatch.currency] = (overcredited[mismatch.currency] ?? 0) + mismatch.overcredited;
     }
-    orderCount += page.length;
-    if (page.length < ORDERS_PER_PAGE) break;
-    cursor = page[page.length - 1].id;
-  }
-  for (const [orderId, row] of settlement.remaining()) {
-    const mismatch = compareOrder(orderId, row, null);
-    if (mismatch) mismatches.push(mismatch);
-  }
+    if (buffer.length >= BATCH_SIZE || (flush && buffer.length > 0)) {
+      await db.reconciliationMismatch.createMany({ data: buffer.map((found) => mismatchRow(runId, found)) });
+      buffer = [];
+    }
+  };
 
-  for (const mismatch of mismatches) overcredited[mismatch.currency] = (overcredited[mismatch.currency] ?? 0) + mismatch.overcredited;
-  const run = await db.reconciliationRun.create({
-    data: { source: source.slice(0, 255), rowCount, orderCount, mismatchCount: mismatches.length, overcredited: JSON.stringify(overcredited), finishedAt: new Date() },
-    select: { id: true },
-  });
-  for (let start = 0; start < mismatches.length; start += BATCH_SIZE) {
-    await db.reconciliationMismatch.createMany({ data: mismatches.slice(start, start + BATCH_SIZE).map((mismatch) => ({ ...mismatch, runId: run.id })) });
+  let orderCount = 0;
+  const createdAt = scope.from || scope.to ? { ...(scope.from ? { gte: scope.from } : {}), ...(scope.to ? { lt: scope.to } : {}) } : undefined;
+  for (let cursor = ""; ; ) {
+    const sums = await db.ledgerEntry.groupBy({
+      by: ["orderId"],
+      where: { provider: scope.provider, account: scope.account, livemode: scope.livemode, orderId: { gt: cursor }, ...(createdAt ? { createdAt } : {}) },
+      orderBy: { orderId: "asc" },
+      take: PAGE,
+      _sum: { amount: true },
+    });
+    if (sums.length === 0) break;
+    const orders = new Map((await db.order.findMany({ where: { id: { in: sums.map((sum) => sum.orderId) } }, select: { id: true, status: true, currency: true } })).map((order) => [order.id, order]));
+    for (const sum of sums) {
+      const order = orders.get(sum.orderId)!;
+      orderCount++;
+      await add(compareOrder(order.id, settlement.take(order.id) ?? null, { status: order.status, currency: order.currency, credited: Number(sum._sum.amount ?? 0) }));
+    }
+    cursor = sums[sums.length - 1].orderId;
   }
-  return { runId: run.id, source, rowCount, orderCount, mismatches, overcredited };
+  let chunk: [string, { providerStatus: ProviderStatus; amount: number; currency: string }][] = [];
+  const compareChunk = async () => {
+    const orders = new Map((await db.order.findMany({ where: { id: { in: chunk.map(([orderId]) => orderId) } }, select: { id: true, status: true, currency: true } })).map((order) => [order.id, order]));
+    for (const [orderId, row] of chunk) {
+      const order = orders.get(orderId);
+      if (order) orderCount++;
+      await add(compareOrder(orderId, row, order ? { status: order.status, currency: order.currency, credited: 0 } : null));
+    }
+    chunk = [];
+  };
+  for (const entry of settlement.remaining()) {
+    chunk.push(entry);
+    if (chunk.length >= PAGE) await compareChunk();
+  }
+  if (chunk.length > 0) await compareChunk();
+  await add(null, true);
+  return { rowCount, orderCount, mismatchCount, overcredited };
+}
+
+/** The stored mismatches of an order-level run in order-id order, in the shape `reconcile` returns. */
+export async function labMismatches(db: Db, runId: string, page?: { skip: number; take: number }): Promise<Mismatch[]> {
+  const rows = await db.reconciliationMismatch.findMany({ where: { runId }, orderBy: [{ orderId: "asc" }, { id: "asc" }], ...(page ?? {}) });
+  return rows.map((row) => ({
+    orderId: row.orderId,
+    providerStatus: row.providerStatus as Mismatch["providerStatus"],
+    currency: row.currency,
+    expectedStatus: row.expectedStatus,
+    foundStatus: row.foundStatus,
+    expectedCredited: row.expectedCredited,
+    foundCredited: row.foundCredited,
+    overcredited: row.overcredited,
+    reason: row.reason,
+  }));
+}
+
+/**
+ * Runs the lab's order-level reconciliation at once (tests and tools; uploads go through the queue of
+ * lib/reconciliation/runs.ts): stores the run (scope lab, status done) and its mismatches and returns
+ * the report, mismatches in order-id order.
+ */
+export async function reconcile(db: Db, rows: AsyncIterable<SettlementRow>, source: string, scope: RunScope = LAB_SCOPE): Promise<ReconciliationReport> {
+  const run = await db.reconciliationRun.create({ data: { source: source.slice(0, 255), format: "lab", provider: scope.provider, account: scope.account, livemode: scope.livemode, scopeKey: scopeKey(scope), status: "running" }, select: { id: true } });
+  const summary = await processLabRun(db, run.id, rows, scope);
+  await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "done", rowCount: summary.rowCount, orderCount: summary.orderCount, mismatchCount: summary.mismatchCount, overcredited: JSON.stringify(summary.overcredited), finishedAt: new Date() } });
+  return { runId: run.id, source, rowCount: summary.rowCount, orderCount: summary.orderCount, mismatches: await labMismatches(db, run.id), overcredited: summary.overcredited };
 }
 
 /** Formats an amount in minor units for a report line, e.g. 1850000 ARS -> "1850000 ARS". */
@@ -129,14 +203,19 @@ function money(amount: number, currency: string): string {
  * currency (the seed article's report).
  */
 export function formatReport(report: ReconciliationReport): string {
-  const lines = report.mismatches.map(
-    (m) =>
-      `MISMATCH ${m.orderId}: provider ${m.providerStatus}; expected ${m.expectedStatus} credited ${money(m.expectedCredited, m.currency)}; found ${m.foundStatus} credited ${money(m.foundCredited, m.currency)}; over-credited ${money(m.overcredited, m.currency)} (${m.reason})`,
-  );
+  return [...report.mismatches.map(formatLabMismatch), formatLabSummary({ ...report, mismatchCount: report.mismatches.length })].join("\n");
+}
+
+/** One order-level mismatch as a report line (`MISMATCH ord_1: provider none; expected created ...`). */
+export function formatLabMismatch(m: Mismatch): string {
+  return `MISMATCH ${m.orderId}: provider ${m.providerStatus}; expected ${m.expectedStatus} credited ${money(m.expectedCredited, m.currency)}; found ${m.foundStatus} credited ${money(m.foundCredited, m.currency)}; over-credited ${money(m.overcredited, m.currency)} (${m.reason})`;
+}
+
+/** The order-level report's last line: counts and the over-credited total per currency. */
+export function formatLabSummary(report: { mismatchCount: number; rowCount: number; orderCount: number; overcredited: Record<string, number> }): string {
   const totals = Object.entries(report.overcredited);
   const over = totals.length === 0 ? "0" : totals.map(([currency, amount]) => money(amount, currency)).join(", ");
-  lines.push(`${report.mismatches.length} mismatch${report.mismatches.length === 1 ? "" : "es"} in ${report.rowCount} settlement rows and ${report.orderCount} orders; over-credited: ${over}`);
-  return lines.join("\n");
+  return `${report.mismatchCount} mismatch${report.mismatchCount === 1 ? "" : "es"} in ${report.rowCount} settlement rows and ${report.orderCount} orders; over-credited: ${over}`;
 }
 
 /** The `--json` shape: `{"mismatches":[...],"overcredited":{"ARS":...}}` plus the run id and counts. */

@@ -184,7 +184,8 @@ function paymentsEntry(record: Record<string, string>, line: number): Settlement
 /**
  * Streams a payment-level settlement report (a Stripe itemized report or the neutral payments CSV,
  * detected from its header or given as `format`) with csv-parse and yields one {@link SettlementEntry}
- * per line, holding only the current line in memory. Unknown columns are ignored.
+ * per line, holding only the current line in memory. Unknown columns are ignored; a line with more or
+ * fewer fields than the header is refused (an unquoted "25,00" would shift the columns after it).
  * Throws {@link SettlementCsvError} with the line number on the first bad line (a decimal comma, an
  * unknown currency, a bad date), for an empty file, a missing column, or the lab's order-level format
  * (read it with readSettlementCsv).
@@ -199,7 +200,7 @@ export async function* readSettlementEntries(input: Readable | string | Buffer, 
     if (detected === "lab") throw new SettlementCsvError(1, "the lab's order-level file is not a payment-level report");
     return header;
   };
-  const parser = source.pipe(parse({ columns, skip_empty_lines: true, trim: true, info: true, bom: true, relax_column_count: true }));
+  const parser = source.pipe(parse({ columns, skip_empty_lines: true, trim: true, info: true, bom: true }));
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       yield detected === "payments" ? paymentsEntry(record, info.lines) : stripeEntry(record, info.lines);
@@ -209,6 +210,9 @@ export async function* readSettlementEntries(input: Readable | string | Buffer, 
     if (error instanceof SettlementCsvError) throw error;
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof SettlementCsvError) throw cause;
+    const parseError = error as { code?: string; lines?: number; record?: unknown[] };
+    // A field count other than the header's: an unquoted comma (a decimal comma such as 25,00) shifts every column after it.
+    if (parseError.code === "CSV_RECORD_INCONSISTENT_COLUMNS") throw new SettlementCsvError(parseError.lines ?? 0, `${parseError.record?.length ?? "?"} fields where the header has ${header?.length ?? "?"} (an unquoted comma in a value?)`);
     throw new SettlementCsvError((error as { lines?: number }).lines ?? 0, `not a valid CSV: ${(error as Error).message.split("\n")[0]}`);
   }
 }

@@ -58,7 +58,7 @@ describe("npm run reconcile", () => {
     assert.deepEqual(runs.map((run) => [run.rowCount, run.mismatchCount, run.mismatches.length]), [[2, 0, 0], [2, 1, 1], [2, 1, 1]]);
   });
 
-  test("exit 2 with the line number on bad input, and nothing stored", async () => {
+  test("exit 2 with the line number on bad input: a bad line fails its run (kept, with the error, no mismatch); a bad file is refused before any run", async () => {
     const before = await (await db()).reconciliationRun.count();
     const bad = reconcileCli(`${HEADER}\nord_r1,approved,2500000,ARS\nord_r2,approved,lots,ARS\n`);
     assert.equal(bad.code, 2);
@@ -68,7 +68,10 @@ describe("npm run reconcile", () => {
     const folder = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", tmpdir()], { encoding: "utf8" });
     assert.deepEqual([folder.status, folder.stderr.trim()], [2, `reconcile: ${tmpdir()}: not a file`]);
     const empty = reconcileCli("");
-    assert.deepEqual([empty.code, empty.stderr], [2, `reconcile: ${empty.file}: line 1: empty file: expected the header order_id,provider_status,amount,currency`]);
-    assert.equal(await (await db()).reconciliationRun.count(), before);
+    assert.deepEqual([empty.code, empty.stderr], [2, `reconcile: ${empty.file}: line 1: empty file: expected a header row`]);
+    const runs = await (await db()).reconciliationRun.findMany({ where: { startedAt: { gte: new Date(Date.now() - 60_000) } }, orderBy: { startedAt: "asc" }, include: { mismatches: true } });
+    assert.equal(await (await db()).reconciliationRun.count(), before + 1);
+    const failed = runs[runs.length - 1];
+    assert.deepEqual([failed.status, failed.error, failed.mismatches.length, failed.activeScope], ["failed", "line 3: amount: must be a whole number of minor units", 0, null]);
   });
 });

@@ -3,15 +3,18 @@ import { getLocale, getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
 import { actorCan, requireActor } from "@/lib/auth/session";
+import { settings } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
-import { formatMoney } from "@/lib/format/format";
+import { formatCount } from "@/lib/format/format";
 import { pagingFromParams, type SearchParams } from "@/lib/lists/paging";
 import { listRunsPage } from "@/lib/reconciliation/list-runs";
+import { runShare } from "@/lib/reconciliation/run-share";
+import { RunStatus } from "./run-status";
 import { UploadForm } from "./upload-form";
 
 export const dynamic = "force-dynamic";
 
-/** Reconciliation: upload a settlement CSV and run it; past runs with their mismatch counts and totals. */
+/** Reconciliation: upload a settlement report (queued, run in the background); the runs with scope, period, status, progress and actor. */
 export default async function ReconciliationPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await requireActor("/reconciliation");
   const paging = pagingFromParams(await searchParams);
@@ -22,7 +25,7 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
       {canRun ? (
         <section>
           <h2 id="upload-h">{t("upload")}</h2>
-          <UploadForm />
+          <UploadForm maxBytes={settings().RECONCILIATION_UPLOAD_MAX_BYTES} />
         </section>
       ) : null}
       <section aria-labelledby="runs-h">
@@ -37,40 +40,51 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
                   <tr>
                     <th scope="col">{t("startedAt")}</th>
                     <th scope="col">{t("sourceCol")}</th>
+                    <th scope="col">{t("scope")}</th>
+                    <th scope="col">{t("period")}</th>
+                    <th scope="col">{t("status")}</th>
                     <th scope="col" className="num">
-                      {t("rows")}
-                    </th>
-                    <th scope="col" className="num">
-                      {t("orders")}
+                      {t("progress")}
                     </th>
                     <th scope="col" className="num">
                       {t("mismatches")}
                     </th>
-                    <th scope="col" className="num">
-                      {t("overcredited")}
-                    </th>
+                    <th scope="col">{t("actor")}</th>
                   </tr>
                 </thead>
                 <tbody>
-                  {runs.data.map((run) => (
-                    <tr key={run.id} data-run-id={run.id}>
-                      <td className="nowrap">
-                        <Link href={`/reconciliation/${run.id}`}>
-                          <DateTime value={run.startedAt} />
-                        </Link>
-                      </td>
-                      <td>{run.source}</td>
-                      <td className="num">{run.rowCount}</td>
-                      <td className="num">{run.orderCount}</td>
-                      <td className="num">{run.mismatchCount > 0 ? <span className="diff-bad">{run.mismatchCount}</span> : 0}</td>
-                      <td className="num">
-                        {Object.entries(run.overcredited)
-                          .filter(([, amount]) => amount > 0)
-                          .map(([currency, amount]) => formatMoney(amount, currency, locale))
-                          .join(" · ") || "0"}
-                      </td>
-                    </tr>
-                  ))}
+                  {runs.data.map((run) => {
+                    const share = runShare(run);
+                    return (
+                      <tr key={run.id} data-run-id={run.id}>
+                        <td className="nowrap">
+                          <Link href={`/reconciliation/${run.id}`}>
+                            <DateTime value={run.startedAt} />
+                          </Link>
+                        </td>
+                        <td>{run.source}</td>
+                        <td className="mono">{run.scope}</td>
+                        <td className="nowrap">
+                          {run.periodFrom && run.periodTo ? (
+                            <>
+                              <DateTime value={run.periodFrom} /> – <DateTime value={run.periodTo} />
+                            </>
+                          ) : (
+                            <span className="muted">{t("noPeriod")}</span>
+                          )}
+                        </td>
+                        <td>
+                          <RunStatus status={run.status} />
+                        </td>
+                        <td className="num">
+                          {formatCount(run.rowCount, locale)}
+                          {share !== undefined && run.status !== "done" ? ` (${share}%)` : ""}
+                        </td>
+                        <td className="num">{run.mismatchCount > 0 ? <span className="diff-bad">{formatCount(run.mismatchCount, locale)}</span> : 0}</td>
+                        <td>{run.actor}</td>
+                      </tr>
+                    );
+                  })}
                 </tbody>
               </table>
             </div>

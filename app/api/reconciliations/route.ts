@@ -1,27 +1,22 @@
-// POST /api/reconciliations: run a reconciliation against the settlement CSV in the body (text/csv).
-// Bearer API_TOKEN, an API key or a session allowed to run it; audited with the caller as actor. 200 with the report (mismatches may be empty), 400 with the line number on bad CSV.
+// POST /api/reconciliations: queue a reconciliation of the settlement report in the body (streamed to
+// disk under RECONCILIATION_UPLOAD_MAX_BYTES), answered 202 with the run's id; a worker runs it.
+// Query: format, provider, account, mode=live|test, from, to (ISO 8601, the period [from, to)), source.
+// Bearer API_TOKEN, an API key or a session allowed to run it; audited with the caller as actor.
+// 413 names the limit; 400 gives the line and the problem (empty, binary, a missing column, a bad scope).
 import { apiActor, authorizeApi } from "@/lib/api/authorize-api";
 import { jsonError, refusal } from "@/lib/api/responses";
-import { recordAudit } from "@/lib/audit/record-audit";
 import { db } from "@/lib/db/client";
-import { reconcile, reportJson } from "@/lib/reconciliation/reconcile";
-import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { submitReport } from "@/lib/reconciliation/submit-report";
 
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
   const caller = await authorizeApi(request, "reconciliation.run");
   if (caller === "unauthenticated" || caller === "forbidden") return refusal(caller) as Response;
-  const csv = Buffer.from(await request.arrayBuffer());
-  const source = new URL(request.url).searchParams.get("source") ?? "api upload";
-  try {
-    const client = await db();
-    const report = await reconcile(client, readSettlementCsv(csv), source);
-    const via = caller.kind === "key" ? `API key ${caller.keyStart}…` : caller.kind === "token" ? "API_TOKEN" : "session";
-    await recordAudit(client, apiActor(caller), { action: "reconciliation.run", targetType: "reconciliation_run", targetId: report.runId, note: `${source.slice(0, 100)}: ${report.mismatches.length} mismatches (API, ${via})` });
-    return Response.json(reportJson(report));
-  } catch (error) {
-    if (error instanceof SettlementCsvError) return jsonError(400, "invalid_settlement", error.message);
-    throw error;
-  }
+  const via = caller.kind === "key" ? `API, API key ${caller.keyStart}…` : caller.kind === "token" ? "API, API_TOKEN" : "dashboard upload";
+  const result = await submitReport(await db(), { body: request.body, contentLength: request.headers.get("content-length"), params: Object.fromEntries(new URL(request.url).searchParams), actor: apiActor(caller), via });
+  if (result.kind === "too_large") return Response.json({ error: result.message, code: "too_large", limitBytes: result.limitBytes }, { status: 413, headers: { connection: "close" } });
+  if (result.kind === "invalid") return jsonError(400, "invalid_settlement", result.message);
+  const location = `/api/reconciliations/${result.runId}`;
+  return Response.json({ runId: result.runId, status: "queued", bytes: result.bytes, location }, { status: 202, headers: { location } });
 }

@@ -1,0 +1,22 @@
+// GET /api/reconciliations/[id]: a run's summary (scope, period, status, progress, totals per currency)
+// and one page of its mismatches (?page, pageSize <= 500, code, sort, direction). 404 for an unknown id.
+import { authorizeApi } from "@/lib/api/authorize-api";
+import { jsonError, refusal } from "@/lib/api/responses";
+import { db } from "@/lib/db/client";
+import { mismatchesPage, mismatchQuerySchema, runSummary } from "@/lib/reconciliation/run-report";
+
+export const dynamic = "force-dynamic";
+
+export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
+  const caller = await authorizeApi(request, "reconciliation.read");
+  if (caller === "unauthenticated" || caller === "forbidden") return refusal(caller) as Response;
+  const { id } = await context.params;
+  const search = new URL(request.url).searchParams;
+  const number = (name: string) => (search.has(name) ? Number(search.get(name)) : undefined);
+  const query = mismatchQuerySchema.safeParse({ page: number("page"), pageSize: number("pageSize"), code: search.get("code") ?? undefined, sort: search.get("sort") ?? undefined, direction: search.get("direction") ?? undefined });
+  if (!query.success) return jsonError(400, "invalid_query", query.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+  const client = await db();
+  const run = await runSummary(client, id.slice(0, 100));
+  if (!run) return jsonError(404, "not_found", "no reconciliation run with this id");
+  return Response.json({ run, mismatches: await mismatchesPage(client, run.id, query.data) });
+}

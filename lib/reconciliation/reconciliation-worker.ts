@@ -1,0 +1,54 @@
+import { ClaimingWorker } from "@/lib/background/claiming-worker";
+import { newWorkerId } from "@/lib/background/worker-id";
+import { settings } from "@/lib/config/settings";
+import type { Db } from "@/lib/db/client";
+import { logger } from "@/lib/log/logger";
+import { claimNextRun, executeRun, type RunOutcome } from "@/lib/reconciliation/runs";
+
+/** What one step of the worker did: the run it took and how it ended. */
+export interface ReconciliationStep {
+  runId: string;
+  outcome: RunOutcome;
+}
+
+/**
+ * Processes queued reconciliation runs, one at a time per worker and at most one per scope across all
+ * workers (claimNextRun: the UNIQUE activeScope): claims the oldest run whose scope is free, reads its
+ * spooled report in batches with its progress recorded (executeRun), and takes the next. Runs in the
+ * server process beside the inbox worker (RECONCILIATION_WORKER_ENABLED) and in `npm run worker`;
+ * woken at once by an upload in the same process, else finds queued runs by polling.
+ */
+export class ReconciliationWorker extends ClaimingWorker<ReconciliationStep> {
+  readonly owner: string;
+  private stopping = new AbortController();
+
+  constructor(
+    private readonly database: () => Promise<Db>,
+    options: { owner?: string; pollIntervalMs?: number } = {},
+  ) {
+    super("reconciliation-worker", "reconciliation", options.pollIntervalMs ?? Math.max(settings().INBOX_POLL_INTERVAL_MS, 1_000));
+    this.owner = options.owner ?? newWorkerId("reconciliation");
+  }
+
+  async runOnce(): Promise<ReconciliationStep | null> {
+    const db = await this.database();
+    const run = await claimNextRun(db, this.owner);
+    if (!run) return null;
+    logger.info({ runId: run.id, format: run.format, scope: `${run.scope.provider}:${run.scope.account}:${run.scope.livemode ? "live" : "test"}`, worker: this.owner }, "reconciliation run claimed");
+    const outcome = await executeRun(db, run, { signal: this.stopping.signal });
+    logger.info({ runId: run.id, status: outcome.status, worker: this.owner }, "reconciliation run ended");
+    return { runId: run.id, outcome };
+  }
+
+  /** Starts polling; a worker stopped before may start again. */
+  override start(): void {
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
+    super.start();
+  }
+
+  /** Stops: the run in hand goes back to the queue at its next batch (a large run would otherwise hold the stop for minutes). */
+  override async stop(): Promise<void> {
+    this.stopping.abort();
+    await super.stop();
+  }
+}

@@ -1,0 +1,201 @@
+import { createReadStream } from "node:fs";
+import { rm } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import type { Db } from "@/lib/db/client";
+import { uniqueViolationFields } from "@/lib/db/errors";
+import { processPaymentRun, RUN_LEASE_MS, type RunProgress } from "@/lib/reconciliation/payment-run";
+import { LAB_SCOPE, processLabRun } from "@/lib/reconciliation/reconcile";
+import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
+import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
+
+/** A run's life: queued (waiting for a worker, or for another run of its scope), running, done, failed. */
+export type RunStatus = "queued" | "running" | "done" | "failed";
+
+/** What a new run needs: where the report is (a spooled file, for queued runs), its format and scope, who asked. */
+export interface NewRun {
+  source: string;
+  format: SettlementFormat;
+  scope: RunScope;
+  actor: string;
+  filePath?: string;
+  bytesTotal?: number;
+}
+
+/** The run row fields the worker needs to process it. */
+export interface ClaimedRun {
+  id: string;
+  format: SettlementFormat;
+  scope: RunScope;
+  filePath: string | null;
+  bytesTotal: number;
+}
+
+/** Creates a queued run. Returns its id. */
+export async function queueRun(db: Db, run: NewRun): Promise<string> {
+  const created = await db.reconciliationRun.create({
+    data: {
+      source: run.source.slice(0, 255),
+      format: run.format,
+      provider: run.scope.provider,
+      account: run.scope.account,
+      livemode: run.scope.livemode,
+      scopeKey: scopeKey(run.scope),
+      periodFrom: run.scope.from ?? null,
+      periodTo: run.scope.to ?? null,
+      periodGiven: Boolean(run.scope.from && run.scope.to),
+      status: "queued",
+      actor: run.actor.slice(0, 255),
+      filePath: run.filePath ?? null,
+      bytesTotal: run.bytesTotal ?? 0,
+    },
+    select: { id: true },
+  });
+  return created.id;
+}
+
+function claimedRun(row: { id: string; format: string; provider: string; account: string; livemode: boolean; periodFrom: Date | null; periodTo: Date | null; periodGiven: boolean; filePath: string | null; bytesTotal: number }): ClaimedRun {
+  return {
+    id: row.id,
+    format: row.format as SettlementFormat,
+    // A queued run keeps the ends it was given; the file's period is written when the run is done.
+    scope: { provider: row.provider, account: row.account, livemode: row.livemode, from: row.periodFrom ?? undefined, to: row.periodTo ?? undefined },
+    filePath: row.filePath,
+    bytesTotal: row.bytesTotal,
+  };
+}
+
+/**
+ * Claims run `runId` for `owner` when it is queued and no other run of its scope is running: one
+ * UPDATE that sets status running and `activeScope` (UNIQUE: a second run of the same scope fails with
+ * a unique violation and stays queued). Returns the run, or null when it is not claimable now.
+ */
+export async function claimRun(db: Db, runId: string, owner: string, now = new Date()): Promise<ClaimedRun | null> {
+  const row = await db.reconciliationRun.findUnique({ where: { id: runId } });
+  if (!row || row.status !== "queued") return null;
+  try {
+    const claimed = await db.reconciliationRun.updateMany({ where: { id: runId, status: "queued" }, data: { status: "running", activeScope: row.scopeKey, claimedBy: owner, leaseUntil: new Date(now.getTime() + RUN_LEASE_MS), attempts: { increment: 1 } } });
+    return claimed.count === 1 ? claimedRun(row) : null;
+  } catch (error) {
+    if (uniqueViolationFields(error)) return null;
+    throw error;
+  }
+}
+
+/** Claims after which a run that never ends (its worker crashing or failing each time) is failed. */
+export const MAX_RUN_ATTEMPTS = 3;
+
+/**
+ * Claims the oldest queued run whose scope is free. Runs whose worker stopped renewing its lease
+ * (a crash, or an error the worker logged) are queued again first, and start over from their first
+ * line; after {@link MAX_RUN_ATTEMPTS} claims they are failed instead. Returns null when nothing can
+ * run now.
+ */
+export async function claimNextRun(db: Db, owner: string, now = new Date()): Promise<ClaimedRun | null> {
+  const abandoned = { status: "running", leaseUntil: { lt: now } };
+  const given = await db.reconciliationRun.findMany({ where: { ...abandoned, attempts: { gte: MAX_RUN_ATTEMPTS } }, select: { id: true, filePath: true } });
+  for (const run of given) {
+    await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
+    await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", error: `claimed ${MAX_RUN_ATTEMPTS} times without ending: see the worker's log`, finishedAt: now, activeScope: null, filePath: null } });
+    await removeSpool(run.filePath);
+  }
+  await db.reconciliationRun.updateMany({ where: abandoned, data: { status: "queued", activeScope: null, claimedBy: null } });
+  const busy = new Set((await db.reconciliationRun.findMany({ where: { status: "running" }, select: { scopeKey: true } })).map((row) => row.scopeKey));
+  const queued = await db.reconciliationRun.findMany({ where: { status: "queued", ...(busy.size > 0 ? { scopeKey: { notIn: [...busy] } } : {}) }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take: 20, select: { id: true } });
+  for (const { id } of queued) {
+    const claimed = await claimRun(db, id, owner, now);
+    if (claimed) return claimed;
+  }
+  return null;
+}
+
+/** Writes a running run's progress and renews its lease (the same UPDATE). */
+export async function recordProgress(db: Db, runId: string, progress: RunProgress, now = new Date()): Promise<void> {
+  await db.reconciliationRun.update({ where: { id: runId }, data: { rowCount: progress.rows, bytesDone: progress.bytes, mismatchCount: progress.mismatches, leaseUntil: new Date(now.getTime() + RUN_LEASE_MS) } });
+}
+
+/** What a run ended as. */
+export type RunOutcome = { status: "done"; mismatchCount: number; rowCount: number } | { status: "failed"; error: string } | { status: "queued"; reason: string };
+
+/** Thrown between batches when the worker is stopping: the run goes back to the queue. */
+class RunStopped extends Error {}
+
+function overcreditedOf(totals: Record<string, { overCredited: number }>): Record<string, number> {
+  return Object.fromEntries(Object.entries(totals).map(([currency, sums]) => [currency, sums.overCredited]));
+}
+
+/**
+ * Processes a claimed run to its end: reads its report (`input`, else its spooled file), compares it
+ * with the ledger of its scope (processPaymentRun, or processLabRun for the lab's file), stores the
+ * summary and status done; on a bad report (SettlementCsvError) status failed with the line and the
+ * problem as its error. Frees the scope and deletes the spooled file either way. When `signal` aborts
+ * (the worker stops), the run is queued again at its next batch, its file kept. Other errors (the
+ * database went away) are thrown with the run left running: its lease expires and a worker retries it.
+ */
+export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void; signal?: AbortSignal } = {}): Promise<RunOutcome> {
+  const input = options.input ?? (run.filePath ? createReadStream(run.filePath) : undefined);
+  if (!input) return failRun(db, run, "the run has no report file");
+  let lastWrite = 0;
+  const onProgress = async (progress: RunProgress) => {
+    if (options.signal?.aborted) throw new RunStopped();
+    options.onProgress?.(progress);
+    // One progress write per second at most (and the last): each renews the lease.
+    if (Date.now() - lastWrite >= 1_000 || progress.phase === "done") {
+      lastWrite = Date.now();
+      await recordProgress(db, run.id, progress);
+    }
+  };
+  try {
+    if (run.format === "lab") {
+      const summary = await processLabRun(db, run.id, readSettlementCsv(input), run.scope.provider === "lab" ? { ...LAB_SCOPE, ...run.scope } : run.scope);
+      await db.reconciliationRun.update({
+        where: { id: run.id },
+        data: { status: "done", finishedAt: new Date(), activeScope: null, filePath: null, rowCount: summary.rowCount, orderCount: summary.orderCount, mismatchCount: summary.mismatchCount, overcredited: JSON.stringify(summary.overcredited), bytesDone: run.bytesTotal },
+      });
+      options.onProgress?.({ phase: "done", rows: summary.rowCount, bytes: run.bytesTotal, bytesTotal: run.bytesTotal, mismatches: summary.mismatchCount });
+      await removeSpool(run.filePath);
+      return { status: "done", mismatchCount: summary.mismatchCount, rowCount: summary.rowCount };
+    }
+    const summary = await processPaymentRun(db, { id: run.id, format: run.format, scope: run.scope, bytesTotal: run.bytesTotal }, input, onProgress);
+    await db.reconciliationRun.update({
+      where: { id: run.id },
+      data: {
+        status: "done",
+        finishedAt: new Date(),
+        activeScope: null,
+        filePath: null,
+        rowCount: summary.rowCount,
+        mismatchCount: summary.mismatchCount,
+        periodFrom: summary.period?.from ?? null,
+        periodTo: summary.period?.to ?? null,
+        totals: JSON.stringify(summary.totals),
+        payouts: JSON.stringify(summary.payouts),
+        overcredited: JSON.stringify(overcreditedOf(summary.totals)),
+      },
+    });
+    await removeSpool(run.filePath);
+    return { status: "done", mismatchCount: summary.mismatchCount, rowCount: summary.rowCount };
+  } catch (error) {
+    if (error instanceof SettlementCsvError) return failRun(db, run, error.message);
+    if (error instanceof RunStopped) {
+      // Stopping (SIGTERM): free the scope now rather than at the lease's end; a worker starts it again from line 1.
+      await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "queued", activeScope: null, claimedBy: null, leaseUntil: null } });
+      return { status: "queued", reason: "the worker stopped; the run starts again from its first line" };
+    }
+    throw error;
+  } finally {
+    input.destroy();
+  }
+}
+
+async function failRun(db: Db, run: ClaimedRun, message: string): Promise<RunOutcome> {
+  await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
+  await db.reconciliationMismatch.deleteMany({ where: { runId: run.id } });
+  await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", error: message.slice(0, 500), finishedAt: new Date(), activeScope: null, filePath: null } });
+  await removeSpool(run.filePath);
+  return { status: "failed", error: message };
+}
+
+async function removeSpool(filePath: string | null): Promise<void> {
+  if (filePath) await rm(filePath, { force: true });
+}

@@ -1,0 +1,58 @@
+import "@/e2e/support/test-env";
+// The run queue: one run per scope at a time (the UNIQUE activeScope), others queue; a run whose worker
+// stopped renewing its lease is queued again, and failed after three claims; a stopping worker puts its
+// run back at once.
+import assert from "node:assert/strict";
+import { Readable } from "node:stream";
+import { after, test } from "node:test";
+import { closeDb, db } from "@/lib/db/client";
+import { RUN_LEASE_MS } from "@/lib/reconciliation/payment-run";
+import { claimNextRun, claimRun, executeRun, MAX_RUN_ATTEMPTS, queueRun } from "@/lib/reconciliation/runs";
+import { stripeReport } from "@/e2e/support/stripe-reports";
+
+after(closeDb);
+
+const stripe = (account: string) => ({ provider: "stripe", account, livemode: true });
+
+test("one run per scope at a time: the second of a scope waits, another scope's run goes ahead, in queue order", async () => {
+  const database = await db();
+  const first = await queueRun(database, { source: "a1", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
+  const second = await queueRun(database, { source: "a2", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
+  const other = await queueRun(database, { source: "b1", format: "stripe-balance-change", scope: stripe("acct_q2"), actor: "test" });
+  assert.equal((await claimNextRun(database, "w1"))?.id, first);
+  assert.equal(await claimRun(database, second, "w2"), null, "the same scope is busy");
+  assert.equal((await claimNextRun(database, "w2"))?.id, other);
+  assert.equal(await claimNextRun(database, "w3"), null);
+  // Two workers racing for the same queued run: one wins.
+  await database.reconciliationRun.update({ where: { id: first }, data: { status: "done", activeScope: null } });
+  const race = await Promise.all([claimRun(database, second, "w4"), claimRun(database, second, "w5")]);
+  assert.deepEqual(race.map((run) => run?.id ?? null).sort(), [null, second].sort());
+  const row = await database.reconciliationRun.findUniqueOrThrow({ where: { id: second } });
+  assert.deepEqual([row.status, row.activeScope, row.attempts], ["running", "stripe:acct_q1:live", 1]);
+  await database.reconciliationRun.updateMany({ where: { id: { in: [second, other] } }, data: { status: "done", activeScope: null } });
+});
+
+test("an abandoned run (lease expired) is claimed again from its first line; after three claims it is failed", async () => {
+  const database = await db();
+  const runId = await queueRun(database, { source: "crashy", format: "stripe-balance-change", scope: stripe("acct_q3"), actor: "test" });
+  let now = Date.now();
+  for (let attempt = 1; attempt <= MAX_RUN_ATTEMPTS; attempt++) {
+    assert.equal((await claimNextRun(database, `w${attempt}`, new Date(now)))?.id, runId, `claim ${attempt}`);
+    now += RUN_LEASE_MS + 1;
+  }
+  assert.equal(await claimNextRun(database, "w9", new Date(now)), null);
+  const row = await database.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
+  assert.deepEqual([row.status, row.error, row.activeScope], ["failed", "claimed 3 times without ending: see the worker's log", null]);
+});
+
+test("a worker that stops mid-run puts the run back in the queue at its next batch, the scope freed", async () => {
+  const database = await db();
+  const lines = Array.from({ length: 1_200 }, (_, i) => ({ txn: `txn_s${i}`, at: "2026-11-29 12:00:00", currency: "usd", gross: "1.00", category: "charge", paymentIntent: `pi_s${i}` }));
+  const runId = await queueRun(database, { source: "stopped", format: "stripe-balance-change", scope: stripe("acct_q4"), actor: "test" });
+  const run = (await claimRun(database, runId, "w1"))!;
+  const stopping = new AbortController();
+  const outcome = await executeRun(database, run, { input: Readable.from([stripeReport(lines)]), signal: stopping.signal, onProgress: () => stopping.abort() });
+  assert.deepEqual(outcome, { status: "queued", reason: "the worker stopped; the run starts again from its first line" });
+  const row = await database.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
+  assert.deepEqual([row.status, row.activeScope, row.claimedBy], ["queued", null, null]);
+});
