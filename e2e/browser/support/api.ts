@@ -34,10 +34,20 @@ export async function deliverLab(request: APIRequestContext, event: LabEventInpu
 }
 
 /** Every order through GET /api/orders (the API caps a page at 500; the e2e database holds far fewer). */
-export async function allOrders(request: APIRequestContext): Promise<{ id: string; status: string; amount: number; currency: string; credited: number }[]> {
+/** An order as GET /api/orders lists it (the fields the specs read). */
+export interface ListedOrder {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  credited: number;
+  ledger: { provider: string }[];
+}
+
+export async function allOrders(request: APIRequestContext): Promise<ListedOrder[]> {
   const response = await request.get("/api/orders?limit=500", { headers: bearer });
   expect(response.status()).toBe(200);
-  const json = (await response.json()) as { data: { id: string; status: string; amount: number; currency: string; credited: number }[]; count: number };
+  const json = (await response.json()) as { data: ListedOrder[]; count: number };
   expect(json.data.length, "all orders fit one API page").toBe(json.count);
   return json.data;
 }
