@@ -42,10 +42,16 @@ function keyOf(claimed: ClaimedInboxEvent): EventKey {
   return { provider: claimed.provider, account: claimed.account, livemode: claimed.livemode, eventId: claimed.eventId };
 }
 
-function endpointOf(claimed: ClaimedInboxEvent): Pick<EndpointDefinition, "name" | "provider" | "livemode"> {
-  const definition = endpointDefinitions().find((candidate) => candidate.name === claimed.endpoint);
+/** The endpoints by name, read once per batch (not once per event: the hot path). */
+type EndpointsByName = ReadonlyMap<string, Pick<EndpointDefinition, "name" | "provider" | "livemode">>;
+
+function endpointsByName(): EndpointsByName {
+  return new Map(endpointDefinitions().map((definition) => [definition.name, definition]));
+}
+
+function endpointOf(claimed: ClaimedInboxEvent, endpoints: EndpointsByName): Pick<EndpointDefinition, "name" | "provider" | "livemode"> {
   // An endpoint removed from the configuration after the event was stored: its stored scope stands in.
-  return definition ?? { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode };
+  return endpoints.get(claimed.endpoint) ?? { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode };
 }
 
 /**
@@ -122,7 +128,7 @@ function failureBeforeApply(claimed: ClaimedInboxEvent, policy: RetryPolicy): Fa
  * times within the savepoint, then recorded as a retryable failure; any other error is logged and
  * recorded as a retryable internal failure. The events before and after it are unaffected.
  */
-async function applyOne(session: SqlSession, claimed: ClaimedInboxEvent, options: ApplyClaimedOptions, at: Date): Promise<Handled> {
+async function applyOne(session: SqlSession, claimed: ClaimedInboxEvent, options: ApplyClaimedOptions, at: Date, endpoints: EndpointsByName): Promise<Handled> {
   const prepared = failureBeforeApply(claimed, options.policy);
   if (!("effect" in prepared)) return recordFailure(session, claimed, prepared, options, at);
   const decisions: DecisionRow[] = [];
@@ -133,7 +139,7 @@ async function applyOne(session: SqlSession, claimed: ClaimedInboxEvent, options
       const applied = await session.savepoint(() =>
         applyStoredEvent(
           session,
-          { rowId: claimed.id, key: keyOf(claimed), endpoint: endpointOf(claimed), event: prepared, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null },
+          { rowId: claimed.id, key: keyOf(claimed), endpoint: endpointOf(claimed, endpoints), event: prepared, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null },
           at,
           decisions,
         ),
@@ -172,8 +178,9 @@ export async function applyClaimedEvents(db: Db, claimed: ClaimedInboxEvent[], o
       const handled = await driverOf(db).transaction(async (session) => {
         const held = await guardLeases(session, claimed, options.owner);
         const at = now();
+        const endpoints = endpointsByName();
         const outcomes: Handled[] = [];
-        for (const event of claimed) outcomes.push(held.has(event.id) ? await applyOne(session, event, options, at) : { result: { kind: "lease_lost" } });
+        for (const event of claimed) outcomes.push(held.has(event.id) ? await applyOne(session, event, options, at, endpoints) : { result: { kind: "lease_lost" } });
         await insertDecisions(session, outcomes.flatMap((outcome) => (outcome.decision ? [outcome.decision] : [])), at);
         return outcomes;
       });
