@@ -8,7 +8,8 @@ export const roleSchema = z.enum(ROLES);
 /**
  * What a role may do. merchant: read orders, decisions and reconciliation, run a reconciliation;
  * support: also retry, assign and resolve dead letters and review items, and read the operational
- * metrics; admin: also create orders and manage users and API keys.
+ * metrics and the endpoints' health (no secret value, only labels); admin: also create orders and
+ * manage users and API keys.
  */
 export type Permission =
   | "orders.read"
@@ -21,6 +22,7 @@ export type Permission =
   | "review.manage"
   | "orders.create"
   | "metrics.read"
+  | "endpoints.read"
   | "users.manage";
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
@@ -35,6 +37,7 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     "review.read",
     "review.manage",
     "metrics.read",
+    "endpoints.read",
   ]),
   admin: new Set<Permission>([
     "orders.read",
@@ -47,6 +50,7 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     "review.manage",
     "orders.create",
     "metrics.read",
+    "endpoints.read",
     "users.manage",
   ]),
 };

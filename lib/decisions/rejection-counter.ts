@@ -47,6 +47,8 @@ export interface PreSignatureRejection {
   eventId?: string;
   /** Why a signature failed (retired secret, whitespace, clock skew), on a sampled row. */
   diagnosis?: string;
+  /** The retired secret's label when the diagnosis found one (sampled row's secretLabel; never a value). */
+  secretLabel?: string;
 }
 
 /** One aggregate row waiting to be written: the refusals of one endpoint, reason and minute since the last flush. */
@@ -251,6 +253,7 @@ export async function recordPreSignatureRejection(database: Db | undefined, reje
     httpStatus: rejection.httpStatus,
     reason: rejection.reason,
     diagnosis: rejection.diagnosis,
+    secretLabel: rejection.secretLabel,
   });
 }
 

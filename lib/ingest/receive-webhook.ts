@@ -8,6 +8,7 @@ import { FIXED_ANSWERS, webhookAnswer } from "@/lib/ingest/answers";
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import { logger } from "@/lib/log/logger";
 import { providers } from "@/lib/providers/registry";
+import { retiredSecretLabelOf } from "@/lib/providers/signatures/diagnose-signature";
 import { errorMessage } from "@/lib/log/error-message";
 
 /** One delivery as it arrived: the endpoint's URL name, the headers and the raw bytes of the body. */
@@ -96,6 +97,7 @@ export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers:
         reason: verified.reason,
         eventId: provider.untrustedEventId(input),
         diagnosis: verified.diagnosis,
+        secretLabel: retiredSecretLabelOf(verified.diagnosis),
       },
       delivery.now,
     );

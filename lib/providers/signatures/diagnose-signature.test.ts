@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { diagnoseClockSkew, diagnoseSignatureMismatch, MAX_DIAGNOSED_BODY_BYTES, type SignatureScheme } from "@/lib/providers/signatures/diagnose-signature";
+import { diagnoseClockSkew, diagnoseSignatureMismatch, MAX_DIAGNOSED_BODY_BYTES, retiredSecretLabelOf, type SignatureScheme } from "@/lib/providers/signatures/diagnose-signature";
 import { hmacSha256 } from "@/lib/providers/signatures/hmac";
 
 const ACTIVE = "active_secret_value_0001";
@@ -56,5 +56,15 @@ describe("signature diagnosis", () => {
   test("clock skew names the direction and the exact seconds", () => {
     assert.equal(diagnoseClockSkew("S[0]", 259200), "signature is valid (S[0]) but its timestamp is 259200 s in the past: a replay of an old delivery, or the sender's clock is 259200 s behind");
     assert.equal(diagnoseClockSkew("S[0]", -400), "signature is valid (S[0]) but its timestamp is 400 s in the future: the sender's clock is 400 s ahead");
+  });
+});
+
+describe("retiredSecretLabelOf", () => {
+  test("reads the retired secret's label from its diagnosis, and nothing from any other", () => {
+    assert.equal(retiredSecretLabelOf(diagnose(hexScheme.mac(RETIRED, body).toString("hex"))), "OLD[0]");
+    assert.equal(retiredSecretLabelOf("signed with a retired secret (LAB_WEBHOOK_RETIRED_SECRETS[12]): give the sender the current secret"), "LAB_WEBHOOK_RETIRED_SECRETS[12]");
+    assert.equal(retiredSecretLabelOf("signature is valid (LAB_WEBHOOK_SECRET[0]) but its timestamp is 900 s in the past"), undefined);
+    assert.equal(retiredSecretLabelOf("signed with a retired secret (lowercase[0]): x"), undefined);
+    assert.equal(retiredSecretLabelOf(undefined), undefined);
   });
 });

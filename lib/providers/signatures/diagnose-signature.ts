@@ -70,6 +70,20 @@ function reserialisedBodies(body: Buffer): { describe: string; body: Buffer }[] 
   return variants.filter((variant) => !variant.body.equals(body));
 }
 
+/** How a diagnosis of a delivery signed with a retired secret begins; the label follows in parentheses. */
+const RETIRED_SECRET_DIAGNOSIS = "signed with a retired secret ";
+
+/**
+ * The retired secret's label named by a diagnosis from {@link diagnoseSignatureMismatch}
+ * ("signed with a retired secret (X_RETIRED_SECRETS[0]): ..."), or undefined for any other diagnosis.
+ * The receiver stores it on the refusal's decision row, so the Endpoints page can tell when a retired
+ * secret was last tried.
+ */
+export function retiredSecretLabelOf(diagnosis: string | undefined): string | undefined {
+  if (!diagnosis?.startsWith(RETIRED_SECRET_DIAGNOSIS)) return undefined;
+  return /^\(([A-Z][A-Z0-9_]*\[\d+\])\)/.exec(diagnosis.slice(RETIRED_SECRET_DIAGNOSIS.length))?.[1];
+}
+
 /**
  * Explains a signature that matched no active secret, when the cause can be found without revealing
  * anything: signed with a retired secret, the MAC in the other encoding (hex versus base64), a secret
@@ -84,7 +98,7 @@ export function diagnoseSignatureMismatch(input: DiagnosisInput): string | undef
 
   for (const retired of retiredSecrets) {
     if (matchesAny(scheme.mac(retired.value, body), expected)) {
-      return `signed with a retired secret (${retired.label}): the sender still signs with a secret this endpoint no longer accepts; give the sender the current secret`;
+      return `${RETIRED_SECRET_DIAGNOSIS}(${retired.label}): the sender still signs with a secret this endpoint no longer accepts; give the sender the current secret`;
     }
   }
 
