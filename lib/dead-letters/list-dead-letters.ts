@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import type { DeadLetterView } from "@/lib/dead-letters/retry-dead-letter";
+import { isReviewFirst } from "@/lib/dead-letters/review-first";
 import { lenient, pageOf, pagingFromParams, pagingSchema, param, type Page, type SearchParams } from "@/lib/lists/paging";
 
 export const DEAD_LETTER_TABS = ["open", "resolved"] as const;
@@ -18,16 +19,22 @@ export function deadLetterQueryFromParams(params: SearchParams): DeadLetterQuery
 export interface DeadLetterRow extends DeadLetterView {
   resolvedBy: string | null;
   resolvedAt: string | null;
+  /** A plain retry fails again (lib/dead-letters/review-first.ts): the page asks before retrying. */
+  reviewFirst: boolean;
 }
 
-/** One page of dead letters of one tab, most recently failed first (the (status, lastFailedAt) index). */
+/**
+ * One page of dead letters of one tab. Open: newest first failure first, then id (the (status,
+ * firstFailedAt, id) index); neither changes when a retry fails again, so a row keeps its place and the
+ * next click lands on the row the person meant. Resolved: most recently resolved first.
+ */
 export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promise<Page<DeadLetterRow>> {
   const query = deadLetterQuerySchema.parse(input);
   const where = { status: query.status };
   const [rows, count] = await Promise.all([
     db.deadLetter.findMany({
       where,
-      orderBy: query.status === "open" ? [{ lastFailedAt: "desc" }, { id: "desc" }] : [{ resolvedAt: "desc" }, { id: "desc" }],
+      orderBy: query.status === "open" ? [{ firstFailedAt: "desc" }, { id: "desc" }] : [{ resolvedAt: "desc" }, { id: "desc" }],
       skip: (query.page - 1) * query.pageSize,
       take: query.pageSize,
       omit: { payload: true, dedupeKey: true, bodyHash: true },
@@ -53,6 +60,7 @@ export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promi
     resolution: row.resolution,
     resolvedBy: row.resolvedBy,
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
+    reviewFirst: isReviewFirst(row.category),
   }));
   return pageOf(data, count, query.page, query.pageSize);
 }

@@ -2,27 +2,54 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { assertCan, type Actor } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
 import { retryDeadLetter, type RetryOutcome } from "@/lib/dead-letters/retry-dead-letter";
+import { isReviewFirst } from "@/lib/dead-letters/review-first";
 
 /** Most dead letters one bulk retry handles (each is its own transaction through the core). */
 export const MAX_BULK_RETRY = 100;
 
-/** Result of retrying one dead letter from the dashboard. */
+/**
+ * What a dashboard retry did: a {@link RetryOutcome}, or `review_first` when the dead letter's category
+ * fails again on a plain retry ({@link isReviewFirst}) and the person did not confirm: nothing ran, the
+ * attempt count is unchanged.
+ */
+export type DashboardRetryOutcome = RetryOutcome | "review_first";
+
+/** Result of retrying one dead letter from the dashboard, named by its event and order as the table shows them. */
 export interface DeadLetterRetryResult {
   id: string;
-  outcome: RetryOutcome;
+  /** The provider's event id (null when no dead letter has this id). */
+  eventId: string | null;
+  /** The merchant's order id the event names (null when it names none or is not found). */
+  orderId: string | null;
+  category: string | null;
+  outcome: DashboardRetryOutcome;
   reason: string;
   /** The dead letter's attempts after a retry that failed again. */
   attempts?: number;
+}
+
+/** Options of a dashboard retry. */
+export interface RetryOptions {
+  /** The person confirmed a retry of a review-first dead letter knowing it will likely fail again. */
+  confirmReviewFirst?: boolean;
 }
 
 /**
  * Retries one dead letter for `actor` (permission `dead_letters.manage`) through the same core as a
  * delivery, so it cannot apply twice, and writes an audit row with what happened. An event that applies
  * resolves its dead letter in the same transaction; one that fails again stays open with its new
- * attempt count. Throws ForbiddenError for a role without the permission.
+ * attempt count. A review-first dead letter (amount or currency mismatch, ...) is retried only with
+ * `confirmReviewFirst`; without it the answer is `review_first` and nothing changes (no attempt, no
+ * audit row). Returns the result named by event and order. Throws ForbiddenError for a role without
+ * the permission.
  */
-export async function retryDeadLetterAs(db: Db, actor: Actor, id: string): Promise<DeadLetterRetryResult> {
+export async function retryDeadLetterAs(db: Db, actor: Actor, id: string, options: RetryOptions = {}): Promise<DeadLetterRetryResult> {
   assertCan(actor, "dead_letters.manage");
+  const letter = await db.deadLetter.findUnique({ where: { id }, select: { eventId: true, orderId: true, category: true, status: true } });
+  const named = { id, eventId: letter?.eventId ?? null, orderId: letter?.orderId ?? null, category: letter?.category ?? null };
+  if (letter && letter.status === "open" && isReviewFirst(letter.category) && !options.confirmReviewFirst) {
+    return { ...named, outcome: "review_first", reason: `${letter.category}: a retry meets the same check and fails again; review the order first` };
+  }
   const result = await retryDeadLetter(db, id, actor.email);
   const attempts = result.outcome === "dead_lettered" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
   if (result.outcome === "applied" || result.outcome === "ignored") {
@@ -32,14 +59,18 @@ export async function retryDeadLetterAs(db: Db, actor: Actor, id: string): Promi
   if (result.outcome !== "not_found") {
     await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: `${result.outcome}: ${result.reason}` });
   }
-  return { id, outcome: result.outcome, reason: result.reason, attempts };
+  return { ...named, outcome: result.outcome, reason: result.reason, attempts };
 }
 
-/** Retries several dead letters one after the other (at most {@link MAX_BULK_RETRY}); one result each. */
-export async function retryDeadLettersAs(db: Db, actor: Actor, ids: string[]): Promise<DeadLetterRetryResult[]> {
+/**
+ * Retries several dead letters one after the other (at most {@link MAX_BULK_RETRY}), in the order
+ * given; one result each, named by event and order. Review-first ones follow `options` as in
+ * {@link retryDeadLetterAs} (a bulk retry never confirms them: the form has no such field).
+ */
+export async function retryDeadLettersAs(db: Db, actor: Actor, ids: string[], options: RetryOptions = {}): Promise<DeadLetterRetryResult[]> {
   assertCan(actor, "dead_letters.manage");
   const results: DeadLetterRetryResult[] = [];
-  for (const id of [...new Set(ids)].slice(0, MAX_BULK_RETRY)) results.push(await retryDeadLetterAs(db, actor, id));
+  for (const id of [...new Set(ids)].slice(0, MAX_BULK_RETRY)) results.push(await retryDeadLetterAs(db, actor, id, options));
   return results;
 }
 
