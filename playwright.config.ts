@@ -42,13 +42,15 @@ export default defineConfig({
       PORT: String(E2E.port),
       DATABASE_URL: E2E.databaseUrl,
       AUTH_BASE_URL: E2E.baseURL,
-      AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
+      AUTH_SECRET: E2E.authSecret,
       AUTH_LOGIN_MAX_ATTEMPTS: "5",
       AUTH_LOGIN_WINDOW_SECONDS: "60",
       // The specs stand in for several clients behind a proxy on 127.0.0.1: each sends its own X-Forwarded-For.
       TRUSTED_PROXIES: "127.0.0.1",
       API_TOKEN: E2E.apiToken,
-      LAB_WEBHOOK_SECRET: E2E.labSecret,
+      // Two active secrets and a retired one, so the Endpoints page has a rotation to show.
+      LAB_WEBHOOK_SECRET: `${E2E.labSecret},${E2E.labOldSecret}`,
+      LAB_WEBHOOK_RETIRED_SECRETS: E2E.labRetiredSecret,
       // Small enough for the reconciliation spec to go over it with a 21 MB file (the default is 200 MB).
       RECONCILIATION_UPLOAD_MAX_BYTES: "20971520",
       LOG_LEVEL: "warn",

@@ -14,13 +14,14 @@ export const dynamic = "force-dynamic";
 // Every page below also checks the session itself: a layout is not re-run on client navigation.
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  const [t, roles] = await Promise.all([getTranslations("nav"), getTranslations("roles")]);
+  const [t, roles, endpoints] = await Promise.all([getTranslations("nav"), getTranslations("roles"), getTranslations("endpoints")]);
   const links = [
     { href: "/orders", text: t("orders") },
     { href: "/dead-letters", text: t("deadLetters") },
     { href: "/decisions", text: t("decisions") },
     { href: "/reconciliation", text: t("reconciliation") },
     { href: "/review", text: t("review") },
+    ...(can(actor.role, "endpoints.read") ? [{ href: "/endpoints", text: endpoints("nav") }] : []),
     ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }, { href: "/admin/audit", text: t("audit") }] : []),
   ];
   return (

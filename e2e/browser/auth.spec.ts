@@ -95,7 +95,7 @@ test("an admin creates a user and changes roles; the new user signs in; a mercha
   expect(query<{ role: string }>("SELECT role FROM User WHERE email = 'ines@merchant.test'")).toEqual([{ role: "support" }]);
   expect(query<{ action: string }>("SELECT action FROM AuditEntry WHERE action LIKE 'user.%' AND note LIKE 'ines@merchant.test%' ORDER BY at").map((row) => row.action)).toEqual(["user.create", "user.role"]);
   // The browser server configures only the lab endpoint (production): the others are listed as not served.
-  await expect(page.getByRole("row", { name: /\/api\/webhooks\/lab / })).toContainText("1 (LAB_WEBHOOK_SECRET)");
+  await expect(page.getByRole("row", { name: /\/api\/webhooks\/lab / })).toContainText("2 (LAB_WEBHOOK_SECRET)");
   await expect(page.getByRole("row", { name: /\/api\/webhooks\/stripe / })).toContainText("not configured: 404 (STRIPE_WEBHOOK_SECRET)");
   await screenshot(page, testInfo, "admin-users");
   await admin.close();

@@ -7,9 +7,10 @@ import { z } from "zod";
 import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
 import { db } from "@/lib/db/client";
 import { assignDeadLetterAs, MAX_BULK_RETRY, resolveDeadLetterAs, retryDeadLettersAs } from "@/lib/dead-letters/manage-dead-letters";
+import { isReviewFirst } from "@/lib/dead-letters/review-first";
 
 const idSchema = z.string().min(1).max(64);
-const retrySchema = z.object({ ids: z.array(idSchema).min(1).max(MAX_BULK_RETRY) });
+const retrySchema = z.object({ ids: z.array(idSchema).min(1).max(MAX_BULK_RETRY), confirmReviewFirst: z.boolean() });
 const assignSchema = z.object({ id: idSchema });
 const resolveSchema = z.object({ id: idSchema, note: z.string().trim().min(3).max(1000) });
 
@@ -19,13 +20,22 @@ function refresh(): void {
   revalidatePath("/decisions");
 }
 
-/** Retries one dead letter (one `id` field) or several (repeated `id` fields, the bulk form). */
+/**
+ * Retries one dead letter (one `id` field) or several (repeated `id` fields, the bulk form). A
+ * review-first dead letter runs only with `confirm=review-first` (the row's confirmation dialog); the
+ * answer names every result by event and order, as the table shows them.
+ */
 export async function retryDeadLettersAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
-  return runAction("dead_letters.manage", retrySchema, { ids: formData.getAll("id") }, async (actor, { ids }) => {
-    const t = await getTranslations("deadLetters.result");
-    const results = await retryDeadLettersAs(await db(), actor, ids);
+  const input = { ids: formData.getAll("id"), confirmReviewFirst: formData.get("confirm") === "review-first" };
+  return runAction("dead_letters.manage", retrySchema, input, async (actor, { ids, confirmReviewFirst }) => {
+    const t = await getTranslations("deadLetters");
+    const results = await retryDeadLettersAs(await db(), actor, ids, { confirmReviewFirst });
     refresh();
-    const messages = results.map((result) => t(result.outcome, { id: result.id, reason: result.reason, attempts: result.attempts ?? 0 }));
+    const messages = results.map((result) => {
+      const subject = t("retrySubject", { event: result.eventId ?? result.id, order: result.orderId ?? "none" });
+      const why = result.category && isReviewFirst(result.category) ? t(`retryConfirm.why.${result.category}`) : "";
+      return t(`retryResult.${result.outcome}`, { subject, reason: result.reason, attempts: result.attempts ?? 0, why });
+    });
     const settled = results.every((result) => result.outcome === "applied" || result.outcome === "already_applied" || result.outcome === "requeued" || result.outcome === "ignored");
     return answer(settled ? "ok" : "info", messages);
   });

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useLocale, useTranslations } from "next-intl";
 import { createColumnHelper, rowSelectionFeature, tableFeatures, useTable, type RowSelectionState, type Updater } from "@tanstack/react-table";
-import { useActionState, useEffect, useMemo, useState } from "react";
+import { useActionState, useEffect, useMemo, useRef, useState } from "react";
 import { StatusBadge } from "@/app/_components/badges";
 import { DateTime } from "@/app/_components/money";
 import { formatAge } from "@/lib/format/format";
@@ -10,8 +10,35 @@ import type { ActionResult } from "@/lib/auth/run-action";
 import type { DeadLetterRow } from "@/lib/dead-letters/list-dead-letters";
 import { assignDeadLetterAction, resolveDeadLetterAction, retryDeadLettersAction } from "./actions";
 
+/** A row as shown: `departed` once it left the open tab (resolved) after the page was loaded. */
+type ShownRow = DeadLetterRow & { departed?: boolean };
+
 const features = tableFeatures({ rowSelectionFeature });
-const helper = createColumnHelper<typeof features, DeadLetterRow>();
+const helper = createColumnHelper<typeof features, ShownRow>();
+
+/** The open tab's order (lib/dead-letters/list-dead-letters.ts): newest first failure, then id, both descending. */
+function compareRows(a: ShownRow, b: ShownRow): number {
+  if (a.firstFailedAt !== b.firstFailedAt) return a.firstFailedAt < b.firstFailedAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * The rows to show: the server's, plus the rows shown before that have left the tab since (resolved by
+ * a retry or a note), kept in their place and marked departed until the page is reloaded. So an action
+ * never moves the other rows, and the next click lands on the row under the pointer.
+ */
+function useStableRows(rows: DeadLetterRow[], keep: boolean): ShownRow[] {
+  const [source, setSource] = useState(rows);
+  const [shown, setShown] = useState<ShownRow[]>(rows);
+  if (source !== rows) {
+    // Adjusting state to a new prop during render (react.dev "you might not need an effect").
+    setSource(rows);
+    const present = new Set(rows.map((row) => row.id));
+    const departed = keep ? shown.filter((row) => !present.has(row.id)).map((row) => ({ ...row, departed: true })) : [];
+    setShown([...rows, ...departed].sort(compareRows));
+  }
+  return source === rows ? shown : rows;
+}
 
 function Label({ id }: { id: string }) {
   const t = useTranslations("deadLetters");
@@ -69,7 +96,7 @@ function Owner({ owner }: { owner: string | null }) {
 const selectColumn = helper.display({
   id: "select",
   header: ({ table }) => <SelectAll checked={table.getIsAllPageRowsSelected()} onToggle={table.getToggleAllPageRowsSelectedHandler()} />,
-  cell: ({ row }) => <SelectRow eventId={row.original.eventId} checked={row.getIsSelected()} onToggle={row.getToggleSelectedHandler()} />,
+  cell: ({ row }) => (row.original.departed ? null : <SelectRow eventId={row.original.eventId} checked={row.getIsSelected()} onToggle={row.getToggleSelectedHandler()} />),
 });
 
 function SelectAll({ checked, onToggle }: { checked: boolean; onToggle: (event: unknown) => void }) {
@@ -127,35 +154,41 @@ export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { row
   const [resolveState, resolveAction, resolving] = useActionState(resolveDeadLetterAction, null);
   const latest = useMemo(() => [retryState, assignState, resolveState].filter((state): state is ActionResult => state !== null).sort((a, b) => b.at - a.at)[0], [retryState, assignState, resolveState]);
   const busy = retrying || assigning || resolving;
+  const managing = canManage && tab === "open";
+  const shown = useStableRows(rows, managing);
 
-  // Rows that were retried or resolved leave the page: drop them from the selection.
+  // Rows that were retried or resolved leave the tab: drop them from the selection.
   useEffect(() => setSelection(EMPTY_SELECTION), [retryState, resolveState]);
 
   const columns = tab === "resolved" ? resolvedColumns : canManage ? openColumns : openReadOnlyColumns;
   const table = useTable({
     features,
     columns,
-    data: rows,
+    data: shown,
     getRowId: (row) => row.id,
-    enableRowSelection: canManage && tab === "open",
+    enableRowSelection: managing ? (row) => !row.original.departed : false,
     state: { rowSelection: selection },
     onRowSelectionChange: (updater: Updater<RowSelectionState>) => setSelection((current) => (typeof updater === "function" ? updater(current) : updater)),
   });
   const selectedIds = Object.keys(selection).filter((id) => selection[id] && rows.some((row) => row.id === id));
+  const visible = shown.length > 0;
 
   return (
     <>
-      <div role="status" aria-live="polite" data-testid="action-result">
+      {/* A fixed-height region above the table: an answer, however long, never pushes the rows down. */}
+      <div role="status" aria-live="polite" aria-label={t("resultsLabel")} data-testid="action-result" className={managing ? "action-results" : undefined}>
         {latest ? (
           <div className={`notice ${latest.tone}`}>
             {latest.messages.map((message, index) => (
               <p key={index}>{message}</p>
             ))}
           </div>
+        ) : managing && visible ? (
+          <p className="muted">{t("resultsEmpty")}</p>
         ) : null}
       </div>
-      {rows.length === 0 ? <p className="empty">{emptyText}</p> : null}
-      {canManage && tab === "open" && rows.length > 0 ? (
+      {!visible ? <p className="empty">{emptyText}</p> : null}
+      {managing && visible ? (
         <form action={retryAction} className="bulk">
           {selectedIds.map((id) => (
             <input key={id} type="hidden" name="id" value={id} />
@@ -165,7 +198,7 @@ export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { row
           </button>
         </form>
       ) : null}
-      <div className="table-wrap" hidden={rows.length === 0}>
+      <div className="table-wrap" hidden={!visible}>
         <table data-testid="dead-letters-table">
           <thead>
             {table.getHeaderGroups().map((group) => (
@@ -180,13 +213,23 @@ export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { row
           </thead>
           <tbody>
             {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} data-dead-letter-id={row.id} data-event-id={row.original.eventId}>
+              <tr
+                key={row.id}
+                data-dead-letter-id={row.id}
+                data-event-id={row.original.eventId}
+                data-state={row.original.departed ? "departed" : row.original.status}
+                className={row.original.departed ? "departed" : undefined}
+              >
                 {row.getAllCells().map((cell) => (
                   <td key={cell.id} data-column={cell.column.id}>
                     {cell.column.id === "firstFailedAt" ? (
                       <Age from={row.original.firstFailedAt} now={now} />
                     ) : cell.column.id === "actions" ? (
-                      <RowActions row={row.original} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
+                      row.original.departed ? (
+                        <span className="badge ok">{t("departed")}</span>
+                      ) : (
+                        <RowActions row={row.original} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
+                      )
                     ) : (
                       <table.FlexRender cell={cell} />
                     )}
@@ -197,6 +240,46 @@ export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { row
           </tbody>
         </table>
       </div>
+    </>
+  );
+}
+
+/**
+ * Retry of a review-first dead letter: the button opens a dialog that says why a retry fails again,
+ * offers the fitting action (open the order) and retries only on "Retry anyway". Cancel (or Escape)
+ * sends nothing, so the attempt count stays as it is.
+ */
+function ReviewFirstRetry({ row, busy, retryAction }: { row: DeadLetterRow; busy: boolean; retryAction: (formData: FormData) => void }) {
+  const t = useTranslations("deadLetters");
+  const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = `retry-confirm-${row.id}`;
+  return (
+    <>
+      <button type="button" disabled={busy} aria-haspopup="dialog" aria-label={`${t("retry")} ${row.eventId}`} onClick={() => dialog.current?.showModal()}>
+        {t("retryReview")}
+      </button>
+      <dialog ref={dialog} aria-labelledby={titleId} className="confirm" data-testid="retry-confirm">
+        <h2 id={titleId}>{t("retryConfirm.title", { event: row.eventId })}</h2>
+        <p>{t(`retryConfirm.why.${row.category}`)}</p>
+        <p>{t("retryConfirm.body")}</p>
+        <div className="row-actions">
+          {row.orderId ? (
+            <Link href={`/orders/${encodeURIComponent(row.orderId)}`} className="button">
+              {t("retryConfirm.openOrder", { order: row.orderId })}
+            </Link>
+          ) : null}
+          <button type="button" className="secondary" autoFocus onClick={() => dialog.current?.close()}>
+            {t("retryConfirm.cancel")}
+          </button>
+          <form action={retryAction} onSubmit={() => dialog.current?.close()}>
+            <input type="hidden" name="id" value={row.id} />
+            <input type="hidden" name="confirm" value="review-first" />
+            <button type="submit" className="danger" disabled={busy}>
+              {t("retryConfirm.confirm")}
+            </button>
+          </form>
+        </div>
+      </dialog>
     </>
   );
 }
@@ -217,12 +300,16 @@ function RowActions({
   const t = useTranslations("deadLetters");
   return (
     <div className="row-actions">
-      <form action={retryAction}>
-        <input type="hidden" name="id" value={row.id} />
-        <button type="submit" disabled={busy} aria-label={`${t("retry")} ${row.eventId}`}>
-          {t("retry")}
-        </button>
-      </form>
+      {row.reviewFirst ? (
+        <ReviewFirstRetry row={row} busy={busy} retryAction={retryAction} />
+      ) : (
+        <form action={retryAction}>
+          <input type="hidden" name="id" value={row.id} />
+          <button type="submit" disabled={busy} aria-label={`${t("retry")} ${row.eventId}`}>
+            {t("retry")}
+          </button>
+        </form>
+      )}
       <form action={assignAction}>
         <input type="hidden" name="id" value={row.id} />
         <button type="submit" className="secondary" disabled={busy} aria-label={`${t("assignToMe")}: ${row.eventId}`}>

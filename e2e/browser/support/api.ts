@@ -22,12 +22,12 @@ export interface LabEventInput {
   currency?: string;
 }
 
-/** Signs and posts one lab delivery; returns the HTTP status and the receiver's answer. */
-export async function deliverLab(request: APIRequestContext, event: LabEventInput): Promise<{ status: number; outcome: string; reason: string }> {
+/** Signs (with `secret`, default the lab's current one) and posts one lab delivery; returns the HTTP status and the receiver's answer. */
+export async function deliverLab(request: APIRequestContext, event: LabEventInput, secret: string = E2E.labSecret): Promise<{ status: number; outcome: string; reason: string }> {
   const body = JSON.stringify({ id: event.id, type: event.type, created: 1760181330, data: { payment_id: event.paymentId, order_id: event.orderId, amount: event.amount, currency: event.currency ?? "ARS" } });
   const response = await request.post("/api/webhooks/lab", {
     data: body,
-    headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(E2E.labSecret, Math.floor(Date.now() / 1000), body) },
+    headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(secret, Math.floor(Date.now() / 1000), body) },
   });
   const json = (await response.json()) as { outcome: string; reason: string };
   return { status: response.status(), ...json };

@@ -1,7 +1,7 @@
 // Direct reads of the test server's own temporary database (SQLite file, or the PostgreSQL test
 // database on the PostgreSQL pass), for exact assertions (row counts, attempts) that a page does not
 // show. Queries are written for SQLite; e2e/support/sql-reader.ts adapts them for PostgreSQL.
-// Read-only except `insertUncertainOutboxRow`.
+// Read-only except `insertUncertainOutboxRow` and `insertPastDecision`.
 import { execFileSync } from "node:child_process";
 import Database from "better-sqlite3";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
@@ -61,5 +61,24 @@ export function insertUncertainOutboxRow(id: string, orderId: string): void {
     "timeout after send: the target may have acted",
     now,
     now,
+  );
+}
+
+/**
+ * Inserts a decision row dated `at` as the receiver writes one for a verified delivery: no HTTP path
+ * can date a delivery days back (the signature's timestamp window), and the Endpoints page's rotation
+ * status needs a secret that last matched days ago.
+ */
+export function insertPastDecision(id: string, endpoint: string, secretLabel: string, at: Date): void {
+  execute(
+    "INSERT INTO Decision (id, at, provider, endpoint, eventId, verified, eventType, outcome, httpStatus, reason, secretLabel, source) VALUES (?, ?, 'lab', ?, ?, ?, 'payment.approved', 'applied', 200, ?, ?, 'receiver')",
+    id,
+    // The text form Prisma's SQLite adapter writes (and compares against); PostgreSQL reads it too.
+    at.toISOString().replace("Z", "+00:00"),
+    endpoint,
+    `evt_${id}`,
+    onPostgres ? "true" : 1,
+    "seeded: a delivery signed with the old secret",
+    secretLabel,
   );
 }

@@ -24,6 +24,11 @@ export const E2E = {
   databaseFile,
   apiToken: "e2e-api-token-0123456789abcdef-0001",
   labSecret: "lab_e2e_secret_0001",
+  /** The lab's second active secret (LAB_WEBHOOK_SECRET[1]): the "old" one of a rotation in the Endpoints spec. */
+  labOldSecret: "lab_e2e_secret_old_0002",
+  /** The lab's retired secret (LAB_WEBHOOK_RETIRED_SECRETS[0]): refused, and named in the diagnosis. */
+  labRetiredSecret: "lab_e2e_retired_0000",
+  authSecret: "e2e-auth-secret-0123456789abcdef0123456789",
 } as const;
 
 /**
