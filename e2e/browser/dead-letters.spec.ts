@@ -48,8 +48,10 @@ test.describe("as support", () => {
     await expect(row).toBeVisible();
     await screenshot(page, testInfo, "dead-letters-open");
     await row.getByRole("button", { name: "Retry evt_e2e_dl_refund" }).click();
-    await expect(page.getByTestId("action-result")).toContainText("applied. refunded 100000 ARS (total 100000); order ord_e2e_dl_retry paid -> refunded; dead letter resolved");
-    await expect(row).toHaveCount(0);
+    await expect(page.getByTestId("action-result")).toContainText("evt_e2e_dl_refund (order ord_e2e_dl_retry): applied. refunded 100000 ARS (total 100000); order ord_e2e_dl_retry paid -> refunded; dead letter resolved");
+    // It stays in its place, marked resolved, until the page is loaded again.
+    await expect(row).toHaveAttribute("data-state", "departed");
+    await expect(row.locator('[data-column="actions"]')).toHaveText("resolved just now");
     await page.reload();
     await expect(page.locator('tr[data-event-id="evt_e2e_dl_refund"]')).toHaveCount(0);
 
@@ -86,6 +88,9 @@ test.describe("as support", () => {
     await expect(page.getByTestId("retry-selected")).toHaveText("Retry selected (2)");
     await page.getByTestId("retry-selected").click();
     await expect(page.getByTestId("action-result").locator("p")).toHaveCount(2);
+    await expect(page.getByTestId("action-result").locator("p").nth(0)).toContainText("evt_e2e_bulk_refund_");
+    await expect(page.locator('tr[data-event-id^="evt_e2e_bulk_refund_"][data-state="departed"]')).toHaveCount(2);
+    await page.reload();
     await expect(page.locator('tr[data-event-id^="evt_e2e_bulk_refund_"]')).toHaveCount(0);
     expect(deadLetterOf("evt_e2e_bulk_refund_1").status).toBe("resolved");
     expect(deadLetterOf("evt_e2e_bulk_refund_2").status).toBe("resolved");
@@ -103,7 +108,7 @@ test.describe("as support", () => {
     await row.getByRole("textbox", { name: "Note" }).fill("refunded by hand in the provider's console");
     await row.getByRole("button", { name: "Resolve" }).click();
     await expect(page.getByTestId("action-result")).toContainText("Resolved with your note.");
-    await expect(row).toHaveCount(0);
+    await expect(row).toHaveAttribute("data-state", "departed");
 
     const letter = deadLetterOf("evt_e2e_dl_note");
     expect(letter).toMatchObject({ status: "resolved", owner: "support@acredita.test", resolution: "refunded by hand in the provider's console" });

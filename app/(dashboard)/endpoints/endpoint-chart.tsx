@@ -17,8 +17,8 @@ const COLOURS: Record<string, string> = {
  * library. The image's accessible name carries every figure (`label`); the bars only repeat it.
  */
 export function EndpointChart({ slices, label, dayLabels }: { slices: EndpointHealth["slices"]; label: string; dayLabels: string[] }) {
-  const width = 196;
-  const height = 64;
+  const width = 224;
+  const height = 72;
   const bottom = 14;
   const barWidth = width / slices.length;
   const max = Math.max(1, ...slices.map((slice) => slice.total));
@@ -38,7 +38,7 @@ export function EndpointChart({ slices, label, dayLabels }: { slices: EndpointHe
               y -= h;
               return <rect key={outcome} x={x} y={y} width={barWidth - 6} height={h} fill={COLOURS[outcome]} />;
             })}
-            <text x={x + (barWidth - 6) / 2} y={height - 3} textAnchor="middle" fontSize="9" fill="#4a5560">
+            <text x={x + (barWidth - 6) / 2} y={height - 3} textAnchor="middle" fontSize="10" fill="#4a5560">
               {dayLabels[index]}
             </text>
           </g>

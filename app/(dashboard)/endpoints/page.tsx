@@ -26,6 +26,7 @@ export default async function EndpointsPage() {
   const now = new Date(health.generatedAt).getTime();
   const age = (iso: string) => formatAge((now - new Date(iso).getTime()) / 1000, locale);
   const day = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone: "UTC" });
+  const dayOfMonth = new Intl.DateTimeFormat(locale, { day: "numeric", timeZone: "UTC" });
 
   return (
     <>
@@ -37,8 +38,10 @@ export default async function EndpointsPage() {
         {health.endpoints.map((endpoint) => {
           const shown = HEALTH_OUTCOMES.filter((outcome) => endpoint.last7d[outcome] > 0);
           const total = (counts: EndpointHealth["last7d"]) => HEALTH_OUTCOMES.reduce((sum, outcome) => sum + counts[outcome], 0);
-          const dayLabels = endpoint.slices.map((slice) => day.format(new Date(new Date(slice.end).getTime() - 1)));
-          const chartLabel = t("chartLabel", { endpoint: endpoint.name, values: endpoint.slices.map((slice, index) => t("chartDay", { day: dayLabels[index], count: slice.total })).join(", ") });
+          // A slice is the 24 h ending at its `end`: named after the UTC day that end falls in.
+          const sliceDay = (slice: EndpointHealth["slices"][number]) => new Date(new Date(slice.end).getTime() - 1);
+          const chartLabel = t("chartLabel", { endpoint: endpoint.name, values: endpoint.slices.map((slice) => t("chartDay", { day: day.format(sliceDay(slice)), count: slice.total })).join(", ") });
+          const quiet = endpoint.state !== "enabled" && shown.length === 0 && endpoint.lastDelivery === null && endpoint.pending.count === 0;
           return (
             <section key={endpoint.name} className="endpoint-card" data-testid="endpoint" data-endpoint={endpoint.name} data-state={endpoint.state} aria-labelledby={`ep-${endpoint.name}`}>
               <h2 id={`ep-${endpoint.name}`}>
@@ -51,57 +54,65 @@ export default async function EndpointsPage() {
                 </p>
               ) : null}
               {endpoint.stateDetail ? <p className="muted mono wrap" data-testid="state-detail">{endpoint.stateDetail}</p> : null}
-              <dl className="facts">
-                <dt>{t("url")}</dt>
-                <dd className="mono">POST /api/webhooks/{endpoint.name}</dd>
-                <dt>{t("provider")}</dt>
-                <dd>{endpoint.provider}</dd>
-                <dt>{t("account")}</dt>
-                <dd className="mono">{endpoint.account}</dd>
-                <dt>{t("lastDelivery")}</dt>
-                <dd data-testid="last-delivery">
-                  {endpoint.lastDelivery ? (
-                    <>
-                      {t("lastDeliveryValue", { age: age(endpoint.lastDelivery.at), outcome: outcomes(endpoint.lastDelivery.outcome), status: endpoint.lastDelivery.httpStatus === null ? "none" : String(endpoint.lastDelivery.httpStatus) })}
-                      {endpoint.lastDelivery.verified ? null : <span className="muted"> · {t("unverified")}</span>} <DateTime value={endpoint.lastDelivery.at} />
-                    </>
-                  ) : (
-                    <span className="muted">{t("never")}</span>
-                  )}
-                </dd>
-                <dt>{t("pending")}</dt>
-                <dd data-testid="pending">{t("pendingValue", { count: endpoint.pending.count, age: endpoint.pending.oldestReceivedAt ? age(endpoint.pending.oldestReceivedAt) : "" })}</dd>
-              </dl>
-              <div className="endpoint-counts">
-                <table className="compact" data-testid="outcome-counts">
-                  <caption>{t("counts")}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col" />
-                      <th scope="col" className="num">
-                        {t("window24h")}
-                      </th>
-                      <th scope="col" className="num">
-                        {t("window7d")}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {shown.map((outcome) => (
-                      <tr key={outcome} data-outcome={outcome}>
-                        <th scope="row">{outcomes(outcome)}</th>
-                        <td className="num">{endpoint.last24h[outcome]}</td>
-                        <td className="num">{endpoint.last7d[outcome]}</td>
-                      </tr>
-                    ))}
-                    <tr data-outcome="total">
-                      <th scope="row">{t("total")}</th>
-                      <td className="num">{total(endpoint.last24h)}</td>
-                      <td className="num">{total(endpoint.last7d)}</td>
-                    </tr>
-                  </tbody>
-                </table>
-                <EndpointChart slices={endpoint.slices} label={chartLabel} dayLabels={dayLabels} />
+              <div className="endpoint-body">
+                <dl className="facts">
+                  <dt>{t("url")}</dt>
+                  <dd className="mono">POST /api/webhooks/{endpoint.name}</dd>
+                  <dt>{t("provider")}</dt>
+                  <dd>{endpoint.provider}</dd>
+                  <dt>{t("account")}</dt>
+                  <dd className="mono">{endpoint.account}</dd>
+                  <dt>{t("lastDelivery")}</dt>
+                  <dd data-testid="last-delivery">
+                    {endpoint.lastDelivery ? (
+                      <>
+                        {t("lastDeliveryValue", { age: age(endpoint.lastDelivery.at), outcome: outcomes(endpoint.lastDelivery.outcome), status: endpoint.lastDelivery.httpStatus === null ? "none" : String(endpoint.lastDelivery.httpStatus) })}
+                        {endpoint.lastDelivery.verified ? null : <span className="muted"> · {t("unverified")}</span>} <DateTime value={endpoint.lastDelivery.at} />
+                      </>
+                    ) : (
+                      <span className="muted">{t("never")}</span>
+                    )}
+                  </dd>
+                  <dt>{t("pending")}</dt>
+                  <dd data-testid="pending">{t("pendingValue", { count: endpoint.pending.count, age: endpoint.pending.oldestReceivedAt ? age(endpoint.pending.oldestReceivedAt) : "" })}</dd>
+                </dl>
+                {quiet ? (
+                  <p className="muted" data-testid="no-traffic">
+                    {t("noTraffic")}
+                  </p>
+                ) : (
+                  <div className="endpoint-counts">
+                    <table className="compact" data-testid="outcome-counts">
+                      <caption>{t("counts")}</caption>
+                      <thead>
+                        <tr>
+                          <th scope="col" />
+                          <th scope="col" className="num">
+                            {t("window24h")}
+                          </th>
+                          <th scope="col" className="num">
+                            {t("window7d")}
+                          </th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {shown.map((outcome) => (
+                          <tr key={outcome} data-outcome={outcome}>
+                            <th scope="row">{outcomes(outcome)}</th>
+                            <td className="num">{endpoint.last24h[outcome]}</td>
+                            <td className="num">{endpoint.last7d[outcome]}</td>
+                          </tr>
+                        ))}
+                        <tr data-outcome="total">
+                          <th scope="row">{t("total")}</th>
+                          <td className="num">{total(endpoint.last24h)}</td>
+                          <td className="num">{total(endpoint.last7d)}</td>
+                        </tr>
+                      </tbody>
+                    </table>
+                    <EndpointChart slices={endpoint.slices} label={chartLabel} dayLabels={endpoint.slices.map((slice) => dayOfMonth.format(sliceDay(slice)))} />
+                  </div>
+                )}
               </div>
               <h3>{t("secrets")}</h3>
               <p className="muted">
