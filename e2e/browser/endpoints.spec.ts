@@ -1,6 +1,7 @@
 // The Endpoints page (support and admin): configuration, last delivery, counts per outcome with a small
 // chart, pending inbox events and rotation status per secret label, in English and es-AR; never a
 // secret value in the HTML or the RSC payload; merchants neither see the link nor the page.
+import path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { createOrder, deliverLab } from "./support/api";
 import { insertPastDecision, query } from "./support/database";
@@ -90,6 +91,9 @@ test.describe("as support, in English", () => {
     await expect(secrets.nth(1)).toContainText("last matched 3 days 2 hr ago while another secret matches since: safe to retire");
     await expect(secrets.nth(2)).toContainText(/retired, still being tried: a delivery signed with it was refused \d+ sec ago/);
     await screenshot(page, testInfo, "endpoints");
+    // The top of the page down to the lab's card, for the README (docs/img/endpoints.png is a copy).
+    const card = (await lab.boundingBox())!;
+    await page.screenshot({ path: path.join(testInfo.project.outputDir, "screenshots", "endpoints-top.png"), fullPage: true, clip: { x: 0, y: 0, width: page.viewportSize()!.width, height: card.y + card.height + 12 } });
   });
 
   test("no secret value, in any form, in the served HTML or the RSC payload", async ({ page, request }) => {

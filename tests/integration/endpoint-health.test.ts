@@ -6,6 +6,7 @@ import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { endpointsHealth, type EndpointHealth } from "@/lib/endpoints/endpoint-health";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
 import { TEST_LAB_SECRET, TEST_LAB_SECRET_NEXT } from "@/e2e/support/test-env";
+import { onPostgres } from "@/e2e/support/test-database";
 
 const RETIRED = "lab_retired_secret_0000";
 const DAY = 86_400_000;
@@ -125,6 +126,13 @@ describe("endpoint health", () => {
     assert.deepEqual(stripe.secrets, [{ label: "STRIPE_WEBHOOK_SECRET[demo]", kind: "demo", lastSeenAt: null, status: "public_demo" }]);
     // The lab's own variable is set: its real secrets, not the demo one.
     assert.equal(health.endpoints.find((endpoint) => endpoint.name === "lab")!.publicDemoSecret, false);
+  });
+
+  test("on SQLite the slice counts read the covering index only, and the seeks use their indexes", { skip: onPostgres }, async () => {
+    const plan = async (sql: string) => ((await (await db()).$queryRawUnsafe(`EXPLAIN QUERY PLAN ${sql}`, ...[now.toISOString(), now.toISOString()].slice(0, (sql.match(/\?/g) ?? []).length))) as { detail: string }[]).map((row) => row.detail).join(" | ");
+    assert.match(await plan(`SELECT "endpoint", "outcome", "verified", COUNT(*) FROM "Decision" WHERE "at" >= ? AND "at" < ? GROUP BY "endpoint", "outcome", "verified"`), /USING COVERING INDEX Decision_at_endpoint_outcome_verified_idx/);
+    assert.match(await plan(`SELECT "at" FROM "Decision" WHERE "endpoint" = 'lab' ORDER BY "at" DESC LIMIT 1`), /USING (COVERING )?INDEX Decision_endpoint_at_idx/);
+    assert.match(await plan(`SELECT "at" FROM "Decision" WHERE "endpoint" = 'lab' AND "secretLabel" = 'X[0]' AND "source" = 'receiver' ORDER BY "at" DESC LIMIT 1`), /USING COVERING INDEX Decision_endpoint_secretLabel_source_at_idx/);
   });
 
   test("a misconfigured endpoint is listed as such, naming the label and never the value", async () => {

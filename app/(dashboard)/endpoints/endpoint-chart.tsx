@@ -1,7 +1,7 @@
 import { HEALTH_OUTCOMES, type EndpointHealth } from "@/lib/endpoints/endpoint-health";
 
 /** Colour per outcome, as the decision log's chart (Okabe-Ito: distinct for common colour-vision deficiencies). */
-const COLOURS: Record<string, string> = {
+export const OUTCOME_COLOURS: Record<string, string> = {
   applied: "#009E73",
   accepted: "#56B4E9",
   duplicate: "#0072B2",
@@ -36,7 +36,7 @@ export function EndpointChart({ slices, label, dayLabels }: { slices: EndpointHe
               if (count === 0) return null;
               const h = Math.max(1, scale(count));
               y -= h;
-              return <rect key={outcome} x={x} y={y} width={barWidth - 6} height={h} fill={COLOURS[outcome]} />;
+              return <rect key={outcome} x={x} y={y} width={barWidth - 6} height={h} fill={OUTCOME_COLOURS[outcome]} />;
             })}
             <text x={x + (barWidth - 6) / 2} y={height - 3} textAnchor="middle" fontSize="10" fill="#4a5560">
               {dayLabels[index]}

@@ -6,7 +6,7 @@ import { settings } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { endpointsHealth, HEALTH_OUTCOMES, type EndpointHealth, type SecretStatus } from "@/lib/endpoints/endpoint-health";
 import { formatAge } from "@/lib/format/format";
-import { EndpointChart } from "./endpoint-chart";
+import { EndpointChart, OUTCOME_COLOURS } from "./endpoint-chart";
 
 export const dynamic = "force-dynamic";
 
@@ -110,17 +110,28 @@ export default async function EndpointsPage() {
                         </tr>
                       </tbody>
                     </table>
-                    <EndpointChart slices={endpoint.slices} label={chartLabel} dayLabels={endpoint.slices.map((slice) => dayOfMonth.format(sliceDay(slice)))} />
+                    <figure className="spark-figure">
+                      <EndpointChart slices={endpoint.slices} label={chartLabel} dayLabels={endpoint.slices.map((slice) => dayOfMonth.format(sliceDay(slice)))} />
+                      <figcaption>
+                        <ul className="legend" aria-hidden="true">
+                          {shown.map((outcome) => (
+                            <li key={outcome}>
+                              <span className="swatch" style={{ background: OUTCOME_COLOURS[outcome] }} />
+                              {outcomes(outcome)}
+                            </li>
+                          ))}
+                        </ul>
+                      </figcaption>
+                    </figure>
                   </div>
                 )}
               </div>
-              <h3>{t("secrets")}</h3>
+              {endpoint.secrets.length > 0 ? <h3>{t("secrets")}</h3> : null}
               <p className="muted">
                 {t("secretsVariable", { active: endpoint.secretsEnv, retired: endpoint.retiredSecretsEnv ?? t("noRetired") })}
+                {endpoint.secrets.length === 0 ? ` · ${t("noSecrets")}` : null}
               </p>
-              {endpoint.secrets.length === 0 ? (
-                <p className="muted">{t("noSecrets")}</p>
-              ) : (
+              {endpoint.secrets.length === 0 ? null : (
                 <table className="compact" data-testid="secrets">
                   <thead>
                     <tr>
