@@ -50,7 +50,7 @@ test("every dashboard page renders under the CSP with no violation", async ({ br
   const context = await browser.newContext({ storageState: storageStateOf("admin") });
   const page = await context.newPage();
   const violations = await watchCsp(page);
-  for (const path of ["/orders", "/orders/ord_1041", "/decisions", "/dead-letters", "/review", "/reconciliation", "/admin/users", "/admin/audit", "/account/password"]) {
+  for (const path of ["/orders", "/orders/ord_1041", "/decisions", "/dead-letters", "/review", "/reconciliation", "/admin/users", "/admin/audit", "/account/password", "/endpoints"]) {
     const response = await page.goto(path);
     expect(response?.status(), path).toBe(200);
     await expect(page.getByTestId("signed-in-as")).toHaveAttribute("data-role", "admin");
