@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
+import { sqliteDate } from "@/lib/db/driver";
 import { claimDueInboxEvents, claimStatement } from "@/lib/inbox/claim-inbox-event";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 
@@ -124,7 +125,7 @@ describe(`claiming inbox events in batches on ${TEST_DATABASE}`, () => {
       // With statistics, so the planner weighs a scan of the table against the index on real numbers.
       sqlite.exec("ANALYZE");
       const statement = claimStatement("sqlite", "worker-a", T0, seconds(60), 64);
-      const values = statement.values.map((value) => (value instanceof Date ? value.toISOString() : value));
+      const values = statement.params.map((value) => (value instanceof Date ? sqliteDate(value) : value));
       const plan = (sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...(values as never[])) as { detail: string }[]).map((row) => row.detail);
       if (process.env.SHOW_PLAN) console.log(plan.join("\n"));
       assert.ok(plan.some((line) => line.includes(`USING INDEX ${DUE_INDEX} (dueAt<?)`) || line.includes(`USING COVERING INDEX ${DUE_INDEX} (dueAt<?)`)), plan.join("\n"));
@@ -149,7 +150,9 @@ describe(`claiming inbox events in batches on ${TEST_DATABASE}`, () => {
         FROM generate_series(1, 20000) AS n`);
       await client.query(`ANALYZE "WebhookEvent"`);
       const statement = claimStatement("postgresql", "worker-a", T0, seconds(60), 64);
-      const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${statement.text}`, statement.values)).rows.map((row) => row["QUERY PLAN"]);
+      let n = 0;
+      const numbered = statement.sql.replace(/\?/g, () => `$${++n}`);
+      const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${numbered}`, statement.params.map((value) => (value instanceof Date ? value.toISOString() : value)))).rows.map((row) => row["QUERY PLAN"]);
       const text = plan.join("\n");
       if (process.env.SHOW_PLAN) console.log(text);
       assert.match(text, new RegExp(`Index Scan using "${DUE_INDEX}" on "WebhookEvent"`), text);

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
 import { databaseKind } from "@/lib/db/database-kind";
-import { claimNextInboxEvent, claimWithSkipLocked } from "@/lib/inbox/claim-inbox-event";
+import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 
@@ -122,13 +122,13 @@ describe(`claiming work on ${TEST_DATABASE}`, () => {
     try {
       await other.query("BEGIN");
       await other.query(`SELECT id FROM "WebhookEvent" WHERE "eventId" = 'evt_locked' FOR UPDATE`);
-      const first = await claimWithSkipLocked(database, "worker-a", T0, LEASE_MS);
+      const first = await claimNextInboxEvent(database, "worker-a", T0, LEASE_MS);
       assert.equal(first?.eventId, "evt_free");
-      assert.equal(await claimWithSkipLocked(database, "worker-b", T0, LEASE_MS), null);
+      assert.equal(await claimNextInboxEvent(database, "worker-b", T0, LEASE_MS), null);
     } finally {
       await other.query("ROLLBACK");
       await other.end();
     }
-    assert.equal((await claimWithSkipLocked(database, "worker-b", T0, LEASE_MS))?.eventId, "evt_locked");
+    assert.equal((await claimNextInboxEvent(database, "worker-b", T0, LEASE_MS))?.eventId, "evt_locked");
   });
 });
