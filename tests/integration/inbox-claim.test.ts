@@ -9,33 +9,13 @@ import { closeDb, db } from "@/lib/db/client";
 import { databaseKind } from "@/lib/db/database-kind";
 import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
+import { inboxRow, INBOX_T0 } from "@/e2e/support/inbox-rows";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 
-const T0 = new Date("2026-11-29T12:00:00.000Z");
+const T0 = INBOX_T0;
 const LEASE_MS = 60_000;
 const seconds = (n: number) => new Date(T0.getTime() + n * 1000);
 
-/** A WebhookEvent row as the writers leave it: dueAt is nextAttemptAt while waiting, the lease's expiry while processing. */
-function inboxRow(eventId: string, extra: Record<string, unknown> = {}) {
-  const row = {
-    provider: "lab",
-    endpoint: "lab",
-    account: "default",
-    livemode: true,
-    eventId,
-    type: "payment.approved",
-    bodyHash: "0".repeat(64),
-    status: "received",
-    payload: "{}",
-    attempts: 0,
-    nextAttemptAt: T0 as Date | null,
-    leaseExpiresAt: null as Date | null,
-    receivedAt: T0,
-    ...extra,
-  };
-  const dueAt = row.status === "received" || row.status === "failed" ? row.nextAttemptAt : row.status === "processing" ? row.leaseExpiresAt : null;
-  return { ...row, dueAt: dueAt ?? null };
-}
 
 async function clearQueues() {
   const database = await db();
