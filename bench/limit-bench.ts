@@ -3,7 +3,7 @@
 // ratio to the batched limit, inline mode as a ratio to the per-event limit, and the worker's cost per
 // event at two backlog sizes (the claim must not grow with the backlog).
 import { spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -115,8 +115,13 @@ function stop(child: ChildProcess): Promise<void> {
  * events are processed. Returns the rate between the first and the last processedAt (start-up
  * excluded) and the wall time per event. `progress` reads the processed count and times.
  */
-async function timeWorker(databaseUrl: string, count: number, progress: () => Promise<{ done: number; first: number | null; last: number | null }>): Promise<WorkerTiming> {
-  const worker = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
+async function timeWorker(
+  databaseUrl: string,
+  count: number,
+  progress: () => Promise<{ done: number; first: number | null; last: number | null }>,
+  nodeFlags: string[] = [],
+): Promise<WorkerTiming> {
+  const worker = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "scripts/worker.ts"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LAB_WEBHOOK_SECRET: BENCH_SECRET, API_TOKEN: BENCH_API_TOKEN, LAB_PROCESSING_MODE: "inbox", LOG_LEVEL: "warn", LOG_FILE: "" },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -139,6 +144,24 @@ async function timeWorker(databaseUrl: string, count: number, progress: () => Pr
   // The first processedAt opens the span: events after it are the ones timed.
   const timed = Math.max(1, state.done - 1);
   return { events: state.done, perSecond: round(timed / span), msPerEvent: round((span * 1_000) / timed, 2), ok: state.done >= count, detail: `${state.done} processed` };
+}
+
+/**
+ * Profiles ONE `npm run worker` process (node --cpu-prof) while it drains `events` pending lab payments
+ * on SQLite, and returns the path of the `.cpuprofile` it wrote on exit (SIGTERM) with the timing.
+ * Throws when the worker wrote no profile.
+ */
+export async function profileWorkerDrain(events: number): Promise<{ file: string; timing: WorkerTiming }> {
+  const database = filledSqlite("profile-worker", events);
+  const folder = benchFolder("profile-worker-cpu");
+  const timing = await timeSqliteWorker(database, events, ["--cpu-prof", `--cpu-prof-dir=${folder}`]);
+  // The profile is written as the process exits; give the file system a moment after the exit.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const file = readdirSync(folder).find((name) => name.endsWith(".cpuprofile"));
+    if (file) return { file: path.join(folder, file), timing };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the worker wrote no CPU profile in ${folder}`);
 }
 
 /**
@@ -183,10 +206,10 @@ function sqliteProgress(file: string) {
   return Object.assign(read, { close: () => database?.close() });
 }
 
-async function timeSqliteWorker(file: string, count: number): Promise<WorkerTiming> {
+async function timeSqliteWorker(file: string, count: number, nodeFlags: string[] = []): Promise<WorkerTiming> {
   const progress = sqliteProgress(file);
   try {
-    return await timeWorker(`file:${file}`, count, progress);
+    return await timeWorker(`file:${file}`, count, progress, nodeFlags);
   } finally {
     progress.close();
   }
