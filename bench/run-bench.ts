@@ -76,7 +76,7 @@ function parseOptions(argv: string[]): BenchOptions {
   const quick = argv.includes("--quick");
   const only = value("--only")?.split(",").map((name) => name.trim());
   for (const name of only ?? []) if (!SECTIONS.includes(name as Section)) throw new Error(`--only: unknown section ${name} (sections: ${SECTIONS.join(", ")})`);
-  return {
+  const options: BenchOptions = {
     runs: number("--runs", quick ? 1 : 3),
     deliveries: number("--deliveries", quick ? 300 : 2_000),
     yardstickDeliveries: number("--yardstick-deliveries", quick ? 300 : 10_000),
@@ -117,6 +117,13 @@ function parseOptions(argv: string[]): BenchOptions {
       postgres: !argv.includes("--no-postgres"),
     },
   };
+  // The worker is timed until it applied that many: more than the inbox holds would wait forever.
+  const { limit } = options;
+  if (limit.workerEvents > limit.events || (limit.postgres && limit.workerEvents > limit.postgresEvents)) {
+    throw new Error(`--limit-worker-events (${limit.workerEvents}) must not exceed --limit-events (${limit.events})${limit.postgres ? ` or --limit-postgres-events (${limit.postgresEvents})` : ""}`);
+  }
+  if (limit.backlogSample > Math.min(...limit.backlogs)) throw new Error(`--backlog-sample (${limit.backlogSample}) must not exceed the smallest of --backlogs (${Math.min(...limit.backlogs)})`);
+  return options;
 }
 
 /** Median figures of one ingest target over the runs, with its ratio to the limit of the same run. */
