@@ -1,12 +1,13 @@
 import "@/e2e/support/test-env";
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { endpointsHealth, type EndpointHealth } from "@/lib/endpoints/endpoint-health";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
-import { TEST_LAB_SECRET, TEST_LAB_SECRET_NEXT } from "@/e2e/support/test-env";
-import { onPostgres } from "@/e2e/support/test-database";
+import { TEST_DB, TEST_LAB_SECRET, TEST_LAB_SECRET_NEXT } from "@/e2e/support/test-env";
+import { onPostgres, storedText } from "@/e2e/support/test-database";
 
 const RETIRED = "lab_retired_secret_0000";
 const DAY = 86_400_000;
@@ -111,11 +112,18 @@ describe("endpoint health", () => {
     assert.match(rows[0].diagnosis!, /^signed with a retired secret \(LAB_WEBHOOK_RETIRED_SECRETS\[0\]\)/);
   });
 
-  test("nothing in the answer is a secret value", async () => {
-    const text = JSON.stringify(await endpointsHealth(await db(), { now }));
+  test("no secret value in the answer, the database or the log; the retired secret by label only", async () => {
+    const answer = JSON.stringify(await endpointsHealth(await db(), { now }));
+    assert.match(answer, /LAB_WEBHOOK_RETIRED_SECRETS\[0\]/);
+    if (!onPostgres) await (await db()).$executeRawUnsafe("PRAGMA wal_checkpoint(FULL)");
+    const log = existsSync(process.env.LOG_FILE!) ? readFileSync(process.env.LOG_FILE!, "latin1") : "";
+    const stored = await storedText(TEST_DB);
     for (const value of [TEST_LAB_SECRET, TEST_LAB_SECRET_NEXT, RETIRED]) {
-      assert.equal(text.includes(value), false, "a secret value in the answer");
-      assert.equal(text.includes(Buffer.from(value).toString("base64").slice(0, 16)), false, "a secret value (base64) in the answer");
+      for (const form of [value, Buffer.from(value).toString("base64").slice(0, 16), Buffer.from(value).toString("base64url").slice(0, 16)]) {
+        assert.equal(answer.includes(form), false, "a secret value in the answer");
+        assert.equal(stored.includes(form), false, "a secret value in the database");
+        assert.equal(log.includes(form), false, "a secret value in the log");
+      }
     }
   });
 
