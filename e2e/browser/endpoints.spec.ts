@@ -67,7 +67,7 @@ test.describe("as support, in English", () => {
     await expect(lab.getByRole("heading", { level: 2 })).toHaveText("lab enabled live inline");
     await expect(lab).toContainText("POST /api/webhooks/lab");
     await expect(lab.getByTestId("public-demo")).toHaveCount(0);
-    await expect(page.locator('[data-endpoint="stripe"]').getByTestId("state-detail")).toHaveText("disabled: STRIPE_WEBHOOK_SECRET is not set");
+    await expect(page.locator('[data-endpoint="stripe"]').getByTestId("state-detail")).toHaveText("STRIPE_WEBHOOK_SECRET is not set: the endpoint answers 404.");
 
     // The last delivery is the refusal signed with the retired secret, seconds ago.
     await expect(lab.getByTestId("last-delivery")).toContainText(/^\d+ sec ago: rejected \(HTTP 401\) · unsigned or wrongly signed/);
@@ -123,6 +123,7 @@ test.describe("as admin, in Spanish", () => {
     const lab = page.locator('[data-endpoint="lab"]');
     await expect(lab.getByRole("heading", { level: 2 })).toHaveText("lab habilitado producción en línea");
     await expect(page.locator('[data-endpoint="stripe-test"]').getByRole("heading", { level: 2 })).toHaveText("stripe-test deshabilitado prueba bandeja");
+    await expect(page.locator('[data-endpoint="stripe-test"]').getByTestId("state-detail")).toHaveText("STRIPE_TEST_WEBHOOK_SECRET no está definida: el endpoint responde 404.");
     await expect(lab.getByRole("columnheader", { name: "Últimas 24 h" })).toBeVisible();
     await expect(lab.getByRole("columnheader", { name: "Últimos 7 días" })).toBeVisible();
     await expect(lab.getByTestId("endpoint-chart")).toHaveAttribute("aria-label", /^Decisiones por día en lab en los últimos 7 días: /);

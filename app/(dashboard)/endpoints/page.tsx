@@ -53,7 +53,16 @@ export default async function EndpointsPage() {
                   {t("publicDemo")}
                 </p>
               ) : null}
-              {endpoint.stateDetail ? <p className="muted mono wrap" data-testid="state-detail">{endpoint.stateDetail}</p> : null}
+              {endpoint.state === "disabled" ? (
+                <p className="muted" data-testid="state-detail">
+                  {t("disabledDetail", { variable: endpoint.secretsEnv })}
+                </p>
+              ) : endpoint.stateDetail ? (
+                // A configuration issue as the start command prints it: variable and label names, never a value.
+                <p className="muted mono wrap" data-testid="state-detail">
+                  {endpoint.stateDetail}
+                </p>
+              ) : null}
               <div className="endpoint-body">
                 <dl className="facts">
                   <dt>{t("url")}</dt>
