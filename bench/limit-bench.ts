@@ -15,6 +15,7 @@ import { postgresBinDir, startThrowawayCluster, type ThrowawayCluster } from "@/
 import { applyPostgresMigrations, createDatabase, withConnection } from "@/lib/db/postgres-database";
 import { openSqlite } from "@/lib/db/client";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
+import { logger } from "@/lib/log/logger";
 
 export interface LimitBenchOptions {
   runs: number;
@@ -173,6 +174,9 @@ export async function profileWorkerDrain(events: number): Promise<{ file: string
  */
 async function drainCost(file: string, count: number): Promise<DrainCost> {
   const database = await openSqlite(`file:${file}`, 5_000);
+  // As the timed worker process runs (LOG_LEVEL=warn): a decision line per event is not the drain's cost.
+  const level = logger.level;
+  logger.level = "warn";
   try {
     const worker = new InboxWorker(async () => database, { owner: "bench-backlog" });
     let applied = 0;
@@ -189,6 +193,7 @@ async function drainCost(file: string, count: number): Promise<DrainCost> {
     const used = process.cpuUsage(cpu);
     return { events: applied, cpuMsPerEvent: round((used.user + used.system) / 1_000 / applied, 3), wallMsPerEvent: round(wallMs / applied, 3), ok: applied >= count && applied === claimed };
   } finally {
+    logger.level = level;
     await database.$disconnect();
   }
 }
