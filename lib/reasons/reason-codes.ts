@@ -104,6 +104,9 @@ export const REASONS = {
   retries_exhausted_attempts: define({ attempts: "number", max: "number", cause: "cause" }, (p) => `gave up after ${p.attempts} attempts (max ${p.max}); last error: ${cause(p.cause)}`),
   retries_exhausted_age: define({ attempts: "number", age: "seconds", maxAge: "seconds", cause: "cause" }, (p) => `gave up after ${p.attempts} attempts: event is ${p.age} s old (max ${p.maxAge} s); last error: ${cause(p.cause)}`),
   payload_not_json: define({ eventId: "id" }, (p) => `stored payload of event ${p.eventId} is not valid JSON`),
+  unexpected_apply_error: define({}, () => "unexpected error while applying (see the worker's log)"),
+  database_busy_tries: define({ tries: "number" }, (p) => `database busy after ${p.tries} tries`),
+  concurrent_writer_tries: define({ tries: "number" }, (p) => `a concurrent writer changed the order after ${p.tries} tries`),
   claimed_too_often: define({ attempts: "number" }, (p) => `claimed ${p.attempts} times without finishing (workers stopped mid-attempt)`),
 
   // Providers' events that change nothing (lib/providers/).
@@ -129,9 +132,19 @@ export const REASONS = {
   signature_malformed_timestamped: define({ header: "id" }, (p) => `malformed ${p.header} header: expected t=<unix seconds>,v1=<hex>`),
   signature_malformed_base64: define({ header: "id" }, (p) => `malformed ${p.header} header: expected base64`),
   signature_malformed_standard: define({}, () => "malformed webhook-signature header: no v1,<base64> signature"),
+  signature_timestamp_not_number: define({ header: "id" }, (p) => `malformed ${p.header} header: timestamp is not a number`),
+  standard_timestamp_not_number: define({}, () => "malformed webhook-timestamp header: not a number of unix seconds"),
   signature_mismatch: define({}, () => "signature does not match any configured signing secret"),
   timestamp_outside_tolerance: define({ age: "seconds", max: "seconds" }, (p) => `timestamp outside tolerance: ${p.age} s (max ${p.max})`),
   body_not_json: define({}, () => "body is not valid JSON"),
+  method_not_allowed: define({ method: "id" }, (p) => `method ${p.method} not allowed: webhooks are POST`),
+  content_type_missing: define({}, () => "missing Content-Type: expected application/json"),
+  content_type_unsupported: define({ mediaType: "id" }, (p) => `unsupported Content-Type ${p.mediaType}: expected application/json`),
+  content_type_unreadable: define({}, () => "unsupported Content-Type an unreadable media type: expected application/json"),
+  content_type_charset: define({}, () => "unsupported Content-Type charset: expected utf-8"),
+  body_too_large_bytes: define({ limit: "number" }, (p) => `body too large: more than ${p.limit} bytes received, limit ${p.limit} bytes`),
+  body_too_large_declared: define({ declared: "number", limit: "number" }, (p) => `body too large: Content-Length ${p.declared}, limit ${p.limit} bytes`),
+  body_unreadable: define({}, () => "request body could not be read"),
 
   // Resolutions of dead letters written by the system (a person's note is free text).
   applied_later: define({ outcome: "outcome" }, (p) => `applied on a later attempt (${p.outcome})`),

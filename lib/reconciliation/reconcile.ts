@@ -1,3 +1,4 @@
+import { readStoredReason, reasonColumns } from "@/lib/reasons/reason-codes";
 import type { Db } from "@/lib/db/client";
 import { compareOrder, type Mismatch } from "@/lib/reconciliation/compare";
 import { NEXT_ACTION, type MismatchCode } from "@/lib/reconciliation/match-payments";
@@ -80,16 +81,16 @@ export interface LabRunSummary {
  */
 export function labMismatchCode(mismatch: Mismatch): MismatchCode {
   if (mismatch.foundStatus === "missing") return "missing_credit";
-  if (mismatch.reason.includes("currency ")) return "currency_mismatch";
+  if (mismatch.reasonRef ? [mismatch.reasonRef, ...(mismatch.reasonRef.then ?? [])].some((ref) => ref.code === "recon_currency") : mismatch.reason.includes("currency ")) return "currency_mismatch";
   if (mismatch.providerStatus === "refunded") return "refund_mismatch";
   if (mismatch.expectedCredited > 0 && mismatch.foundCredited === 0) return "missing_credit";
   if (mismatch.expectedCredited === 0 && mismatch.foundCredited > 0) return "unsettled_credit";
   return "amount_mismatch";
 }
 
-function mismatchRow(runId: string, mismatch: Mismatch) {
-  const code = labMismatchCode(mismatch);
-  return { ...mismatch, runId, code, settled: mismatch.expectedCredited, booked: mismatch.foundCredited, nextAction: NEXT_ACTION[code] };
+function mismatchRow(runId: string, { reasonRef: ref, ...mismatch }: Mismatch) {
+  const code = labMismatchCode({ ...mismatch, reasonRef: ref });
+  return { ...mismatch, ...reasonColumns(ref), runId, code, settled: mismatch.expectedCredited, booked: mismatch.foundCredited, nextAction: NEXT_ACTION[code] };
 }
 
 /**
@@ -178,6 +179,7 @@ export async function labMismatches(db: Db, runId: string, page?: { skip: number
     foundCredited: row.foundCredited,
     overcredited: row.overcredited,
     reason: row.reason,
+    ...(readStoredReason(row.reasonCode, row.reasonParams) ? { reasonRef: readStoredReason(row.reasonCode, row.reasonParams) } : {}),
   }));
 }
 
@@ -220,5 +222,7 @@ export function formatLabSummary(report: { mismatchCount: number; rowCount: numb
 
 /** The `--json` shape: `{"mismatches":[...],"overcredited":{"ARS":...}}` plus the run id and counts. */
 export function reportJson(report: ReconciliationReport): { runId: string; rowCount: number; orderCount: number; mismatches: Mismatch[]; overcredited: Record<string, number> } {
-  return { runId: report.runId, rowCount: report.rowCount, orderCount: report.orderCount, mismatches: report.mismatches, overcredited: report.overcredited };
+  // The JSON keeps its documented shape: the reason's code stays in the database and the pages.
+  const mismatches = report.mismatches.map(({ reasonRef: _code, ...mismatch }) => mismatch);
+  return { runId: report.runId, rowCount: report.rowCount, orderCount: report.orderCount, mismatches, overcredited: report.overcredited };
 }
