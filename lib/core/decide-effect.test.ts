@@ -180,7 +180,7 @@ describe("decideRefundFailed and decideDispute", () => {
     const disputed: OrderFacts = { ...paid, status: "disputed", disputedAmount: 1_500 };
     const reinstated = decideDispute(scope, dispute("funds_reinstated"), { order: disputed, credit, withdrawn: true, reinstated: false });
     assert.deepEqual(reinstated.kind === "book_and_move" && [reinstated.entry?.amount, reinstated.to, reinstated.changes], [1_500, "disputed", { disputedAmount: 0 }]);
-    assert.deepEqual(plain(decideDispute(scope, dispute("won"), { order: disputed, credit, withdrawn: true, reinstated: true })).kind === "book_and_move", true);
+    assert.deepEqual(decideDispute(scope, dispute("won"), { order: disputed, credit, withdrawn: true, reinstated: true }).kind === "book_and_move", true);
     assert.deepEqual(failure(decideDispute(scope, dispute("lost"), { order: paid, credit, withdrawn: false, reinstated: false })), ["transition", "no transition from paid on dispute.lost for order ord_1"]);
     assert.deepEqual(failure(decideDispute(scope, dispute("opened"), { order: paid, credit: null, withdrawn: false, reinstated: false })), [
       "transition",

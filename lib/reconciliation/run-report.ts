@@ -1,3 +1,4 @@
+import { readStoredReason, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { pageOf, type Page } from "@/lib/lists/paging";
@@ -39,7 +40,7 @@ export interface MismatchView {
   lines: number[];
   nextAction: string;
   /** Order-level (lab) runs only: what the provider said and what Acredita holds for the order. */
-  order?: { providerStatus: string; expectedStatus: string; foundStatus: string; expectedCredited: number; foundCredited: number; overcredited: number; reason: string };
+  order?: { providerStatus: string; expectedStatus: string; foundStatus: string; expectedCredited: number; foundCredited: number; overcredited: number; reason: string; reasonRef?: ReasonRef };
 }
 
 function json<T>(text: string, schema: z.ZodType<T>, fallback: T): T {
@@ -94,13 +95,14 @@ export const mismatchQuerySchema = z.object({
 });
 export type MismatchQuery = z.input<typeof mismatchQuerySchema>;
 
-type MismatchRow = { code: string; paymentId: string; orderId: string; currency: string; settled: number; booked: number; line: number | null; lines: string; nextAction: string } & NonNullable<MismatchView["order"]>;
+type MismatchRow = { code: string; paymentId: string; orderId: string; currency: string; settled: number; booked: number; line: number | null; lines: string; nextAction: string; reasonCode: string | null; reasonParams: string | null } & Omit<NonNullable<MismatchView["order"]>, "reasonRef">;
 
 function view(row: MismatchRow): MismatchView {
   const base: MismatchView = { code: row.code, paymentId: row.paymentId, orderId: row.orderId, currency: row.currency, settled: row.settled, booked: row.booked, line: row.line, lines: json(row.lines, linesSchema, []), nextAction: row.nextAction };
   if (!row.providerStatus) return base;
   const { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason } = row;
-  return { ...base, order: { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason } };
+  const reasonRef = readStoredReason(row.reasonCode, row.reasonParams);
+  return { ...base, order: { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason, ...(reasonRef ? { reasonRef } : {}) } };
 }
 
 function orderBy(sort: MismatchSort, direction: "asc" | "desc") {
