@@ -73,6 +73,8 @@ export interface ReaderReasons {
   describe(row: StoredReasonRow): string;
   /** A reason already read (code and parameters) rendered; `fallback` when there is none. */
   render(ref: ReasonRef | undefined, fallback: string): string;
+  /** An order, event or dead-letter status in the reader's language (the dashboard's `status` list). */
+  status(word: string): string;
   /** A word of a fixed list under `reasons.<list>` (category, ledgerKind, mismatch, ...), or the word itself. */
   word(list: string, word: string): string;
   /** The text under `reasons.<list>.<key>`, else `fallback` (the stored English text of a key the catalogue lacks). */
@@ -84,6 +86,7 @@ export function readerReasons(t: ReasonTranslator, locale: string): ReaderReason
   return {
     describe: (row) => describeReason(row, t, locale),
     render: (ref, fallback) => (ref ? renderReason(ref, t, locale) : fallback),
+    status: (word) => translateWord(t, "status", word),
     word: (list, word) => translateWord(t, `reasons.${list}`, word),
     text: (list, key, fallback) => (t.has(`reasons.${list}.${key}`) ? t(`reasons.${list}.${key}`) : fallback),
   };

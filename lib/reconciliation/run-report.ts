@@ -1,3 +1,4 @@
+import type { CliReasons } from "@/lib/reasons/cli-reasons";
 import { readStoredReason, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
@@ -132,8 +133,22 @@ export async function* allMismatches(db: Db, runId: string, code?: string): Asyn
   }
 }
 
-/** One mismatch as a plain-text report line, amounts in major units. */
-export function formatMismatchLine(m: MismatchView): string {
+/**
+ * One mismatch as a plain-text report line, amounts in major units: in English as always
+ * (`settled 20.00 USD`), or, given another locale's `view`, translated with money formatted by Intl.
+ */
+export function formatMismatchLine(m: MismatchView, view?: CliReasons): string {
+  if (view && view.locale !== "en") {
+    return view.t("reasons.cli.paymentMismatch", {
+      code: view.word("mismatch", m.code),
+      paymentId: m.paymentId,
+      order: m.orderId ? view.t("reasons.cli.orderOf", { orderId: m.orderId }) : "",
+      settled: view.money(m.settled, m.currency),
+      booked: view.money(m.booked, m.currency),
+      where: m.lines.length > 0 ? view.t("reasons.cli.lines", { count: m.lines.length, lines: m.lines.join(", ") }) : view.t("reasons.cli.notInReport"),
+      next: view.text("mismatchNext", m.code, m.nextAction),
+    });
+  }
   const order = m.orderId ? ` (order ${m.orderId})` : "";
   const where = m.lines.length > 0 ? `line${m.lines.length === 1 ? "" : "s"} ${m.lines.join(", ")}` : "not in the report";
   return `MISMATCH ${m.code} ${m.paymentId}${order}: settled ${minorToDecimal(m.settled, m.currency)} ${m.currency}, booked ${minorToDecimal(m.booked, m.currency)} ${m.currency}; ${where}; next: ${m.nextAction}`;
