@@ -64,7 +64,12 @@ function NextAction({ row }: { row: DeadLetterRow }) {
 /** A resolution written by the system in the reader's locale; a person's note as written. */
 function Resolution({ row }: { row: DeadLetterRow }) {
   const reasons = useReasons();
-  return <span data-testid="resolution">{row.resolution === null ? null : reasons.describe({ reason: row.resolution, reasonCode: row.resolutionCode, reasonParams: row.resolutionParams })}</span>;
+  // A person's note (no code) is shown as written, marked so: it is not a reason of Acredita's.
+  return (
+    <span data-testid="resolution" data-note={row.resolutionCode === null ? "" : undefined}>
+      {row.resolution === null ? null : reasons.describe({ reason: row.resolution, reasonCode: row.resolutionCode, reasonParams: row.resolutionParams })}
+    </span>
+  );
 }
 
 const reasonColumn = helper.accessor("reason", {
