@@ -47,11 +47,6 @@ export type EffectDecision =
 /** Providers whose every payment carries a signed amount and currency (Stripe sessions and intents). */
 const ALWAYS_SIGNS_AMOUNT: ReadonlySet<ProviderName> = new Set(["stripe"]);
 
-/** A readable name for how an event points at its order. */
-export function describeOrderRef(ref: OrderRef): string {
-  return ref.orderId ?? (ref.checkoutSessionId ? `checkout session ${ref.checkoutSessionId}` : "(none)");
-}
-
 /** The reason for an order that is not found: by id, by checkout session, or by neither. */
 function unknownOrder(ref: OrderRef): Because {
   if (ref.orderId === undefined && ref.checkoutSessionId) return because("unknown_checkout_session", { sessionId: ref.checkoutSessionId });

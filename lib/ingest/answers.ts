@@ -45,11 +45,6 @@ export async function answerDelivery(db: Db, delivery: VerifiedDelivery, answer:
 }
 
 /** The reason of a `duplicate` answer and decision row: the stored event's status, nothing changed. */
-export function duplicateReason(eventId: string, storedStatus: string): string {
-  return duplicateBecause(eventId, storedStatus).reason;
-}
-
-/** {@link duplicateReason} with its code and parameters. */
 export function duplicateBecause(eventId: string, storedStatus: string): Because {
   return because("duplicate_event", { eventId, status: storedStatus });
 }

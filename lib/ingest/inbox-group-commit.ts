@@ -39,12 +39,7 @@ function keyText(delivery: VerifiedDelivery): string {
   return JSON.stringify([key.provider, key.account, key.livemode, key.eventId]);
 }
 
-/** The reason of an `accepted` answer and decision row. */
-export function acceptedReason(eventId: string): string {
-  return acceptedBecause(eventId).reason;
-}
-
-/** {@link acceptedReason} with its code and parameters. */
+/** The reason of an `accepted` answer and decision row, with its code. */
 export function acceptedBecause(eventId: string): Because {
   return because("accepted", { eventId });
 }
