@@ -49,7 +49,7 @@ export const labProvider: ProviderModule = {
     if (json === undefined) return { ok: false, status: 400, ...because("body_not_json", {}) };
     const parsed = labEventSchema.safeParse(json);
     if (!parsed.success) {
-      return { ok: false, status: 422, reason: `invalid lab event: ${describeZodError(parsed.error)}`, eventId: untrustedId(input.body) };
+      return { ok: false, status: 422, ...because("invalid_event", { provider: "lab", details: describeZodError(parsed.error) }), eventId: untrustedId(input.body) };
     }
     const event = parsed.data;
     return { ok: true, event: { eventId: event.id, type: event.type, livemode: true, createdAt: event.created, effect: labEffect(event) } };

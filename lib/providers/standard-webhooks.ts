@@ -126,7 +126,7 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
   verify: (input, keys) => verifyStandardWebhooks(input.headers, input.body, keys, input.now),
   parse(input, options, endpoint: EndpointContext): ParseResult {
     const eventId = idSchema.safeParse(input.headers.get(STANDARD_WEBHOOKS_HEADERS.id)?.trim());
-    if (!eventId.success) return { ok: false, status: 400, reason: "webhook-id header must be 1 to 255 characters" };
+    if (!eventId.success) return { ok: false, status: 400, ...because("webhook_id_invalid", {}) };
     const document = parseJsonBody(input.body);
     if (document === undefined) return { ok: false, status: 400, ...because("body_not_json", {}), eventId: eventId.data };
     let eventType: string | undefined;
@@ -148,7 +148,7 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
       };
     } catch (error) {
       if (!(error instanceof MappingError)) throw error;
-      return { ok: false, status: 422, reason: `invalid ${eventType ? `${eventType} ` : ""}event: ${error.message}`, eventId: eventId.data, eventType };
+      return { ok: false, status: 422, ...(eventType ? because("invalid_typed_event", { type: eventType, details: error.message }) : because("invalid_untyped_event", { details: error.message })), eventId: eventId.data, eventType };
     }
   },
   untrustedEventId: (input) => input.headers.get(STANDARD_WEBHOOKS_HEADERS.id)?.trim().slice(0, 255) || undefined,

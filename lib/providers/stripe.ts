@@ -210,12 +210,12 @@ export const stripeProvider: ProviderModule = {
     const json = parseJsonBody(input.body);
     if (json === undefined) return { ok: false, status: 400, ...because("body_not_json", {}) };
     const parsed = stripeEventSchema.safeParse(json);
-    if (!parsed.success) return { ok: false, status: 422, reason: `invalid Stripe event: ${describeZodError(parsed.error)}`, eventId: untrustedId(input.body) };
+    if (!parsed.success) return { ok: false, status: 422, ...because("invalid_event", { provider: "Stripe", details: describeZodError(parsed.error) }), eventId: untrustedId(input.body) };
     const event = parsed.data;
     const handler = STRIPE_HANDLED_TYPES[event.type];
     const effect: Effect | z.ZodError = handler ? handler(event.data.object) : { kind: "record_only", ...because("unhandled_stripe_event_type", { type: event.type }) };
     if (effect instanceof z.ZodError) {
-      return { ok: false, status: 422, reason: `invalid ${event.type} data.object: ${describeZodError(effect)}`, eventId: event.id, eventType: event.type };
+      return { ok: false, status: 422, ...because("invalid_event_object", { type: event.type, details: describeZodError(effect) }), eventId: event.id, eventType: event.type };
     }
     return { ok: true, event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.account, createdAt: event.created, effect } };
   },

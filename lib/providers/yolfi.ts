@@ -86,14 +86,14 @@ export const yolfiProvider: ProviderModule = {
     const json = parseJsonBody(input.body);
     if (json === undefined) return { ok: false, status: 400, ...because("body_not_json", {}) };
     const parsed = yolfiEventSchema.safeParse(json);
-    if (!parsed.success) return { ok: false, status: 422, reason: `invalid Yolfi event: ${describeZodError(parsed.error)}`, eventId: untrustedId(input.body) };
+    if (!parsed.success) return { ok: false, status: 422, ...because("invalid_event", { provider: "Yolfi", details: describeZodError(parsed.error) }), eventId: untrustedId(input.body) };
     const event = parsed.data;
     const headerId = input.headers.get(YOLFI_EVENT_ID_HEADER)?.trim();
     if (headerId && headerId !== event.id) {
-      return { ok: false, status: 400, reason: `${YOLFI_EVENT_ID_HEADER} header does not match the signed payload id ${event.id}`, eventId: event.id, eventType: event.type };
+      return { ok: false, status: 400, ...because("event_id_header_mismatch", { header: YOLFI_EVENT_ID_HEADER, eventId: event.id }), eventId: event.id, eventType: event.type };
     }
     const effect = yolfiEffect(event);
-    if (typeof effect === "string") return { ok: false, status: 422, reason: `invalid Yolfi event: ${effect}`, eventId: event.id, eventType: event.type };
+    if (typeof effect === "string") return { ok: false, status: 422, ...because("invalid_event", { provider: "Yolfi", details: effect }), eventId: event.id, eventType: event.type };
     return {
       ok: true,
       event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.orgId ?? undefined, createdAt: unixSeconds(event.createdAt), effect },
