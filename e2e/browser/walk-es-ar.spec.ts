@@ -53,6 +53,9 @@ async function expectSpanishOnly(page: Page, testInfo: TestInfo, name: string, o
   let body = text(await main.innerText());
   // Free text people typed (audit notes, resolution notes) is shown as written: not a reason of Acredita's.
   if (options.skipTextOf) for (const skipped of await page.locator(options.skipTextOf).allInnerTexts()) body = body.replace(text(skipped), "");
+  // Every reason this version wrote has a code: a cell showing a stored (English) sentence is a writer without one.
+  const uncoded = await page.locator('[data-testid="reason"][data-coded="no"]').allInnerTexts();
+  expect(uncoded, `reasons without a code on ${name}`).toEqual([]);
   const found = englishFragments().filter((fragment) => body.includes(fragment));
   expect(found, `English reason text on ${name}`).toEqual([]);
   expect(body.match(BARE_MINOR_UNITS)?.[0] ?? null, `bare minor units on ${name}`).toBeNull();

@@ -71,6 +71,8 @@ export type StoredReasonRow = { reason: string | null; reasonCode?: string | nul
 export interface ReaderReasons {
   /** The row's reason rendered from its code, else its stored sentence. */
   describe(row: StoredReasonRow): string;
+  /** "yes" when the row's reason has a valid code (rendered in the reader's locale), "no" when its stored sentence is shown. */
+  coded(row: StoredReasonRow): "yes" | "no";
   /** A reason already read (code and parameters) rendered; `fallback` when there is none. */
   render(ref: ReasonRef | undefined, fallback: string): string;
   /** An order, event or dead-letter status in the reader's language (the dashboard's `status` list). */
@@ -85,6 +87,7 @@ export interface ReaderReasons {
 export function readerReasons(t: ReasonTranslator, locale: string): ReaderReasons {
   return {
     describe: (row) => describeReason(row, t, locale),
+    coded: (row) => (readStoredReason(row.reasonCode, row.reasonParams) ? "yes" : "no"),
     render: (ref, fallback) => (ref ? renderReason(ref, t, locale) : fallback),
     status: (word) => translateWord(t, "status", word),
     word: (list, word) => translateWord(t, `reasons.${list}`, word),

@@ -46,7 +46,7 @@ const orderColumn = helper.accessor("orderId", {
 function ReasonCell({ row }: { row: DeadLetterRow }) {
   const reasons = useReasons();
   return (
-    <span className="wrap" data-testid="reason">
+    <span className="wrap" data-testid="reason" data-coded={reasons.coded(row)}>
       <span className="badge neutral" data-category={row.category}>
         {reasons.word("category", row.category)}
       </span>{" "}

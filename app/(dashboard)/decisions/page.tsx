@@ -209,7 +209,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   <OutcomeBadge outcome={decision.outcome} />
                 </td>
                 <td className="num">{decision.httpStatus ?? "—"}</td>
-                <td className="wrap" data-testid="reason">
+                <td className="wrap" data-testid="reason" data-coded={reasons.coded(decision)}>
                   {reasons.describe(decision)}
                   {decision.diagnosis ? (
                     <>

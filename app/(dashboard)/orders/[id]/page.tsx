@@ -72,7 +72,9 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
                 <OutcomeBadge outcome={decision.outcome} />
               </td>
               <td className="num">{decision.httpStatus ?? "—"}</td>
-              <td className="wrap" data-testid="reason">{reasons.describe(decision)}</td>
+              <td className="wrap" data-testid="reason" data-coded={reasons.coded(decision)}>
+                {reasons.describe(decision)}
+              </td>
               <td>{decision.source}</td>
             </tr>
           ))}

@@ -248,7 +248,9 @@ export default async function RunPage({ params, searchParams }: { params: Promis
                           <td className="num">
                             <Money minor={mismatch.order.overcredited} currency={mismatch.currency} />
                           </td>
-                          <td className="wrap" data-testid="reason">{reasons.render(mismatch.order.reasonRef, mismatch.order.reason)}</td>
+                          <td className="wrap" data-testid="reason" data-coded={mismatch.order.reasonRef ? "yes" : "no"}>
+                            {reasons.render(mismatch.order.reasonRef, mismatch.order.reason)}
+                          </td>
                         </>
                       ) : (
                         <>
