@@ -21,6 +21,11 @@ export interface DeadLetterRow extends DeadLetterView {
   resolvedAt: string | null;
   /** A plain retry fails again (lib/dead-letters/review-first.ts): the page asks before retrying. */
   reviewFirst: boolean;
+  /** The reason's and the system resolution's codes and parameters (lib/reasons/), rendered in the reader's locale. */
+  reasonCode: string | null;
+  reasonParams: string | null;
+  resolutionCode: string | null;
+  resolutionParams: string | null;
 }
 
 /**
@@ -50,6 +55,8 @@ export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promi
     orderId: row.orderId,
     category: row.category,
     reason: row.reason,
+    reasonCode: row.reasonCode,
+    reasonParams: row.reasonParams,
     retryable: row.retryable,
     attempts: row.attempts,
     firstFailedAt: row.firstFailedAt.toISOString(),
@@ -58,6 +65,8 @@ export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promi
     owner: row.owner,
     status: row.status,
     resolution: row.resolution,
+    resolutionCode: row.resolutionCode,
+    resolutionParams: row.resolutionParams,
     resolvedBy: row.resolvedBy,
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
     reviewFirst: isReviewFirst(row.category),
