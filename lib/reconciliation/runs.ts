@@ -3,7 +3,8 @@ import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
-import { processPaymentRun, RUN_LEASE_MS, type RunProgress } from "@/lib/reconciliation/payment-run";
+import { driverOf } from "@/lib/db/driver";
+import { clearRunRows, processPaymentRun, RUN_LEASE_MS, type RunProgress } from "@/lib/reconciliation/payment-run";
 import { LAB_SCOPE, processLabRun } from "@/lib/reconciliation/reconcile";
 import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
 import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
@@ -111,7 +112,10 @@ export async function claimNextRun(db: Db, owner: string, now = new Date()): Pro
 
 /** Writes a running run's progress and renews its lease (the same UPDATE). */
 export async function recordProgress(db: Db, runId: string, progress: RunProgress, now = new Date()): Promise<void> {
-  await db.reconciliationRun.update({ where: { id: runId }, data: { rowCount: progress.rows, bytesDone: progress.bytes, mismatchCount: progress.mismatches, leaseUntil: new Date(now.getTime() + RUN_LEASE_MS) } });
+  // On the driver's prepared statement: written once a second by a run, beside the webhooks.
+  await driverOf(db).transaction((session) =>
+    session.run(`UPDATE "ReconciliationRun" SET "rowCount" = ?, "bytesDone" = ?, "mismatchCount" = ?, "leaseUntil" = ? WHERE "id" = ?`, [progress.rows, progress.bytes, progress.mismatches, new Date(now.getTime() + RUN_LEASE_MS), runId]),
+  );
 }
 
 /** What a run ended as. */
@@ -189,8 +193,7 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
 }
 
 async function failRun(db: Db, run: ClaimedRun, message: string): Promise<RunOutcome> {
-  await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
-  await db.reconciliationMismatch.deleteMany({ where: { runId: run.id } });
+  await clearRunRows(db, run.id, true);
   await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", error: message.slice(0, 500), finishedAt: new Date(), activeScope: null, filePath: null } });
   await removeSpool(run.filePath);
   return { status: "failed", error: message };
