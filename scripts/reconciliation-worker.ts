@@ -7,12 +7,24 @@
 import { notifyWork } from "@/lib/background/signals";
 import { readSettingsOrExit } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
+import { isPostgresUrl } from "@/lib/db/url";
 import { logger } from "@/lib/log/logger";
+import { shareWriteLock } from "@/lib/reconciliation/payment-run";
 import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
 
-function main(): void {
-  readSettingsOrExit("Acredita reconciliation worker");
-  const worker = new ReconciliationWorker(db);
+async function main(): Promise<void> {
+  const config = readSettingsOrExit("Acredita reconciliation worker");
+  const sqlite = !isPostgresUrl(config.DATABASE_URL);
+  if (sqlite) {
+    // This connection writes only a run's staging rows, mismatches and progress: without an fsync per
+    // commit (WAL, synchronous=NORMAL: atomic, and durable at the next checkpoint) each batch holds
+    // SQLite's single write lock for microseconds instead of an fsync, so the server's webhook
+    // transactions are not kept waiting. A power cut may lose a run's last batches: its lease then
+    // ends and it is run again, or failed when its report was already removed.
+    await (await db()).$executeRawUnsafe("PRAGMA synchronous = NORMAL");
+  }
+  // On SQLite the batches leave the one write lock free at least half of the time (shareWriteLock).
+  const worker = new ReconciliationWorker(db, sqlite ? { pacing: shareWriteLock } : {});
   worker.start();
   logger.info({ reconciliationWorker: worker.owner, where: "reconciliation process" }, "reconciliation worker started");
   process.on("message", (message) => {
@@ -32,4 +44,7 @@ function main(): void {
   process.on("disconnect", () => stop("the server went away"));
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(`reconciliation worker: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

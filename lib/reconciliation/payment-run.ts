@@ -93,14 +93,34 @@ async function bookedPayments(session: SqlSession, scope: RunScope, period: { fr
 /** Lets queued work (webhooks answered by the same process) run between two batches. */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * Called after each of a run's transactions with how long it held the database (ms). In the server's
+ * process the default yields to the event loop (webhooks queued behind the batch go first). A worker
+ * in its own process on SQLite pauses as long as the transaction took ({@link shareWriteLock}):
+ * SQLite has one write lock per file and a waiting connection only retries it now and then (its busy
+ * handler), so back-to-back batches would keep the server's webhook transactions waiting.
+ */
+export type RunPacing = (heldMs: number) => Promise<void>;
+
+/** The pacing of a worker process on SQLite: the write lock is left free at least half of the time. */
+export const shareWriteLock: RunPacing = (heldMs) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, Math.round(heldMs))));
+
 /** Staged lines or mismatches deleted per transaction when a run starts over or ends. */
 const DELETE_CHUNK = 5_000;
 
-/** Deletes run `runId`'s staged lines (and its mismatches when `mismatches`), in short transactions. */
-export async function clearRunRows(db: Db, runId: string, mismatches: boolean): Promise<void> {
+/** Deletes run `runId`'s staged lines (and its mismatches when `mismatches`), in short transactions paced by `pacing`. */
+export async function clearRunRows(db: Db, runId: string, mismatches: boolean, pacing: RunPacing = yieldToEventLoop): Promise<void> {
   const driver = driverOf(db);
-  while ((await driver.transaction((session) => deleteStagedChunk(session, runId, DELETE_CHUNK))) > 0) await yieldToEventLoop();
-  if (mismatches) while ((await driver.transaction((session) => deleteMismatchChunk(session, runId, DELETE_CHUNK))) > 0) await yieldToEventLoop();
+  const chunks = async (remove: (session: SqlSession) => Promise<number>) => {
+    for (;;) {
+      const started = performance.now();
+      const deleted = await driver.transaction(remove);
+      await pacing(performance.now() - started);
+      if (deleted === 0) return;
+    }
+  };
+  await chunks((session) => deleteStagedChunk(session, runId, DELETE_CHUNK));
+  if (mismatches) await chunks((session) => deleteMismatchChunk(session, runId, DELETE_CHUNK));
 }
 
 function settledPayment(rows: { kind: string; currency: string; gross: number; line: number; orderId: string | null }[]): SettledPayment {
@@ -138,11 +158,20 @@ export async function processPaymentRun(
   run: { id: string; format: Exclude<SettlementFormat, "lab">; scope: RunScope; bytesTotal?: number },
   input: Readable,
   onProgress: (progress: RunProgress) => Promise<void> | void = () => {},
+  pacing: RunPacing = yieldToEventLoop,
 ): Promise<PaymentRunSummary> {
   const runId = run.id;
-  const driver = driverOf(db);
+  const database = driverOf(db);
+  const driver = {
+    async transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
+      const started = performance.now();
+      const result = await database.transaction(work);
+      await pacing(performance.now() - started);
+      return result;
+    },
+  };
   // A run taken over after a crash starts again from the first line.
-  await clearRunRows(db, runId, true);
+  await clearRunRows(db, runId, true, pacing);
   const totals: Record<string, CurrencyTotals> = {};
   const payouts: Record<string, { currency: string; net: number }> = {};
   const counter = byteCounter();
@@ -184,7 +213,6 @@ export async function processPaymentRun(
     });
     rows += batch.length;
     await onProgress({ phase: "reading", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
-    await yieldToEventLoop();
   };
 
   let batch: SettlementEntry[] = [];
@@ -229,7 +257,6 @@ export async function processPaymentRun(
       });
       if (ids.length === 0) break;
       await onProgress({ phase: "matching", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
-      await yieldToEventLoop();
       cursor = ids[ids.length - 1];
     }
     // 3. The ledger's payments of the scope and period that the report does not list.
@@ -253,11 +280,10 @@ export async function processPaymentRun(
       });
       if (keys.length === 0) break;
       await onProgress({ phase: "matching", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
-      await yieldToEventLoop();
       cursor = keys[keys.length - 1];
     }
   }
-  await clearRunRows(db, runId, false);
+  await clearRunRows(db, runId, false, pacing);
   await onProgress({ phase: "done", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
   return { rowCount: rows, mismatchCount, period, totals, payouts };
 }

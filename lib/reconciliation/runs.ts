@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
 import { driverOf } from "@/lib/db/driver";
-import { clearRunRows, processPaymentRun, RUN_LEASE_MS, type RunProgress } from "@/lib/reconciliation/payment-run";
+import { clearRunRows, processPaymentRun, RUN_LEASE_MS, type RunPacing, type RunProgress } from "@/lib/reconciliation/payment-run";
 import { LAB_SCOPE, processLabRun } from "@/lib/reconciliation/reconcile";
 import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
 import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
@@ -135,8 +135,9 @@ function overcreditedOf(totals: Record<string, { overCredited: number }>): Recor
  * problem as its error. Frees the scope and deletes the spooled file either way. When `signal` aborts
  * (the worker stops), the run is queued again at its next batch, its file kept. Other errors (the
  * database went away) are thrown with the run left running: its lease expires and a worker retries it.
+ * `pacing` is called after each of a payment-level run's transactions (lib/reconciliation/payment-run.ts).
  */
-export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void; signal?: AbortSignal } = {}): Promise<RunOutcome> {
+export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void; signal?: AbortSignal; pacing?: RunPacing } = {}): Promise<RunOutcome> {
   const input = options.input ?? (run.filePath ? createReadStream(run.filePath) : undefined);
   if (!input) return failRun(db, run, "the run has no report file");
   let lastWrite = 0;
@@ -160,7 +161,7 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
       await removeSpool(run.filePath);
       return { status: "done", mismatchCount: summary.mismatchCount, rowCount: summary.rowCount };
     }
-    const summary = await processPaymentRun(db, { id: run.id, format: run.format, scope: run.scope, bytesTotal: run.bytesTotal }, input, onProgress);
+    const summary = await processPaymentRun(db, { id: run.id, format: run.format, scope: run.scope, bytesTotal: run.bytesTotal }, input, onProgress, options.pacing);
     await db.reconciliationRun.update({
       where: { id: run.id },
       data: {
