@@ -1,6 +1,6 @@
 // npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,reconcile-load,profile,flood,limit
 //                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep
-//                  --reconcile-lines 1000000 --reconcile-kinds matching,mismatching --reconcile-in-process
+//                  --reconcile-lines 1000000 --reconcile-kinds matching,mismatching --reconcile-in-process --reconcile-postgres-url postgresql://...
 //                  --limit-events 20000 --limit-postgres-events 20000 --limit-worker-events 2000 --limit-inline 2000 --backlogs 20000,200000 --backlog-sample 1000 --no-inline --no-postgres]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs the benchmarks against the production build, prints the table and writes the figures as
@@ -47,6 +47,8 @@ interface BenchOptions {
   reconcileLines: number;
   reconcileKinds: ("matching" | "mismatching")[];
   reconcileInProcess: boolean;
+  /** `--reconcile-postgres-url`: the reconcile-load rows on PostgreSQL too (a database made on that cluster and dropped). */
+  reconcilePostgresUrl?: string;
   /** Real deliveries timed in each flood phase (idle, then under the flood), and the unsigned posts per second. */
   floodDeliveries: number;
   floodRate: number;
@@ -106,6 +108,7 @@ function parseOptions(argv: string[]): BenchOptions {
       return name;
     }),
     reconcileInProcess: argv.includes("--reconcile-in-process"),
+    reconcilePostgresUrl: value("--reconcile-postgres-url"),
     floodDeliveries: number("--flood-deliveries", quick ? 100 : 300),
     floodSeconds: number("--flood-seconds", quick ? 20 : 60),
     floodTargets: (value("--flood-targets") ?? "next,receiver").split(",").map((name) => {
@@ -289,9 +292,9 @@ async function main(): Promise<number> {
 
   if (options.sections.includes("reconcile-load")) {
     report.reconcileLoad = [];
-    for (const kind of options.reconcileKinds) {
-      const env: Record<string, string> = options.reconcileInProcess ? { RECONCILIATION_WORKER_PROCESS: "false" } : {};
-      report.reconcileLoad.push(await measureReconcileLoad({ lines: options.reconcileLines, matching: kind === "matching", idleDeliveries: 200, env }));
+    const env: Record<string, string> = options.reconcileInProcess ? { RECONCILIATION_WORKER_PROCESS: "false" } : {};
+    for (const postgresAdminUrl of [undefined, ...(options.reconcilePostgresUrl ? [options.reconcilePostgresUrl] : [])]) {
+      for (const kind of options.reconcileKinds) report.reconcileLoad.push(await measureReconcileLoad({ lines: options.reconcileLines, matching: kind === "matching", idleDeliveries: 200, env, postgresAdminUrl }));
     }
     printReconcileLoad(report.reconcileLoad, options.reconcileInProcess);
     failed ||= report.reconcileLoad.some((m) => !m.ok);
