@@ -37,6 +37,8 @@ function categoryOf(url: string, name: string): string {
   if (/zod/.test(url)) return "zod";
   if (/next\/dist|\.next\/server\/chunks\/.*next|node_modules\/next/.test(url)) return "Next.js server";
   if (/\.next\/server/.test(url)) return "Acredita (bundled app code)";
+  if (/\/node_modules\/tsx\//.test(url)) return "tsx loader";
+  if (/\/lib\//.test(url) && !/node_modules/.test(url)) return "Acredita (lib/)";
   if (url.startsWith("node:") || url === "") return "Node.js core / native";
   return "other";
 }
@@ -46,6 +48,7 @@ const STEPS: { step: string; test: (name: string, url: string) => boolean }[] = 
   { step: "Prisma query compilation (compileQuery/wasm)", test: (name, url) => url.startsWith("wasm://") || /compile/i.test(name) && /prisma|\.next\/server/.test(url) },
   { step: "SQLite statements and commits (adapter executeIO/performIO)", test: (name) => name === "executeIO" || name === "performIO" },
   { step: "JSON logging (pino write)", test: (name, url) => /pino|sonic-boom/.test(url) && /write|asJson/i.test(name) },
+  { step: "driver statements (lib/db/driver.ts: better-sqlite3 or pg)", test: (name, url) => /\/lib\/db\/driver\.ts/.test(url) && /^(all|run|query)$/.test(name) },
 ];
 
 /**

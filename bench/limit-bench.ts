@@ -3,7 +3,7 @@
 // ratio to the batched limit, inline mode as a ratio to the per-event limit, and the worker's cost per
 // event at two backlog sizes (the claim must not grow with the backlog).
 import { spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -13,6 +13,9 @@ import { measureIngest } from "@/bench/ingest-bench";
 import { median } from "@/bench/machine";
 import { postgresBinDir, startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-cluster";
 import { applyPostgresMigrations, createDatabase, withConnection } from "@/lib/db/postgres-database";
+import { openSqlite } from "@/lib/db/client";
+import { InboxWorker } from "@/lib/inbox/inbox-worker";
+import { logger } from "@/lib/log/logger";
 
 export interface LimitBenchOptions {
   runs: number;
@@ -42,8 +45,8 @@ export interface LimitBenchRun {
   postgresPerEvent?: LimitRun;
   postgresBatched?: LimitRun;
   postgresWorker?: WorkerTiming;
-  /** Worker cost per event (ms of wall time) at each backlog size. */
-  backlog: { backlog: number; timing: WorkerTiming }[];
+  /** Worker cost per event at each backlog size: the worker process's wall time, and the drain's CPU in one process. */
+  backlog: { backlog: number; timing: WorkerTiming; drain: DrainCost }[];
   load: number[];
 }
 
@@ -53,6 +56,16 @@ export interface WorkerTiming {
   msPerEvent: number;
   ok: boolean;
   detail: string;
+}
+
+/** The inbox drain's cost in one process (InboxWorker.runBatch, as the worker runs it) over a sample of a backlog. */
+export interface DrainCost {
+  events: number;
+  /** Milliseconds of this process's CPU (user + system) per applied event. */
+  cpuMsPerEvent: number;
+  /** Milliseconds of wall time per applied event. */
+  wallMsPerEvent: number;
+  ok: boolean;
 }
 
 export interface LimitBenchReport {
@@ -103,8 +116,13 @@ function stop(child: ChildProcess): Promise<void> {
  * events are processed. Returns the rate between the first and the last processedAt (start-up
  * excluded) and the wall time per event. `progress` reads the processed count and times.
  */
-async function timeWorker(databaseUrl: string, count: number, progress: () => Promise<{ done: number; first: number | null; last: number | null }>): Promise<WorkerTiming> {
-  const worker = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
+async function timeWorker(
+  databaseUrl: string,
+  count: number,
+  progress: () => Promise<{ done: number; first: number | null; last: number | null }>,
+  nodeFlags: string[] = [],
+): Promise<WorkerTiming> {
+  const worker = spawn(process.execPath, [...nodeFlags, "--import", "tsx", "scripts/worker.ts"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LAB_WEBHOOK_SECRET: BENCH_SECRET, API_TOKEN: BENCH_API_TOKEN, LAB_PROCESSING_MODE: "inbox", LOG_LEVEL: "warn", LOG_FILE: "" },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -129,6 +147,57 @@ async function timeWorker(databaseUrl: string, count: number, progress: () => Pr
   return { events: state.done, perSecond: round(timed / span), msPerEvent: round((span * 1_000) / timed, 2), ok: state.done >= count, detail: `${state.done} processed` };
 }
 
+/**
+ * Profiles ONE `npm run worker` process (node --cpu-prof) while it drains `events` pending lab payments
+ * on SQLite, and returns the path of the `.cpuprofile` it wrote on exit (SIGTERM) with the timing.
+ * Throws when the worker wrote no profile.
+ */
+export async function profileWorkerDrain(events: number): Promise<{ file: string; timing: WorkerTiming }> {
+  const database = filledSqlite("profile-worker", events);
+  const folder = benchFolder("profile-worker-cpu");
+  const timing = await timeSqliteWorker(database, events, ["--cpu-prof", `--cpu-prof-dir=${folder}`]);
+  // The profile is written as the process exits; give the file system a moment after the exit.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const file = readdirSync(folder).find((name) => name.endsWith(".cpuprofile"));
+    if (file) return { file: path.join(folder, file), timing };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the worker wrote no CPU profile in ${folder}`);
+}
+
+/**
+ * Drains `count` events of the SQLite backlog in `file` with the worker's own step
+ * (InboxWorker.runBatch: the claim of INBOX_CLAIM_BATCH due events and their apply in one transaction)
+ * in this process, and measures its CPU and wall time per event. CPU time is what the drain costs; on a
+ * shared machine it is far steadier than the wall time of a separate process. `ok` when every claimed
+ * event was applied.
+ */
+async function drainCost(file: string, count: number): Promise<DrainCost> {
+  const database = await openSqlite(`file:${file}`, 5_000);
+  // As the timed worker process runs (LOG_LEVEL=warn): a decision line per event is not the drain's cost.
+  const level = logger.level;
+  logger.level = "warn";
+  try {
+    const worker = new InboxWorker(async () => database, { owner: "bench-backlog" });
+    let applied = 0;
+    let claimed = 0;
+    const cpu = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    while (applied < count) {
+      const results = await worker.runBatch();
+      if (results.length === 0) break;
+      claimed += results.length;
+      applied += results.filter((result) => result.kind === "applied").length;
+    }
+    const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+    const used = process.cpuUsage(cpu);
+    return { events: applied, cpuMsPerEvent: round((used.user + used.system) / 1_000 / applied, 3), wallMsPerEvent: round(wallMs / applied, 3), ok: applied >= count && applied === claimed };
+  } finally {
+    logger.level = level;
+    await database.$disconnect();
+  }
+}
+
 /** Reads the worker's progress on a SQLite file through one read-only connection kept open (closed by `close`). */
 function sqliteProgress(file: string) {
   let database: Database.Database | undefined;
@@ -142,10 +211,10 @@ function sqliteProgress(file: string) {
   return Object.assign(read, { close: () => database?.close() });
 }
 
-async function timeSqliteWorker(file: string, count: number): Promise<WorkerTiming> {
+async function timeSqliteWorker(file: string, count: number, nodeFlags: string[] = []): Promise<WorkerTiming> {
   const progress = sqliteProgress(file);
   try {
-    return await timeWorker(`file:${file}`, count, progress);
+    return await timeWorker(`file:${file}`, count, progress, nodeFlags);
   } finally {
     progress.close();
   }
@@ -250,12 +319,13 @@ export async function measureLimitBench(options: LimitBenchOptions, log: (line: 
         log(`  run ${run}: PostgreSQL limit per event ${round(entry.postgresPerEvent.perSecond)}/s, batched ${round(entry.postgresBatched.perSecond)}/s; Acredita worker ${entry.postgresWorker.perSecond}/s`);
       }
 
-      for (const { size, file } of backlogTemplates) {
-        const copy = copyOf(file, `limit-backlog-${size}-run`);
-        const timing = await timeSqliteWorker(copy, options.backlogSample);
-        checksOk &&= timing.ok;
-        entry.backlog.push({ backlog: size, timing });
-        log(`  run ${run}: Acredita worker at a ${size}-event backlog: ${timing.msPerEvent} ms per event (${timing.perSecond}/s over ${timing.events})`);
+      // Alternate which size goes first, so a change of the machine's load does not favour one size.
+      for (const { size, file } of run % 2 === 1 ? backlogTemplates : [...backlogTemplates].reverse()) {
+        const timing = await timeSqliteWorker(copyOf(file, `limit-backlog-${size}-run`), options.backlogSample);
+        const drain = await drainCost(copyOf(file, `limit-backlog-${size}-drain`), options.backlogSample);
+        checksOk &&= timing.ok && drain.ok;
+        entry.backlog.push({ backlog: size, timing, drain });
+        log(`  run ${run}: at a ${size}-event backlog: worker process ${timing.msPerEvent} ms per event (${timing.perSecond}/s over ${timing.events}); drain in one process ${drain.cpuMsPerEvent} ms CPU, ${drain.wallMsPerEvent} ms wall per event over ${drain.events}`);
       }
       entry.load = load();
       runs.push(entry);
@@ -287,13 +357,19 @@ export async function measureLimitBench(options: LimitBenchOptions, log: (line: 
     backlogLarge: large,
     msPerEventSmallBacklog: backlogMs(small),
     msPerEventLargeBacklog: backlogMs(large),
-    largeOverSmallBacklog: med((run) => {
-      const a = run.backlog.find((b) => b.backlog === small)?.timing.msPerEvent;
-      const b = run.backlog.find((entry) => entry.backlog === large)?.timing.msPerEvent;
-      return a !== undefined && b !== undefined ? b / a : undefined;
-    }),
+    largeOverSmallBacklog: med((run) => backlogRatio(run, small, large, (b) => b.timing.msPerEvent)),
+    cpuMsPerEventSmallBacklog: med((run) => run.backlog.find((b) => b.backlog === small)?.drain.cpuMsPerEvent),
+    cpuMsPerEventLargeBacklog: med((run) => run.backlog.find((b) => b.backlog === large)?.drain.cpuMsPerEvent),
+    largeOverSmallBacklogCpu: med((run) => backlogRatio(run, small, large, (b) => b.drain.cpuMsPerEvent)),
   };
   return { options, loadAtStart, loadAtEnd: load(), runs, summary, checksOk };
+}
+
+/** The large backlog's cost per event over the small one's in one run, by `pick`; undefined when a size is missing. */
+function backlogRatio(run: LimitBenchRun, small: number, large: number, pick: (entry: LimitBenchRun["backlog"][number]) => number): number | undefined {
+  const a = run.backlog.find((b) => b.backlog === small);
+  const b = run.backlog.find((entry) => entry.backlog === large);
+  return a !== undefined && b !== undefined ? pick(b) / pick(a) : undefined;
 }
 
 /** Prints the section's table: medians of the runs, each Acredita figure as a ratio to its limit of the same run. */
@@ -312,8 +388,8 @@ export function printLimitBench(report: LimitBenchReport, log: (line: string) =>
     log(`  ${"PostgreSQL limit, 64 a transaction, a savepoint each".padEnd(58)} ${f(s.postgresBatchedLimit).padStart(9)}`);
     log(`  ${"Acredita worker, PostgreSQL, 1 process / batched limit".padEnd(58)} ${f(s.postgresWorker).padStart(9)} ${f(s.postgresWorkerOfBatchedLimit, 3).padStart(7)}`);
   }
-  log(
-    `  Acredita worker cost per event at a ${s.backlogSmall}-event backlog ${f(s.msPerEventSmallBacklog, 2)} ms, at ${s.backlogLarge} ${f(s.msPerEventLargeBacklog, 2)} ms: ratio ${f(s.largeOverSmallBacklog, 2)} (target <= 1.2${s.largeOverSmallBacklog !== null ? (s.largeOverSmallBacklog <= 1.2 ? ", met" : ", NOT met") : ""})`,
-  );
+  const target = (ratio: number | null) => `(target <= 1.2${ratio !== null ? (ratio <= 1.2 ? ", met" : ", NOT met") : ""})`;
+  log(`  Drain cost per event at a ${s.backlogSmall}-event backlog ${f(s.cpuMsPerEventSmallBacklog, 3)} ms CPU, at ${s.backlogLarge} ${f(s.cpuMsPerEventLargeBacklog, 3)} ms CPU: ratio ${f(s.largeOverSmallBacklogCpu, 2)} ${target(s.largeOverSmallBacklogCpu)}`);
+  log(`  Worker process wall time per event at ${s.backlogSmall} ${f(s.msPerEventSmallBacklog, 2)} ms, at ${s.backlogLarge} ${f(s.msPerEventLargeBacklog, 2)} ms: ratio ${f(s.largeOverSmallBacklog, 2)} ${target(s.largeOverSmallBacklog)}`);
   log(`  row checks (every event applied once by each shape and by the worker): ${report.checksOk ? "ok" : "FAILED"}`);
 }

@@ -21,7 +21,7 @@ import { measureReconciliation, type ReconcileMeasurement } from "@/bench/reconc
 import { measureReconcileLoad, printReconcileLoad, type ReconcileLoadMeasurement } from "@/bench/reconcile-load-bench";
 import { measureWorkerDrain, type DrainMeasurement } from "@/bench/worker-drain";
 import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/bench/worker-drain-postgres";
-import { measureLimitBench, printLimitBench, type LimitBenchOptions, type LimitBenchReport } from "@/bench/limit-bench";
+import { measureLimitBench, printLimitBench, profileWorkerDrain, type LimitBenchOptions, type LimitBenchReport } from "@/bench/limit-bench";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
 import { errorMessage } from "@/lib/log/error-message";
 
@@ -84,7 +84,7 @@ function parseOptions(argv: string[]): BenchOptions {
   const quick = argv.includes("--quick");
   const only = value("--only")?.split(",").map((name) => name.trim());
   for (const name of only ?? []) if (!SECTIONS.includes(name as Section)) throw new Error(`--only: unknown section ${name} (sections: ${SECTIONS.join(", ")})`);
-  return {
+  const options: BenchOptions = {
     runs: number("--runs", quick ? 1 : 3),
     deliveries: number("--deliveries", quick ? 300 : 2_000),
     yardstickDeliveries: number("--yardstick-deliveries", quick ? 300 : 10_000),
@@ -132,6 +132,13 @@ function parseOptions(argv: string[]): BenchOptions {
       postgres: !argv.includes("--no-postgres"),
     },
   };
+  // The worker is timed until it applied that many: more than the inbox holds would wait forever.
+  const { limit } = options;
+  if (limit.workerEvents > limit.events || (limit.postgres && limit.workerEvents > limit.postgresEvents)) {
+    throw new Error(`--limit-worker-events (${limit.workerEvents}) must not exceed --limit-events (${limit.events})${limit.postgres ? ` or --limit-postgres-events (${limit.postgresEvents})` : ""}`);
+  }
+  if (limit.backlogSample > Math.min(...limit.backlogs)) throw new Error(`--backlog-sample (${limit.backlogSample}) must not exceed the smallest of --backlogs (${Math.min(...limit.backlogs)})`);
+  return options;
 }
 
 /** Median figures of one ingest target over the runs, with its ratio to the limit of the same run. */
@@ -161,7 +168,7 @@ interface BenchReport {
   dashboard?: DashboardMeasurement;
   reconcile?: ReconcileMeasurement;
   reconcileLoad?: ReconcileLoadMeasurement[];
-  profile?: { mode: "inbox" | "inline"; deliveries: number; summary: ProfileSummary }[];
+  profile?: { mode: "inbox" | "inline" | "worker"; deliveries: number; summary: ProfileSummary }[];
   flood?: FloodMeasurement[];
   limit?: LimitBenchReport;
 }
@@ -203,6 +210,16 @@ function printIngest(summary: IngestSummary[], options: BenchOptions): void {
       `${LABELS[row.target].padEnd(44)} ${row.perSecond.toFixed(1).padStart(8)} ${String(row.p50Ms).padStart(7)} ${String(row.p99Ms).padStart(7)} ${String(row.errors + row.non2xx).padStart(6)} ${row.ofLimit.toFixed(3).padStart(7)}  ${row.perRun.join(", ").padEnd(19)} ${row.checksOk ? "ok" : "FAILED"}`,
     );
   }
+}
+
+/** Prints a CPU profile's summary: busy time per `unit` (of `units`), the top categories, functions by self time, and the steps. */
+function printProfile(title: string, summary: ProfileSummary, units: number, unit: string): void {
+  console.log(`\n${title}: busy ${summary.busyMs} ms of ${summary.totalMs} ms, ${round(summary.busyMs / units, 2)} ms per ${unit}`);
+  for (const category of summary.categories.slice(0, 9)) console.log(`  ${(category.share * 100).toFixed(1).padStart(5)}%  ${category.category}`);
+  console.log("  busiest functions (self time):");
+  for (const fn of summary.functions.slice(0, 10)) console.log(`  ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name} (${fn.where})`);
+  console.log("  steps (inclusive time):");
+  for (const step of summary.inclusive) console.log(`  ${(step.share * 100).toFixed(1).padStart(5)}%  ${step.step}`);
 }
 
 async function main(): Promise<number> {
@@ -310,13 +327,13 @@ async function main(): Promise<number> {
       if (!file) continue;
       const summary = summarizeCpuProfile(path.join(folder, file));
       report.profile.push({ mode, deliveries, summary });
-      console.log(`\nCPU profile of Acredita's server, ${mode} ingest of ${deliveries} deliveries (${path.join(folder, file)}): busy ${summary.busyMs} ms of ${summary.totalMs} ms, ${round(summary.busyMs / (deliveries + options.warmup), 2)} ms per delivery`);
-      for (const category of summary.categories.slice(0, 9)) console.log(`  ${(category.share * 100).toFixed(1).padStart(5)}%  ${category.category}`);
-      console.log("  busiest functions (self time):");
-      for (const fn of summary.functions.slice(0, 10)) console.log(`  ${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name} (${fn.where})`);
-      console.log("  steps (inclusive time):");
-      for (const step of summary.inclusive) console.log(`  ${(step.share * 100).toFixed(1).padStart(5)}%  ${step.step}`);
+      printProfile(`CPU profile of Acredita's server, ${mode} ingest of ${deliveries} deliveries (${path.join(folder, file)})`, summary, deliveries + options.warmup, "delivery");
     }
+    const drained = Math.max(options.limit.backlogSample, 3_000);
+    const worker = await profileWorkerDrain(drained);
+    const summary = summarizeCpuProfile(worker.file);
+    report.profile.push({ mode: "worker", deliveries: drained, summary });
+    printProfile(`CPU profile of one worker process draining ${drained} pending lab payments on SQLite (${worker.file}; ${worker.timing.perSecond}/s)`, summary, drained, "event");
   }
 
   if (options.sections.includes("flood")) {

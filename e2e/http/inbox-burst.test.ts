@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { labEvent } from "../support/http";
-import { baseEnv, Child, ensureBuilt, newDatabase, postLab, postOrder, startServer, startWorker, waitFor } from "../support/real-server";
+import { seededRandom, sendLikeAProvider, shuffledBurst } from "../support/provider-burst";
+import { baseEnv, Child, ensureBuilt, newDatabase, postOrder, startServer, startWorker, waitFor } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 
 const ORDERS = 60;
@@ -12,17 +13,6 @@ const REFUNDED = 40;
 const DELIVERIES = 1_000;
 const CONCURRENCY = 16;
 
-/** mulberry32: a small seeded generator, so a failing order of deliveries can be replayed (seed printed). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const children: Child[] = [];
 before(() => ensureBuilt());
@@ -32,7 +22,7 @@ after(async () => {
 
 test("1,000 deliveries of 100 events while workers are killed twice: 100 applied, each ledger entry once, 0 lost", async () => {
   const seed = Number(process.env.BURST_SEED ?? Date.now() % 1_000_000);
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const database = newDatabase();
   const env = baseEnv(database.url, { INBOX_WORKER_IN_PROCESS: "false", INBOX_LEASE_MS: "1000", INBOX_RETRY_BASE_MS: "100", INBOX_RETRY_MAX_DELAY_MS: "2000", INBOX_MAX_ATTEMPTS: "200" });
   const { child: server, url } = await startServer(env);
@@ -46,49 +36,24 @@ test("1,000 deliveries of 100 events while workers are killed twice: 100 applied
   ];
   assert.equal(events.length, 100);
   // Every event at least once, the other 900 deliveries are duplicates of random events; then shuffled.
-  const deliveries = [...events, ...Array.from({ length: DELIVERIES - events.length }, () => events[Math.floor(random() * events.length)])];
-  for (let i = deliveries.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [deliveries[i], deliveries[j]] = [deliveries[j], deliveries[i]];
-  }
+  const deliveries = shuffledBurst(events, DELIVERIES, random);
 
   const workers = [startWorker(env), startWorker(env)];
   children.push(...workers);
   const killAt = new Set([Math.floor(DELIVERIES / 3), Math.floor((2 * DELIVERIES) / 3)]);
   const kills: string[] = [];
-  let next = 0;
-  let sent = 0;
-  const answers = { accepted: 0, duplicate: 0, retriedNon2xx: 0 };
-
-  async function provider(): Promise<void> {
-    for (;;) {
-      const index = next++;
-      if (index >= deliveries.length) return;
-      // The provider retries any non-2xx (the seed article's lab does the same, in compressed time).
-      for (let attempt = 1; ; attempt++) {
-        const answer = await postLab(url, deliveries[index]).catch(() => ({ status: 0, json: { outcome: "network error", reason: "" } }));
-        if (answer.status === 200) {
-          if (answer.json.outcome === "accepted") answers.accepted++;
-          else if (answer.json.outcome === "duplicate") answers.duplicate++;
-          else throw new Error(`unexpected answer ${JSON.stringify(answer.json)}`);
-          break;
-        }
-        answers.retriedNon2xx++;
-        assert.ok(attempt < 20, `delivery ${index} kept failing: ${answer.status} ${answer.json.reason}`);
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-      }
-      sent++;
-      if (killAt.has(sent)) {
-        killAt.delete(sent);
-        const victim = kills.length % 2;
-        const exit = await workers[victim].kill("SIGKILL");
-        kills.push(`worker ${victim} at delivery ${sent}: ${exit.signal}`);
-        workers[victim] = startWorker(env);
-        children.push(workers[victim]);
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: CONCURRENCY }, provider));
+  const answers = await sendLikeAProvider(url, deliveries, {
+    concurrency: CONCURRENCY,
+    afterEach: async (sent) => {
+      if (!killAt.has(sent)) return;
+      killAt.delete(sent);
+      const victim = kills.length % 2;
+      const exit = await workers[victim].kill("SIGKILL");
+      kills.push(`worker ${victim} at delivery ${sent}: ${exit.signal}`);
+      workers[victim] = startWorker(env);
+      children.push(workers[victim]);
+    },
+  });
 
   const db = sqlReader(database);
   const count = (sql: string) => db.count(sql);
@@ -113,7 +78,7 @@ test("1,000 deliveries of 100 events while workers are killed twice: 100 applied
     const credited = count("SELECT COALESCE(SUM(amount), 0) AS n FROM LedgerEntry");
     assert.equal(credited, amounts.slice(REFUNDED).reduce((sum, amount) => sum + amount, 0), context);
     assert.equal(count("SELECT COUNT(*) AS n FROM DeadLetter"), 0, context);
-    console.log(`burst: ${context}; provider retries after non-2xx: ${answers.retriedNon2xx}; parked refund attempts: ${count("SELECT COUNT(*) AS n FROM Decision WHERE outcome = 'retry_scheduled'")}; claims abandoned by a killed worker and taken over: ${count("SELECT COALESCE(SUM(attempts), 0) AS n FROM WebhookEvent") - count("SELECT COUNT(*) AS n FROM Decision WHERE outcome IN ('applied', 'retry_scheduled')")}`);
+    console.log(`burst: ${context}; provider retries after non-2xx: ${answers.retried}; parked refund attempts: ${count("SELECT COUNT(*) AS n FROM Decision WHERE outcome = 'retry_scheduled'")}; claims abandoned by a killed worker and taken over: ${count("SELECT COALESCE(SUM(attempts), 0) AS n FROM WebhookEvent") - count("SELECT COUNT(*) AS n FROM Decision WHERE outcome IN ('applied', 'retry_scheduled')")}`);
   } finally {
     db.close();
   }

@@ -11,6 +11,7 @@ import { committedMigrations, migrationsDir } from "@/lib/db/pending-migrations"
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
 import { trackedProcesses, emptyDatabase, restartEnv, startAcredita, type StartedServer } from "../support/npm-start";
+import { seededRandom, sendLikeAProvider, shuffledBurst } from "../support/provider-burst";
 import { postLab, postOrder, startReceiver, waitFor, type Env } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
 import { onPostgres, TEST_DATABASE } from "../support/test-database";
@@ -25,17 +26,6 @@ const MIGRATIONS = committedMigrations(migrationsDir(onPostgres ? "postgresql://
 
 const { start, worker, children } = trackedProcesses();
 
-/** mulberry32: a small seeded generator, so a failing order of deliveries can be replayed (seed printed). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const amounts = Array.from({ length: ORDERS }, (_, i) => 100_000 + i * 1_000);
 
@@ -45,45 +35,12 @@ function burst(random: () => number): string[] {
     ...amounts.map((amount, i) => labEvent(`evt_ra${i}`, "payment.approved", `ord_r${i}`, `pay_r${i}`, amount)),
     ...amounts.slice(0, REFUNDED).map((amount, i) => labEvent(`evt_rr${i}`, "payment.refunded", `ord_r${i}`, `pay_r${i}`, amount)),
   ];
-  const deliveries = [...events, ...Array.from({ length: DELIVERIES - events.length }, () => events[Math.floor(random() * events.length)])];
-  for (let i = deliveries.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [deliveries[i], deliveries[j]] = [deliveries[j], deliveries[i]];
-  }
-  return deliveries;
+  return shuffledBurst(events, DELIVERIES, random);
 }
 
-/**
- * Sends `deliveries` to `url` from CONCURRENCY senders; a delivery that gets no 2xx (connection refused
- * while the server is down, a 503) is retried by its sender until it does, like a provider. `afterEach`
- * runs after the n-th delivery got its 2xx (and holds that sender while it runs).
- */
-async function provider(url: string, deliveries: string[], afterEach: (sent: number) => Promise<void>) {
-  const answers = { accepted: 0, duplicate: 0, retried: 0 };
-  const deadline = Date.now() + 90_000;
-  let next = 0;
-  let sent = 0;
-  async function sender(): Promise<void> {
-    for (;;) {
-      const index = next++;
-      if (index >= deliveries.length) return;
-      for (let attempt = 1; ; attempt++) {
-        const answer = await postLab(url, deliveries[index]).catch(() => ({ status: 0, json: { outcome: "network error", reason: "" } }));
-        if (answer.status === 200) {
-          if (answer.json.outcome === "accepted") answers.accepted++;
-          else if (answer.json.outcome === "duplicate") answers.duplicate++;
-          else throw new Error(`unexpected answer ${JSON.stringify(answer.json)}`);
-          break;
-        }
-        answers.retried++;
-        assert.ok(Date.now() < deadline, `delivery ${index} kept failing: ${answer.status} ${answer.json.reason}`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 500)));
-      }
-      await afterEach(++sent);
-    }
-  }
-  await Promise.all(Array.from({ length: CONCURRENCY }, sender));
-  return answers;
+/** The provider's burst against `url` (CONCURRENCY senders, each retrying until a 2xx); `afterEach` as in sendLikeAProvider. */
+function provider(url: string, deliveries: string[], afterEach: (sent: number) => Promise<void>) {
+  return sendLikeAProvider(url, deliveries, { concurrency: CONCURRENCY, afterEach });
 }
 
 /** Waits for the inbox to drain, then asserts the exact books of the burst. */
@@ -129,7 +86,7 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     let restarted: { server: StartedServer; url: string } | undefined;
     let killed: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let restartMs = 0;
-    const answers = await provider(first.url, burst(seeded(seed)), async (sent) => {
+    const answers = await provider(first.url, burst(seededRandom(seed)), async (sent) => {
       if (sent !== DELIVERIES / 3) return;
       killed = await first.server.killGroup("SIGKILL");
       // The supervisor restarts at once: the workers still hold the database (SQLite: the file open).
@@ -171,7 +128,7 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     const workers = [worker(workerEnv), worker(workerEnv)];
     const kills: string[] = [];
     const killAt = new Set([50, 100, 150, 200, 250]);
-    const answers = await provider(url, burst(seeded(seed)), async (sent) => {
+    const answers = await provider(url, burst(seededRandom(seed)), async (sent) => {
       if (!killAt.delete(sent)) return;
       const victim = kills.length % 2;
       const exit = await workers[victim].kill("SIGKILL");

@@ -1,6 +1,7 @@
 // The load of the scale-out test: orders, 500 distinct lab events and 2,000 deliveries of
 // them in a shuffled order (duplicates, two event ids for one payment, refunds before approvals), plus
 // the provider's settlement for the reconciliation. Deterministic for a given seed.
+import { seededRandom } from "./provider-burst";
 
 export interface PlannedEvent {
   id: string;
@@ -22,17 +23,6 @@ export interface ScaleOutPlan {
   expected: { paid: number; refunded: number; created: number; credits: number; refunds: number; secondEventIds: number; refundsDeliveredBeforeApproval: number };
 }
 
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with the same plan. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * Builds the plan: `paidOnly` + `refunded` orders get an approval (refunded ones also a full refund),
@@ -42,7 +32,7 @@ function random(seed: number): () => number {
  * refunds often arrive before their approvals.
  */
 export function scaleOutPlan({ seed = 6, paidOnly = 100, refunded = 150, secondIds = 100, untouched = 50, totalDeliveries = 2_000, createdSeconds = 1_764_000_000 } = {}): ScaleOutPlan {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const orders: ScaleOutPlan["orders"] = [];
   const events: PlannedEvent[] = [];
   const settlement: string[] = ["order_id,provider_status,amount,currency"];

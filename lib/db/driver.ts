@@ -1,5 +1,7 @@
 import type Database from "better-sqlite3";
-import type { Pool, PoolClient } from "pg";
+import pg, { type Pool, type PoolClient } from "pg";
+
+const pgTypes = pg.types;
 
 /** A value bound to a statement. Dates and booleans are written as the model API writes them on each database. */
 export type SqlValue = string | number | boolean | Date | null;
@@ -27,6 +29,12 @@ export interface DriverDb {
   readonly dialect: "sqlite" | "postgresql";
   /** Runs `work` in one transaction: commits when it resolves, rolls back (and rethrows) when it throws. */
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Runs ONE statement on its own, in autocommit (no BEGIN/COMMIT around it: one statement is atomic),
+   * and returns its rows (a SELECT, or a write with RETURNING). For a statement that needs no
+   * transaction of its own, such as the inbox claim.
+   */
+  all<Row = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
 }
 
 // On the client object itself, under a registry symbol: Next.js bundles lib/ more than once (the
@@ -117,6 +125,8 @@ export function sqliteDriver(database: Database.Database, exclusive: <T>(work: (
           throw error;
         }
       }),
+    all: <Row>(sql: string, params: readonly SqlValue[] = []) =>
+      exclusive(async () => prepare(sql).all(...params.map(sqliteValue)) as Row[]),
   };
 }
 
@@ -130,6 +140,22 @@ function deadline(timeoutMs: number): () => void {
   return () => {
     if (Date.now() > expiresAt) throw new Error(`expired transaction: open longer than ${timeoutMs} ms (DATABASE_TRANSACTION_TIMEOUT_MS); rolled back`);
   };
+}
+
+// Prisma's DateTime is TIMESTAMP(3) WITHOUT TIME ZONE on PostgreSQL holding UTC. pg would send a Date
+// in the process's local time with an offset (which such a column silently drops) and parse the column
+// as local time, so a server whose TZ is not UTC would shift every time the driver writes or reads.
+// Dates go out as UTC ISO text and TIMESTAMP comes back as UTC, on the driver's queries only.
+const PG_TIMESTAMP_OID = 1114;
+const utcTypes = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    oid === PG_TIMESTAMP_OID && format !== "binary"
+      ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
+      : pgTypes.getTypeParser(oid, format ?? "text"),
+};
+
+function postgresValue(value: SqlValue): unknown {
+  return value instanceof Date ? value.toISOString() : value;
 }
 
 /** `?` placeholders to PostgreSQL's `$n` (Acredita's SQL has no `?` inside literals). */
@@ -157,7 +183,7 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
     let savepoints = 0;
     const query = async (sql: string, params: readonly SqlValue[]) => {
       check();
-      const result = await client.query({ ...named(sql), values: params as unknown[] });
+      const result = await client.query({ ...named(sql), values: params.map(postgresValue), types: utcTypes });
       check();
       return result;
     };
@@ -209,6 +235,10 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
       } finally {
         client.release(broken);
       }
+    },
+    async all<Row>(sql: string, params: readonly SqlValue[] = []) {
+      // pg keeps a named statement per connection: each pooled connection prepares it on first use.
+      return (await pool.query({ ...named(sql), values: params.map(postgresValue), types: utcTypes })).rows as Row[];
     },
   };
 }

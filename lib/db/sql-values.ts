@@ -3,8 +3,15 @@ export function sqliteBoolean(value: boolean | number | bigint): boolean {
   return typeof value === "boolean" ? value : Number(value) !== 0;
 }
 
-/** A DateTime column as read by the driver: SQLite stores the model API's ISO text, PostgreSQL a timestamp. */
-export function sqlDate(value: Date | string | null): Date | null {
+/**
+ * A DateTime column as read by the driver: a Date (PostgreSQL, parsed as UTC by lib/db/driver.ts), or
+ * what SQLite holds: the model API's ISO text with its offset, epoch milliseconds, or SQLite's own
+ * `CURRENT_TIMESTAMP` text ("YYYY-MM-DD HH:MM:SS", UTC without a designator, which `new Date` would
+ * otherwise read as local time). Returns null for null.
+ */
+export function sqlDate(value: Date | string | number | null): Date | null {
   if (value === null) return null;
-  return value instanceof Date ? value : new Date(value);
+  if (value instanceof Date) return value;
+  if (typeof value === "number") return new Date(value);
+  return new Date(/^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(value) ? `${value.replace(" ", "T")}Z` : value);
 }

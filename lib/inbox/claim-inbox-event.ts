@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/client";
-import { Prisma } from "@/lib/generated/prisma/client";
-import { databaseKind } from "@/lib/db/database-kind";
+import { driverOf, type SqlValue } from "@/lib/db/driver";
+import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
 
 /** An inbox event this worker now holds under lease. `attempts` already counts this attempt. */
 export interface ClaimedInboxEvent {
@@ -22,68 +22,60 @@ export interface ClaimedInboxEvent {
   leaseExpiresAt: Date;
 }
 
-/** What the claim returns, as both databases spell it through raw SQL (SQLite: 0/1, BigInt, text or numbers for times). */
-type ClaimedRow = Omit<ClaimedInboxEvent, "livemode" | "attempts" | "receivedAt" | "firstFailedAt" | "leaseExpiresAt"> & {
-  livemode: boolean | number | bigint;
-  attempts: number | bigint;
-  receivedAt: Date | string | number | bigint;
-  firstFailedAt: Date | string | number | bigint | null;
+/** What the claim returns through the driver (SQLite: 0/1 and the model API's ISO text for times). */
+type ClaimedRow = Omit<ClaimedInboxEvent, "livemode" | "receivedAt" | "firstFailedAt" | "leaseExpiresAt"> & {
+  livemode: boolean | number;
+  receivedAt: Date | string;
+  firstFailedAt: Date | string | null;
 };
 
-const RETURNED = `"id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "attempts", "receivedAt", "firstFailedAt"`;
-
-/** A time as a raw query returns it: a Date (PostgreSQL), or what the SQLite adapter stored (ISO text or epoch milliseconds). */
-function timeOf(value: Date | string | number | bigint): Date {
-  if (value instanceof Date) return value;
-  return new Date(typeof value === "bigint" ? Number(value) : value);
-}
+const RETURNED = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "attempts", "receivedAt", "firstFailedAt"];
 
 function claimedOf(row: ClaimedRow, leaseExpiresAt: Date): ClaimedInboxEvent {
   return {
     ...row,
-    livemode: Boolean(Number(row.livemode)),
-    attempts: Number(row.attempts),
-    receivedAt: timeOf(row.receivedAt),
-    firstFailedAt: row.firstFailedAt === null ? null : timeOf(row.firstFailedAt),
+    livemode: sqliteBoolean(row.livemode),
+    receivedAt: sqlDate(row.receivedAt)!,
+    firstFailedAt: sqlDate(row.firstFailedAt),
     leaseExpiresAt,
   };
 }
 
+/** One statement for the driver: SQL with `?` placeholders and its values in order. */
+export interface ClaimStatement {
+  sql: string;
+  params: SqlValue[];
+}
+
 /**
- * The claim statement of {@link claimDueInboxEvents} for one database (exported so a test can EXPLAIN
- * the very statement the worker runs). Takes the database kind, the owner, the claim's time, the new
- * lease's expiry and the batch size; returns the parameterised SQL (`.sql` with `?`, `.text` with `$n`).
+ * The claim statement of {@link claimDueInboxEvents} for one dialect (exported so a test can EXPLAIN
+ * the very statement the worker runs). Takes the dialect, the owner, the claim's time, the new lease's
+ * expiry and the batch size; returns the SQL with `?` placeholders and its values.
  */
-export function claimStatement(kind: "sqlite" | "postgresql", owner: string, now: Date, leaseExpiresAt: Date, limit: number): Prisma.Sql {
-  return kind === "postgresql"
-    ? Prisma.sql`
-        WITH next AS (
-          SELECT "id" FROM "WebhookEvent"
-          WHERE "dueAt" <= ${now}
-          ORDER BY "dueAt" ASC, "receivedAt" ASC
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED
+export function claimStatement(dialect: "sqlite" | "postgresql", owner: string, now: Date, leaseExpiresAt: Date, limit: number): ClaimStatement {
+  const set = `"status" = 'processing', "leaseOwner" = ?, "leaseExpiresAt" = ?, "dueAt" = ?, "attempts" = `;
+  if (dialect === "postgresql") {
+    return {
+      sql: `WITH next AS (
+          SELECT "id" FROM "WebhookEvent" WHERE "dueAt" <= ? ORDER BY "dueAt" ASC, "receivedAt" ASC LIMIT ? FOR UPDATE SKIP LOCKED
         )
-        UPDATE "WebhookEvent" AS event
-        SET "status" = 'processing', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${leaseExpiresAt}, "dueAt" = ${leaseExpiresAt}, "attempts" = event."attempts" + 1
-        FROM next
-        WHERE event."id" = next."id"
-        RETURNING ${Prisma.raw(RETURNED.split(", ").map((column) => `event.${column}`).join(", "))}`
-    : Prisma.sql`
-        UPDATE "WebhookEvent"
-        SET "status" = 'processing', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${leaseExpiresAt}, "dueAt" = ${leaseExpiresAt}, "attempts" = "attempts" + 1
-        WHERE "id" IN (
-          SELECT "id" FROM "WebhookEvent"
-          WHERE "dueAt" <= ${now}
-          ORDER BY "dueAt" ASC, "receivedAt" ASC
-          LIMIT ${limit}
-        ) AND "dueAt" <= ${now}
-        RETURNING ${Prisma.raw(RETURNED)}`;
+        UPDATE "WebhookEvent" AS event SET ${set}event."attempts" + 1
+        FROM next WHERE event."id" = next."id"
+        RETURNING ${RETURNED.map((column) => `event."${column}"`).join(", ")}`,
+      params: [now, limit, owner, leaseExpiresAt, leaseExpiresAt],
+    };
+  }
+  return {
+    sql: `UPDATE "WebhookEvent" SET ${set}"attempts" + 1
+        WHERE "id" IN (SELECT "id" FROM "WebhookEvent" WHERE "dueAt" <= ? ORDER BY "dueAt" ASC, "receivedAt" ASC LIMIT ?) AND "dueAt" <= ?
+        RETURNING ${RETURNED.map((column) => `"${column}"`).join(", ")}`,
+    params: [owner, leaseExpiresAt, leaseExpiresAt, now, limit, now],
+  };
 }
 
 /**
  * Claims up to `limit` due inbox events for `owner` under a lease of `leaseMs`, in ONE statement with
- * no re-read: due means `dueAt <= now` (a `received` or parked `failed` event whose nextAttemptAt has
+ * no re-read, on the driver in autocommit (no transaction around it): due means `dueAt <= now` (a `received` or parked `failed` event whose nextAttemptAt has
  * come, or a `processing` one whose lease expired because its worker died). The claim sets status
  * `processing`, the lease (leaseOwner, leaseExpiresAt, and dueAt = the lease's expiry) and attempts + 1,
  * so two workers never hold one event. Candidates are read in the order of the index
@@ -103,7 +95,9 @@ export function claimStatement(kind: "sqlite" | "postgresql", owner: string, now
 export async function claimDueInboxEvents(db: Db, owner: string, now: Date, leaseMs: number, limit: number): Promise<ClaimedInboxEvent[]> {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`claim limit must be a positive integer, got ${limit}`);
   const leaseExpiresAt = new Date(now.getTime() + leaseMs);
-  const rows = await db.$queryRaw<ClaimedRow[]>(claimStatement(databaseKind(db), owner, now, leaseExpiresAt, limit));
+  const driver = driverOf(db);
+  const { sql, params } = claimStatement(driver.dialect, owner, now, leaseExpiresAt, limit);
+  const rows = await driver.all<ClaimedRow>(sql, params);
   return rows
     .map((row) => claimedOf(row, leaseExpiresAt))
     .sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -116,12 +110,6 @@ export async function claimDueInboxEvents(db: Db, owner: string, now: Date, leas
 export async function claimNextInboxEvent(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
   const [claimed] = await claimDueInboxEvents(db, owner, now, leaseMs, 1);
   return claimed ?? null;
-}
-
-/** PostgreSQL's claim of one event (FOR UPDATE SKIP LOCKED); kept by name for the tests that hold a row lock. */
-export async function claimWithSkipLocked(db: Db, owner: string, now: Date, leaseMs: number): Promise<ClaimedInboxEvent | null> {
-  if (databaseKind(db) !== "postgresql") throw new Error("claimWithSkipLocked runs on PostgreSQL only");
-  return claimNextInboxEvent(db, owner, now, leaseMs);
 }
 
 /**

@@ -31,6 +31,18 @@ interface Waiting {
   settle: (outcome: GroupApplyOutcome) => void;
 }
 
+/**
+ * Stores an inline delivery's event (status `processing`, attempt 1: its UNIQUE key first) and applies
+ * it ({@link applyStoredEvent}) in `session`'s transaction, at `now`. The decision rows go to
+ * `decisions` when given (the group writes them in one insert), else they are written here. Returns
+ * the applied event; throws EventAlreadyStored when the key is taken, ApplyFailure when a rule refuses
+ * it, and the database's errors.
+ */
+export async function storeAndApply(session: SqlSession, delivery: VerifiedDelivery, now: Date, decisions?: DecisionRow[]): Promise<AppliedEvent> {
+  const rowId = await insertStoredEvent(session, delivery, { status: "processing", attempts: 1 }, now);
+  return applyStoredEvent(session, storedOf(delivery, rowId), now, decisions);
+}
+
 /** The stored event of an inline delivery: its row was inserted first in the same transaction. */
 function storedOf(delivery: VerifiedDelivery, rowId: string): StoredEvent {
   return {
@@ -115,10 +127,7 @@ export class InlineGroupApply {
 async function applyInGroup(session: SqlSession, delivery: VerifiedDelivery, now: Date, decisions: DecisionRow[]): Promise<GroupApplyOutcome> {
   const own: DecisionRow[] = [];
   try {
-    const applied = await session.savepoint(async () => {
-      const rowId = await insertStoredEvent(session, delivery, { status: "processing", attempts: 1 }, now);
-      return applyStoredEvent(session, storedOf(delivery, rowId), now, own);
-    });
+    const applied = await session.savepoint(() => storeAndApply(session, delivery, now, own));
     decisions.push(...own);
     return { kind: "applied", applied };
   } catch (error) {

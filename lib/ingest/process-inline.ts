@@ -1,11 +1,11 @@
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { applyStoredEvent, signalAfterApply } from "@/lib/core/apply-stored-event";
+import { signalAfterApply } from "@/lib/core/apply-stored-event";
 import { answerDelivery, answerStoredEvent, deadLetterDelivery, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
-import { EventAlreadyStored, eventKeyOf, insertStoredEvent, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { EventAlreadyStored, eventKeyOf, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { driverOf } from "@/lib/db/driver";
-import { inlineGroupApply } from "@/lib/ingest/inline-group-apply";
+import { inlineGroupApply, storeAndApply } from "@/lib/ingest/inline-group-apply";
 import { ApplyFailure, ConcurrentChange } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
@@ -47,20 +47,7 @@ async function processAlone(db: Db, delivery: VerifiedDelivery): Promise<Process
   const key = eventKeyOf(delivery);
   for (let attempt = 1; ; attempt++) {
     try {
-      const applied = await driverOf(db).transaction(async (tx) => {
-        const now = new Date();
-        const rowId = await insertStoredEvent(tx, delivery, { status: "processing", attempts: 1 }, now);
-        return applyStoredEvent(tx, {
-          rowId,
-          key,
-          endpoint,
-          event,
-          bodyHash: delivery.bodyHash,
-          secretLabel: delivery.secretLabel,
-          source: delivery.source ?? "receiver",
-          httpStatus: 200,
-        }, now);
-      });
+      const applied = await driverOf(db).transaction((session) => storeAndApply(session, delivery, new Date()));
       signalAfterApply(applied);
       return { httpStatus: applied.httpStatus, outcome: applied.outcome, reason: applied.reason, orderId: applied.orderId };
     } catch (error) {

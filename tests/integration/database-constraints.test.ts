@@ -7,21 +7,12 @@ import { after, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
 import { deliverLab } from "@/e2e/support/http";
+import { inboxRow } from "@/e2e/support/inbox-rows";
 import { TEST_DATABASE as KIND } from "@/e2e/support/test-database";
 
 after(closeDb);
 
-const eventRow = (eventId: string) => ({
-  provider: "lab",
-  endpoint: "lab",
-  account: "default",
-  livemode: true,
-  eventId,
-  type: "payment.approved",
-  bodyHash: "0".repeat(64),
-  status: "processing",
-  payload: "{}",
-});
+const eventRow = (eventId: string) => inboxRow(eventId, { status: "processing" });
 
 /** Runs `work` in a transaction that must fail on a unique key; returns the violated columns. */
 async function violation(work: Parameters<Awaited<ReturnType<typeof db>>["$transaction"]>[0]): Promise<string[] | undefined> {

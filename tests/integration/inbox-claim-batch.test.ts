@@ -7,35 +7,16 @@ import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
+import { sqliteDate } from "@/lib/db/driver";
 import { claimDueInboxEvents, claimStatement } from "@/lib/inbox/claim-inbox-event";
+import { inboxRow, INBOX_T0 } from "@/e2e/support/inbox-rows";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 
-const T0 = new Date("2026-11-29T12:00:00.000Z");
+const T0 = INBOX_T0;
 const LEASE_MS = 60_000;
 const DUE_INDEX = "WebhookEvent_dueAt_receivedAt_idx";
 const seconds = (n: number) => new Date(T0.getTime() + n * 1000);
 
-/** A WebhookEvent row as the writers leave it: dueAt is nextAttemptAt while waiting, the lease's expiry while processing, null when finished. */
-function inboxRow(eventId: string, extra: Record<string, unknown> = {}) {
-  const row = {
-    provider: "lab",
-    endpoint: "lab",
-    account: "default",
-    livemode: true,
-    eventId,
-    type: "payment.approved",
-    bodyHash: "0".repeat(64),
-    status: "received",
-    payload: "{}",
-    attempts: 0,
-    nextAttemptAt: T0 as Date | null,
-    leaseExpiresAt: null as Date | null,
-    receivedAt: T0,
-    ...extra,
-  };
-  const dueAt = row.status === "received" || row.status === "failed" ? row.nextAttemptAt : row.status === "processing" ? row.leaseExpiresAt : null;
-  return { ...row, dueAt };
-}
 
 async function clearInbox() {
   await (await db()).webhookEvent.deleteMany({});
@@ -124,7 +105,7 @@ describe(`claiming inbox events in batches on ${TEST_DATABASE}`, () => {
       // With statistics, so the planner weighs a scan of the table against the index on real numbers.
       sqlite.exec("ANALYZE");
       const statement = claimStatement("sqlite", "worker-a", T0, seconds(60), 64);
-      const values = statement.values.map((value) => (value instanceof Date ? value.toISOString() : value));
+      const values = statement.params.map((value) => (value instanceof Date ? sqliteDate(value) : value));
       const plan = (sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.sql}`).all(...(values as never[])) as { detail: string }[]).map((row) => row.detail);
       if (process.env.SHOW_PLAN) console.log(plan.join("\n"));
       assert.ok(plan.some((line) => line.includes(`USING INDEX ${DUE_INDEX} (dueAt<?)`) || line.includes(`USING COVERING INDEX ${DUE_INDEX} (dueAt<?)`)), plan.join("\n"));
@@ -149,7 +130,9 @@ describe(`claiming inbox events in batches on ${TEST_DATABASE}`, () => {
         FROM generate_series(1, 20000) AS n`);
       await client.query(`ANALYZE "WebhookEvent"`);
       const statement = claimStatement("postgresql", "worker-a", T0, seconds(60), 64);
-      const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${statement.text}`, statement.values)).rows.map((row) => row["QUERY PLAN"]);
+      let n = 0;
+      const numbered = statement.sql.replace(/\?/g, () => `$${++n}`);
+      const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${numbered}`, statement.params.map((value) => (value instanceof Date ? value.toISOString() : value)))).rows.map((row) => row["QUERY PLAN"]);
       const text = plan.join("\n");
       if (process.env.SHOW_PLAN) console.log(text);
       assert.match(text, new RegExp(`Index Scan using "${DUE_INDEX}" on "WebhookEvent"`), text);

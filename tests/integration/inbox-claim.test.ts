@@ -7,35 +7,15 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
 import { databaseKind } from "@/lib/db/database-kind";
-import { claimNextInboxEvent, claimWithSkipLocked } from "@/lib/inbox/claim-inbox-event";
+import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
 import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
+import { inboxRow, INBOX_T0 } from "@/e2e/support/inbox-rows";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 
-const T0 = new Date("2026-11-29T12:00:00.000Z");
+const T0 = INBOX_T0;
 const LEASE_MS = 60_000;
 const seconds = (n: number) => new Date(T0.getTime() + n * 1000);
 
-/** A WebhookEvent row as the writers leave it: dueAt is nextAttemptAt while waiting, the lease's expiry while processing. */
-function inboxRow(eventId: string, extra: Record<string, unknown> = {}) {
-  const row = {
-    provider: "lab",
-    endpoint: "lab",
-    account: "default",
-    livemode: true,
-    eventId,
-    type: "payment.approved",
-    bodyHash: "0".repeat(64),
-    status: "received",
-    payload: "{}",
-    attempts: 0,
-    nextAttemptAt: T0 as Date | null,
-    leaseExpiresAt: null as Date | null,
-    receivedAt: T0,
-    ...extra,
-  };
-  const dueAt = row.status === "received" || row.status === "failed" ? row.nextAttemptAt : row.status === "processing" ? row.leaseExpiresAt : null;
-  return { ...row, dueAt: dueAt ?? null };
-}
 
 async function clearQueues() {
   const database = await db();
@@ -122,13 +102,13 @@ describe(`claiming work on ${TEST_DATABASE}`, () => {
     try {
       await other.query("BEGIN");
       await other.query(`SELECT id FROM "WebhookEvent" WHERE "eventId" = 'evt_locked' FOR UPDATE`);
-      const first = await claimWithSkipLocked(database, "worker-a", T0, LEASE_MS);
+      const first = await claimNextInboxEvent(database, "worker-a", T0, LEASE_MS);
       assert.equal(first?.eventId, "evt_free");
-      assert.equal(await claimWithSkipLocked(database, "worker-b", T0, LEASE_MS), null);
+      assert.equal(await claimNextInboxEvent(database, "worker-b", T0, LEASE_MS), null);
     } finally {
       await other.query("ROLLBACK");
       await other.end();
     }
-    assert.equal((await claimWithSkipLocked(database, "worker-b", T0, LEASE_MS))?.eventId, "evt_locked");
+    assert.equal((await claimNextInboxEvent(database, "worker-b", T0, LEASE_MS))?.eventId, "evt_locked");
   });
 });
