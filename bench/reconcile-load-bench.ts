@@ -81,7 +81,7 @@ export async function writeReport(file: string, lines: number): Promise<void> {
 }
 
 /** The lab orders the deliveries pay and, for the all-matching report, an order and its Stripe credit per report line. */
-function seed(file: string, lines: number, matching: boolean): void {
+export function seed(file: string, lines: number, matching: boolean): void {
   const database = openForLoading(file);
   try {
     const now = prismaDate(new Date());

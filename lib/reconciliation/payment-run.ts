@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import { driverOf, type SqlSession } from "@/lib/db/driver";
 import { compareSettled, compareUnsettled, NEXT_ACTION, totalsOf, type BookedPayment, type CurrencyTotals, type PaymentMismatch, type SettledPayment } from "@/lib/reconciliation/match-payments";
 import { periodFromFile, type RunScope } from "@/lib/reconciliation/run-scope";
-import { deleteMismatchChunk, deleteStagedChunk, insertMismatches, ledgerKeyPage, ledgerSums, paymentPage, stagedLines, stagedPaymentIds, stageEntries, type MismatchInsert, type StagedEntry, type StagedLine } from "@/lib/reconciliation/run-sql";
+import { deleteMismatchChunk, deleteStagedChunk, insertMismatches, ledgerKeyPage, ledgerSums, paymentPage, stagedLines, stagedPaymentIds, stageEntries, type MismatchInsert, type SqlReader, type StagedEntry, type StagedLine } from "@/lib/reconciliation/run-sql";
 import { readSettlementEntries, type SettlementEntry, type SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 
 /**
@@ -71,11 +71,11 @@ function mismatchInsert(mismatch: PaymentMismatch): MismatchInsert {
  * signs as a Stripe report's refund/refund_failure and dispute/dispute_reversal lines. `keys` are
  * sorted and follow `cursor`: the sums are read as one range of the ledger's index.
  */
-async function bookedPayments(session: SqlSession, scope: RunScope, period: { from: Date; to: Date }, cursor: string, keys: string[]): Promise<Map<string, BookedPayment>> {
+async function bookedPayments(reader: SqlReader, scope: RunScope, period: { from: Date; to: Date }, cursor: string, keys: string[]): Promise<Map<string, BookedPayment>> {
   const books = new Map<string, BookedPayment>();
   if (keys.length === 0) return books;
   const wanted = new Set(keys);
-  for (const group of await ledgerSums(session, scope, period, cursor, keys[keys.length - 1])) {
+  for (const group of await ledgerSums(reader, scope, period, cursor, keys[keys.length - 1])) {
     if (!wanted.has(group.paymentKey)) continue;
     const book = books.get(group.paymentKey) ?? { paymentKey: group.paymentKey, orderId: group.orderId, currency: group.currency, credited: 0, refunded: 0, disputed: 0 };
     const amount = group.amount;
@@ -162,13 +162,13 @@ export async function processPaymentRun(
 ): Promise<PaymentRunSummary> {
   const runId = run.id;
   const database = driverOf(db);
-  const driver = {
-    async transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
-      const started = performance.now();
-      const result = await database.transaction(work);
-      await pacing(performance.now() - started);
-      return result;
-    },
+  // A write transaction only when there is something to write, paced after it; reads are autocommit
+  // statements (no write lock on SQLite), and the event loop is yielded to after each batch either way.
+  const write = async (work: (session: SqlSession) => Promise<void>, needed = true) => {
+    if (!needed) return yieldToEventLoop();
+    const started = performance.now();
+    await database.transaction(work);
+    await pacing(performance.now() - started);
   };
   // A run taken over after a crash starts again from the first line.
   await clearRunRows(db, runId, true, pacing);
@@ -181,36 +181,36 @@ export async function processPaymentRun(
   let earliest: Date | undefined;
   let latest: Date | undefined;
 
-  // 1. Each batch in one short transaction: the duplicate check, the staging insert and its duplicates.
+  // 1. Each batch: the duplicate check read in autocommit, then one short transaction for its staging rows and duplicates.
   const readBatch = async (batch: SettlementEntry[]) => {
-    await driver.transaction(async (session) => {
-      const firstLine = await stagedLines(session, runId, batch.map((entry) => entry.transactionId));
-      const keep: StagedEntry[] = [];
-      const duplicates: MismatchInsert[] = [];
-      for (const entry of batch) {
-        const first = firstLine.get(entry.transactionId);
-        if (first !== undefined) {
-          duplicates.push(mismatchInsert({ code: "duplicate_row", paymentId: entry.paymentId ?? entry.transactionId, orderId: entry.orderId, currency: entry.currency, settled: Math.abs(entry.gross), booked: 0, lines: [first, entry.line], nextAction: NEXT_ACTION.duplicate_row }));
-          continue;
-        }
-        firstLine.set(entry.transactionId, entry.line);
-        // Lines that are no payment's (fees, payouts) are kept for the duplicate check only.
-        keep.push({ transactionId: entry.transactionId, line: entry.line, paymentId: PAYMENT_KINDS.has(entry.kind) ? (entry.paymentId ?? "") : "", kind: entry.kind, currency: entry.currency, gross: entry.gross, orderId: entry.orderId ?? null });
-        const sums = totalsOf(totals, entry.currency);
-        sums.gross += entry.gross;
-        sums.fees += entry.fee;
-        sums.net += entry.net;
-        if (entry.payoutId && entry.kind !== "payout") {
-          const payout = (payouts[entry.payoutId] ??= { currency: entry.currency, net: 0 });
-          payout.net += entry.net;
-        }
-        if (!earliest || entry.createdAt < earliest) earliest = entry.createdAt;
-        if (!latest || entry.createdAt > latest) latest = entry.createdAt;
+    const firstLine = await stagedLines(database, runId, batch.map((entry) => entry.transactionId), ENTRY_BATCH);
+    const keep: StagedEntry[] = [];
+    const duplicates: MismatchInsert[] = [];
+    for (const entry of batch) {
+      const first = firstLine.get(entry.transactionId);
+      if (first !== undefined) {
+        duplicates.push(mismatchInsert({ code: "duplicate_row", paymentId: entry.paymentId ?? entry.transactionId, orderId: entry.orderId, currency: entry.currency, settled: Math.abs(entry.gross), booked: 0, lines: [first, entry.line], nextAction: NEXT_ACTION.duplicate_row }));
+        continue;
       }
+      firstLine.set(entry.transactionId, entry.line);
+      // Lines that are no payment's (fees, payouts) are kept for the duplicate check only.
+      keep.push({ transactionId: entry.transactionId, line: entry.line, paymentId: PAYMENT_KINDS.has(entry.kind) ? (entry.paymentId ?? "") : "", kind: entry.kind, currency: entry.currency, gross: entry.gross, orderId: entry.orderId ?? null });
+      const sums = totalsOf(totals, entry.currency);
+      sums.gross += entry.gross;
+      sums.fees += entry.fee;
+      sums.net += entry.net;
+      if (entry.payoutId && entry.kind !== "payout") {
+        const payout = (payouts[entry.payoutId] ??= { currency: entry.currency, net: 0 });
+        payout.net += entry.net;
+      }
+      if (!earliest || entry.createdAt < earliest) earliest = entry.createdAt;
+      if (!latest || entry.createdAt > latest) latest = entry.createdAt;
+    }
+    await write(async (session) => {
       await stageEntries(session, runId, keep);
       await insertMismatches(session, runId, duplicates);
-      mismatchCount += duplicates.length;
-    });
+    }, keep.length + duplicates.length > 0);
+    mismatchCount += duplicates.length;
     rows += batch.length;
     await onProgress({ phase: "reading", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
   };
@@ -233,52 +233,44 @@ export async function processPaymentRun(
       sums.credited += book.credited;
       sums.refunded += book.refunded;
     };
-    // 2. The report's payments, in id order: one page per short transaction (reads, compare, mismatches).
+    // 2. The report's payments, in id order: each page read in autocommit, its mismatches in one short transaction.
     for (let cursor = ""; ; ) {
-      const ids = await driver.transaction(async (session) => {
-        const page = await paymentPage(session, runId, cursor, PAYMENT_PAGE);
-        if (page.ids.length === 0) return page.ids;
-        const byPayment = new Map<string, StagedLine[]>();
-        for (const line of page.lines) {
-          const list = byPayment.get(line.paymentId);
-          if (list) list.push(line);
-          else byPayment.set(line.paymentId, [line]);
-        }
-        const books = await bookedPayments(session, scope, period, cursor, page.ids);
-        const found: MismatchInsert[] = [];
-        for (const id of page.ids) {
-          const book = books.get(id);
-          if (book) addBooks(book);
-          for (const mismatch of compareSettled(id, settledPayment(byPayment.get(id)!), book, totals)) found.push(mismatchInsert(mismatch));
-        }
-        await insertMismatches(session, runId, found);
-        mismatchCount += found.length;
-        return page.ids;
-      });
-      if (ids.length === 0) break;
+      const page = await paymentPage(database, runId, cursor, PAYMENT_PAGE);
+      if (page.ids.length === 0) break;
+      const byPayment = new Map<string, StagedLine[]>();
+      for (const line of page.lines) {
+        const list = byPayment.get(line.paymentId);
+        if (list) list.push(line);
+        else byPayment.set(line.paymentId, [line]);
+      }
+      const books = await bookedPayments(database, scope, period, cursor, page.ids);
+      const found: MismatchInsert[] = [];
+      for (const id of page.ids) {
+        const book = books.get(id);
+        if (book) addBooks(book);
+        for (const mismatch of compareSettled(id, settledPayment(byPayment.get(id)!), book, totals)) found.push(mismatchInsert(mismatch));
+      }
+      await write((session) => insertMismatches(session, runId, found), found.length > 0);
+      mismatchCount += found.length;
       await onProgress({ phase: "matching", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
-      cursor = ids[ids.length - 1];
+      cursor = page.ids[page.ids.length - 1];
     }
     // 3. The ledger's payments of the scope and period that the report does not list.
     for (let cursor = ""; ; ) {
-      const keys = await driver.transaction(async (session) => {
-        const keys = await ledgerKeyPage(session, scope, period, cursor, PAYMENT_PAGE);
-        if (keys.length === 0) return keys;
-        const listed = await stagedPaymentIds(session, runId, cursor, keys[keys.length - 1]);
-        const books = await bookedPayments(session, scope, period, cursor, keys);
-        const found: MismatchInsert[] = [];
-        for (const key of keys) {
-          const book = books.get(key);
-          if (!book || listed.has(key)) continue;
-          addBooks(book);
-          const mismatch = compareUnsettled(book, totals);
-          if (mismatch) found.push(mismatchInsert(mismatch));
-        }
-        await insertMismatches(session, runId, found);
-        mismatchCount += found.length;
-        return keys;
-      });
+      const keys = await ledgerKeyPage(database, scope, period, cursor, PAYMENT_PAGE);
       if (keys.length === 0) break;
+      const listed = await stagedPaymentIds(database, runId, cursor, keys[keys.length - 1]);
+      const books = await bookedPayments(database, scope, period, cursor, keys);
+      const found: MismatchInsert[] = [];
+      for (const key of keys) {
+        const book = books.get(key);
+        if (!book || listed.has(key)) continue;
+        addBooks(book);
+        const mismatch = compareUnsettled(book, totals);
+        if (mismatch) found.push(mismatchInsert(mismatch));
+      }
+      await write((session) => insertMismatches(session, runId, found), found.length > 0);
+      mismatchCount += found.length;
       await onProgress({ phase: "matching", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
       cursor = keys[keys.length - 1];
     }

@@ -1,14 +1,21 @@
 import type { SqlSession } from "@/lib/db/driver";
+
+/**
+ * What a read needs: a transaction's session, or the driver itself (DriverDb.all: one statement in
+ * autocommit, which on SQLite reads the WAL without taking the write lock).
+ */
+export type SqlReader = Pick<SqlSession, "dialect" | "all">;
 import { newRowId } from "@/lib/db/row-id";
 import type { RunScope } from "@/lib/reconciliation/run-scope";
 
 // The statements of a payment-level run's hot path, on the driver's prepared statements
 // (lib/db/driver.ts) instead of Prisma's query compiler: per 500-line batch the model API spent
 // milliseconds of main-thread CPU building each query, which webhooks answered by the same process
-// waited for. Each statement text is fixed (no IN list whose length varies), so it is prepared once per
-// connection: on SQLite one row per execution of a cached statement (better-sqlite3 runs it in
-// microseconds, inside the batch's one transaction), on PostgreSQL one statement per batch with the
-// values as arrays (`unnest`, `= ANY`).
+// waited for. Each statement text is fixed (no IN list whose length varies: a short one is padded), so
+// it is prepared once per connection: on SQLite writes are one row per execution of a cached statement
+// (better-sqlite3 runs it in microseconds, inside the batch's one transaction), on PostgreSQL one
+// statement per batch with the values as arrays (`unnest`, `= ANY`). Reads take a SqlReader: the run
+// reads in autocommit, and opens a write transaction only for what it writes.
 
 /** A report line kept in the staging table while its run is processed. */
 export interface StagedEntry {
@@ -59,18 +66,23 @@ const num = (value: unknown) => Number(value ?? 0);
 
 /**
  * The first line of each of `transactionIds` already staged for run `runId` (the duplicate check).
- * Takes the batch's ids; returns transaction id -> line for those found.
+ * Takes the batch's ids and the IN list's fixed size on SQLite (under its 999 bound values); returns
+ * transaction id -> line for those found.
  */
-export async function stagedLines(session: SqlSession, runId: string, transactionIds: string[]): Promise<Map<string, number>> {
+export async function stagedLines(reader: SqlReader, runId: string, transactionIds: string[], listSize: number): Promise<Map<string, number>> {
   const found = new Map<string, number>();
-  if (session.dialect === "postgresql") {
-    const rows = await session.all<{ transactionId: string; line: number }>(`SELECT "transactionId", "line" FROM "ReconciliationEntry" WHERE "runId" = ? AND "transactionId" = ANY(?::text[])`, [runId, transactionIds as never]);
+  if (transactionIds.length === 0) return found;
+  if (reader.dialect === "postgresql") {
+    const rows = await reader.all<{ transactionId: string; line: number }>(`SELECT "transactionId", "line" FROM "ReconciliationEntry" WHERE "runId" = ? AND "transactionId" = ANY(?::text[])`, [runId, transactionIds as never]);
     for (const row of rows) found.set(row.transactionId, num(row.line));
     return found;
   }
-  for (const id of transactionIds) {
-    const rows = await session.all<{ line: number }>(`SELECT "line" FROM "ReconciliationEntry" WHERE "runId" = ? AND "transactionId" = ?`, [runId, id]);
-    if (rows.length > 0) found.set(id, num(rows[0].line));
+  // One IN list of `listSize` values (a shorter batch repeats its last id): one statement text, prepared once.
+  for (let start = 0; start < transactionIds.length; start += listSize) {
+    const ids = transactionIds.slice(start, start + listSize);
+    const padded = [...ids, ...Array<string>(listSize - ids.length).fill(ids[ids.length - 1])];
+    const rows = await reader.all<{ transactionId: string; line: number }>(`SELECT "transactionId", "line" FROM "ReconciliationEntry" WHERE "runId" = ? AND "transactionId" IN (${padded.map(() => "?").join(", ")})`, [runId, ...padded]);
+    for (const row of rows) found.set(row.transactionId, num(row.line));
   }
   return found;
 }
@@ -119,12 +131,12 @@ export async function insertMismatches(session: SqlSession, runId: string, rows:
  * The next page of the run's payment ids after `cursor` (at most `limit`, in id order; lines that are
  * no payment's have id "" and are never listed), and every staged line of those payments in line order.
  */
-export async function paymentPage(session: SqlSession, runId: string, cursor: string, limit: number): Promise<{ ids: string[]; lines: StagedLine[] }> {
-  const page = await session.all<{ paymentId: string }>(`SELECT "paymentId" FROM "ReconciliationEntry" WHERE "runId" = ? AND "paymentId" > ? GROUP BY "paymentId" ORDER BY "paymentId" LIMIT ?`, [runId, cursor, limit]);
+export async function paymentPage(reader: SqlReader, runId: string, cursor: string, limit: number): Promise<{ ids: string[]; lines: StagedLine[] }> {
+  const page = await reader.all<{ paymentId: string }>(`SELECT "paymentId" FROM "ReconciliationEntry" WHERE "runId" = ? AND "paymentId" > ? GROUP BY "paymentId" ORDER BY "paymentId" LIMIT ?`, [runId, cursor, limit]);
   if (page.length === 0) return { ids: [], lines: [] };
   const ids = page.map((row) => row.paymentId);
   // The page's lines by range on the (runId, paymentId) index: the same statement for every page.
-  const rows = await session.all<StagedLine>(
+  const rows = await reader.all<StagedLine>(
     `SELECT "paymentId", "kind", "currency", "gross", "line", "orderId" FROM "ReconciliationEntry" WHERE "runId" = ? AND "paymentId" > ? AND "paymentId" <= ? ORDER BY "paymentId", "line"`,
     [runId, cursor, ids[ids.length - 1]],
   );
@@ -132,8 +144,8 @@ export async function paymentPage(session: SqlSession, runId: string, cursor: st
 }
 
 /** The payment ids after `cursor` up to `last` (inclusive) that run `runId` staged. */
-export async function stagedPaymentIds(session: SqlSession, runId: string, cursor: string, last: string): Promise<Set<string>> {
-  const rows = await session.all<{ paymentId: string }>(`SELECT DISTINCT "paymentId" FROM "ReconciliationEntry" WHERE "runId" = ? AND "paymentId" > ? AND "paymentId" <= ?`, [runId, cursor, last]);
+export async function stagedPaymentIds(reader: SqlReader, runId: string, cursor: string, last: string): Promise<Set<string>> {
+  const rows = await reader.all<{ paymentId: string }>(`SELECT DISTINCT "paymentId" FROM "ReconciliationEntry" WHERE "runId" = ? AND "paymentId" > ? AND "paymentId" <= ?`, [runId, cursor, last]);
   return new Set(rows.map((row) => row.paymentId));
 }
 
@@ -142,8 +154,8 @@ export async function stagedPaymentIds(session: SqlSession, runId: string, curso
  * keys after `cursor` up to `last` (inclusive): a range on the ledger's (provider, account, livemode,
  * paymentKey) index, so pages walked in key order read each key once.
  */
-export async function ledgerSums(session: SqlSession, scope: RunScope, period: { from: Date; to: Date }, cursor: string, last: string): Promise<LedgerSum[]> {
-  const rows = await session.all<LedgerSum>(
+export async function ledgerSums(reader: SqlReader, scope: RunScope, period: { from: Date; to: Date }, cursor: string, last: string): Promise<LedgerSum[]> {
+  const rows = await reader.all<LedgerSum>(
     `SELECT "paymentKey", "kind", "currency", "orderId", SUM("amount") AS "amount" FROM "LedgerEntry"
      WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" > ? AND "paymentKey" <= ? AND "createdAt" >= ? AND "createdAt" < ?
      GROUP BY "paymentKey", "kind", "currency", "orderId"`,
@@ -154,8 +166,8 @@ export async function ledgerSums(session: SqlSession, scope: RunScope, period: {
 }
 
 /** The next page of payment keys after `cursor` that the ledger of `scope` booked in `period` (at most `limit`, in key order). */
-export async function ledgerKeyPage(session: SqlSession, scope: RunScope, period: { from: Date; to: Date }, cursor: string, limit: number): Promise<string[]> {
-  const rows = await session.all<{ paymentKey: string }>(
+export async function ledgerKeyPage(reader: SqlReader, scope: RunScope, period: { from: Date; to: Date }, cursor: string, limit: number): Promise<string[]> {
+  const rows = await reader.all<{ paymentKey: string }>(
     `SELECT "paymentKey" FROM "LedgerEntry" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" > ? AND "createdAt" >= ? AND "createdAt" < ?
      GROUP BY "paymentKey" ORDER BY "paymentKey" LIMIT ?`,
     [scope.provider, scope.account, scope.livemode, cursor, period.from, period.to, limit],
