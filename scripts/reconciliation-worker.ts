@@ -9,8 +9,12 @@ import { readSettingsOrExit } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
 import { isPostgresUrl } from "@/lib/db/url";
 import { logger } from "@/lib/log/logger";
-import { shareWriteLock } from "@/lib/reconciliation/payment-run";
+import { driverOf } from "@/lib/db/driver";
+import { shareWriteLock, type RunPacing } from "@/lib/reconciliation/payment-run";
 import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
+
+/** Write transactions of a run between two WAL checkpoints (a few MB of pages). */
+const CHECKPOINT_EVERY = 8;
 
 async function main(): Promise<void> {
   const config = readSettingsOrExit("Acredita reconciliation worker");
@@ -23,8 +27,17 @@ async function main(): Promise<void> {
     // ends and it is run again, or failed when its report was already removed.
     await (await db()).$executeRawUnsafe("PRAGMA synchronous = NORMAL");
   }
-  // On SQLite the batches leave the one write lock free at least half of the time (shareWriteLock).
-  const worker = new ReconciliationWorker(db, sqlite ? { pacing: shareWriteLock } : {});
+  // On SQLite the batches leave the one write lock free at least half of the time (shareWriteLock), and
+  // this process checkpoints the WAL its batches grow: otherwise SQLite's automatic checkpoint runs in
+  // whichever connection commits past 1,000 pages, often a webhook's, which then copies megabytes of
+  // the run's pages into the database before it is answered.
+  let writes = 0;
+  const driver = driverOf(await db());
+  const pacing: RunPacing = async (heldMs) => {
+    if (++writes % CHECKPOINT_EVERY === 0) await driver.all("PRAGMA wal_checkpoint(PASSIVE)");
+    await shareWriteLock(heldMs);
+  };
+  const worker = new ReconciliationWorker(db, sqlite ? { pacing } : {});
   worker.start();
   logger.info({ reconciliationWorker: worker.owner, where: "reconciliation process" }, "reconciliation worker started");
   process.on("message", (message) => {
