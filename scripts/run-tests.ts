@@ -1,7 +1,8 @@
 // npm test: checks the import rules (npm run lint:arch) and the docs' links (lint:docs), builds the
 // production app, runs every node:test file (unit tests beside the code in lib/**, integration tests in
 // tests/integration/**, end-to-end tests over HTTP in e2e/http/**) on SQLite, then again on PostgreSQL
-// with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright specs on SQLite. For
+// (in the time zone America/Argentina/Buenos_Aires unless TZ is set, so a time written in local time
+// fails a test) with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright specs on SQLite. For
 // the PostgreSQL pass it starts a throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the
 // end, unless TEST_POSTGRES_URL names one already running. Exits non-zero when any stage fails.
 //   npm test [-- lint|build|unit|sqlite|postgres|browser]   one stage only (unit = both databases)
@@ -75,7 +76,8 @@ async function main(): Promise<void> {
       console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
     try {
-      run("node tests on PostgreSQL", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
+      // A host whose clock is not UTC (Buenos Aires, UTC-3 all year): every stored time must still be UTC.
+      run("node tests on PostgreSQL", process.execPath, nodeArgs, { ...testEnv, TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
       if (!only && hasBrowserTests) run("browser tests on PostgreSQL", process.execPath, playwright, { ...process.env, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
     } finally {
       stopCluster();
