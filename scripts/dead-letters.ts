@@ -1,10 +1,11 @@
-// npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all
+// npm run dead-letters -- list [--all|--resolved] [--json] [--locale en|es-AR] | retry <id> | retry --all
 // Lists dead letters, or retries them through the same core (an event never applies twice).
 // Exit: 0 done, 1 a retry failed again or was refused, 2 bad usage or unknown id.
 import { userInfo } from "node:os";
 import { closeDb, db } from "@/lib/db/client";
 import { listDeadLetters, retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
 import { errorMessage } from "@/lib/log/error-message";
+import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
 
 const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all";
 const SUCCESS: ReadonlySet<RetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
@@ -21,8 +22,14 @@ function printResult(result: RetryResult): void {
   console.log(`${result.id}  ${result.outcome}  ${result.reason}`);
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+async function main(args: string[]): Promise<number> {
+  const locale = cliLocale(args, process.env);
+  if (typeof locale !== "string") {
+    console.error(`dead-letters: ${locale.error}`);
+    return 2;
+  }
+  const view = cliReasons(locale);
+  const [command, ...rest] = withoutLocaleFlag(args);
   const database = await db();
   if (command === "list") {
     const status = rest.includes("--all") ? "all" : rest.includes("--resolved") ? "resolved" : "open";
@@ -31,12 +38,14 @@ async function main(argv: string[]): Promise<number> {
       console.log(JSON.stringify({ data: letters, count: letters.length }, null, 2));
       return 0;
     }
+    // The reasons' codes, to print them in the reader's locale (a row without one prints its stored sentence).
+    const codes = new Map((await database.deadLetter.findMany({ where: { id: { in: letters.map((letter) => letter.id) } }, select: { id: true, reasonCode: true, reasonParams: true } })).map((row) => [row.id, row]));
     for (const letter of letters) {
       console.log(
         [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
       );
-      console.log(`    reason: ${letter.reason}`);
-      console.log(`    next action: ${letter.nextAction}`);
+      console.log(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe({ reason: letter.reason, ...codes.get(letter.id) })}`);
+      console.log(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
     }
     console.log(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
     return 0;

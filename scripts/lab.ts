@@ -1,4 +1,4 @@
-// npm run lab [-- --url http://127.0.0.1:3000] [--compare] [--json]: play the lab provider's five
+// npm run lab [-- --url http://127.0.0.1:3000] [--compare] [--json] [--locale en|es-AR]: play the lab provider's five
 // deliveries against a running Acredita (--url, else http://127.0.0.1:$PORT, else port 3000; .env files
 // are read as npm start reads them), reconcile, print. Exit 0 when 0 mismatches, 1 otherwise, 2 when
 // it cannot run (no server answers, a bad --url or PORT).
@@ -11,14 +11,15 @@ import { labTarget, serverProblem } from "@/lib/lab/lab-target";
 import { runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { errorMessage } from "@/lib/log/error-message";
+import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 
 // The same environment files `npm start` loads (.env, .env.production, ...), so PORT and the secrets match the server's.
 loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
 
-function formatTable(rows: ComparisonRow[]): string {
+function formatTable(rows: ComparisonRow[], view: CliReasons): string {
   const header = `${"receiver".padEnd(20)} ${"scenarios".padEnd(10)} ${"mismatches".padEnd(12)} over-credited`;
   const lines = rows.map((row) => {
-    const over = Object.entries(row.overcredited).map(([currency, amount]) => `${amount} ${currency}`).join(", ");
+    const over = Object.entries(row.overcredited).map(([currency, amount]) => view.money(amount, currency)).join(", ");
     return `${row.receiver.padEnd(20)} ${row.scenarios.padEnd(10)} ${`${row.mismatches} of ${row.orders}`.padEnd(12)} ${over}`;
   });
   return [header, ...lines].join("\n");
@@ -31,6 +32,12 @@ async function main(): Promise<number> {
     return 2;
   }
   const { url } = target;
+  const locale = cliLocale(process.argv.slice(2), process.env);
+  if (typeof locale !== "string") {
+    console.error(`lab: ${locale.error}`);
+    return 2;
+  }
+  const view = cliReasons(locale);
   const problem = await serverProblem(url);
   if (problem) {
     console.error(`lab: ${problem}`);
@@ -49,7 +56,7 @@ async function main(): Promise<number> {
   const csvPath = path.join(folder, "settlement.csv");
   writeFileSync(csvPath, run.settlementCsv);
   console.log(`\nSettlement written to ${csvPath}. Reconciliation (run ${run.report.runId}):`);
-  console.log(formatReport({ ...run.report, source: csvPath }));
+  console.log(formatReport({ ...run.report, source: csvPath }, view));
 
   if (process.argv.includes("--compare")) {
     const rows: ComparisonRow[] = [
@@ -58,7 +65,7 @@ async function main(): Promise<number> {
       { receiver: "hardened (Acredita)", scenarios: "1,2,3,4,5", mismatches: run.report.mismatches.length, orders: 5, overcredited: run.report.overcredited },
     ];
     console.log("\nThe same deliveries against the seed article's flawed receivers (throwaway database):");
-    console.log(formatTable(rows));
+    console.log(formatTable(rows, view));
   }
   return run.report.mismatches.length === 0 ? 0 : 1;
 }

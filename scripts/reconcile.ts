@@ -17,9 +17,10 @@ import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } fr
 import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { errorMessage } from "@/lib/log/error-message";
+import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 
-const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json]";
-const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to"]);
+const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json] [--locale en|es-AR]";
+const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to", "--locale"]);
 const BOOLEAN_FLAGS = new Set(["--json", "--live", "--test"]);
 
 class UsageError extends Error {}
@@ -45,23 +46,23 @@ function parseArgs(args: string[]): { file?: string; flags: Map<string, string |
 const write = (text: string) => new Promise<void>((resolve) => (process.stdout.write(text) ? resolve() : process.stdout.once("drain", () => resolve())));
 
 /** Prints an order-level (lab) run as before: one line per mismatch and the summary, or the --json shape. */
-async function printLabRun(client: Db, runId: string, json: boolean): Promise<void> {
+async function printLabRun(client: Db, runId: string, json: boolean, view: CliReasons): Promise<void> {
   const run = await client.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
   const overcredited = JSON.parse(run.overcredited) as Record<string, number>;
   if (json) await write(`{"runId":${JSON.stringify(runId)},"format":"lab","scope":${JSON.stringify({ provider: run.provider, account: run.account, livemode: run.livemode })},"rowCount":${run.rowCount},"orderCount":${run.orderCount},"mismatches":[`);
   for (let skip = 0, first = true; ; skip += 1_000) {
     const page = await labMismatches(client, runId, { skip, take: 1_000 });
     for (const mismatch of page) {
-      await write(json ? `${first ? "" : ","}\n${JSON.stringify(mismatch)}` : `${formatLabMismatch(mismatch)}\n`);
+      await write(json ? `${first ? "" : ","}\n${JSON.stringify(mismatch)}` : `${formatLabMismatch(mismatch, view)}\n`);
       first = false;
     }
     if (page.length < 1_000) break;
   }
-  await write(json ? `],"overcredited":${JSON.stringify(overcredited)}}\n` : `${formatLabSummary({ ...run, overcredited })}\n`);
+  await write(json ? `],"overcredited":${JSON.stringify(overcredited)}}\n` : `${formatLabSummary({ ...run, overcredited }, view)}\n`);
 }
 
 /** Prints a payment-level run: one line per mismatch, the totals per currency and the summary; --json streams the same. */
-async function printPaymentRun(client: Db, runId: string, json: boolean): Promise<void> {
+async function printPaymentRun(client: Db, runId: string, json: boolean, view: CliReasons): Promise<void> {
   const summary = (await runSummary(client, runId))!;
   if (json) {
     const head = { runId, format: summary.format, scope: summary.scope, period: summary.period, rowCount: summary.progress.rows, mismatchCount: summary.mismatchCount, totals: summary.totals, payouts: summary.payouts };
@@ -74,7 +75,7 @@ async function printPaymentRun(client: Db, runId: string, json: boolean): Promis
     await write("]}\n");
     return;
   }
-  for await (const mismatch of allMismatches(client, runId)) await write(`${formatMismatchLine(mismatch)}\n`);
+  for await (const mismatch of allMismatches(client, runId)) await write(`${formatMismatchLine(mismatch, view)}\n`);
   for (const line of formatTotalsLines(summary.totals)) await write(`${line}\n`);
   await write(`${formatRunLine(summary)}\n`);
 }
@@ -123,6 +124,12 @@ async function main(): Promise<number> {
     return 2;
   }
   const json = flags.has("--json");
+  const locale = cliLocale(process.argv.slice(2), process.env);
+  if (typeof locale !== "string") {
+    console.error(`reconcile: ${locale.error}\n${USAGE}`);
+    return 2;
+  }
+  const view = cliReasons(locale);
   const value = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
   try {
     const forced = value("--format") ? parseFormat(value("--format")!) : undefined;
@@ -149,8 +156,8 @@ async function main(): Promise<number> {
       return 2;
     }
     await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: `${file}: ${outcome.mismatchCount} mismatches (npm run reconcile)` });
-    if (format === "lab") await printLabRun(client, runId, json);
-    else await printPaymentRun(client, runId, json);
+    if (format === "lab") await printLabRun(client, runId, json, view);
+    else await printPaymentRun(client, runId, json, view);
     return outcome.mismatchCount === 0 ? 0 : 1;
   } catch (error) {
     if (error instanceof SettlementCsvError || error instanceof ScopeError) {

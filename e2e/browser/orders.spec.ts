@@ -40,8 +40,10 @@ test("ord_1045's timeline shows the 409 dead letter, the approval, then the appl
     ["evt_0004", "200", "applied"],
     ["evt_0005", "200", "applied"],
   ]);
-  await expect(rows.nth(0)).toContainText("no transition from created on payment.refunded for order ord_1045");
-  await expect(rows.nth(2)).toContainText("paid -> refunded; dead letter resolved");
+  // Reasons read with money formatted as the header shows it (ARS 15,000.00), never 1500000 minor units.
+  await expect(rows.nth(0)).toContainText("order ord_1045 (created) cannot be refunded: payment pay_0004 was never credited");
+  await expect(rows.nth(1).getByTestId("reason")).toHaveText(/^credited ARS\s15,000\.00; order ord_1045 created → paid$/);
+  await expect(rows.nth(2).getByTestId("reason")).toHaveText(/^refunded ARS\s15,000\.00 \(total ARS\s15,000\.00\); order ord_1045 paid → refunded; dead letter resolved$/);
   const ledger = page.getByTestId("ledger").locator("tbody tr");
   await expect(ledger).toHaveCount(2);
   await expect(ledger.nth(0)).toContainText("credit:lab:lab:live:pay_0004");

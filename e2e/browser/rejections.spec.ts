@@ -25,6 +25,6 @@ test("decision log: the last 24 hours' refusals before a valid signature, per en
   const summary = page.getByTestId("rejection-summary");
   await expect(summary.locator("summary")).toContainText("Refused before a valid signature (last 24 hours):");
   await summary.locator("summary").click();
-  const row = summary.locator("tbody tr", { hasText: "signature_missing" }).filter({ has: page.locator("td", { hasText: /^lab$/ }) });
-  await expect(row.locator("td")).toHaveText(["lab", "signature_missing", "401", String(before + 7)]);
+  const row = summary.locator("tbody tr", { has: page.locator('[data-rejection="signature_missing"]') }).filter({ has: page.locator("td", { hasText: /^lab$/ }) });
+  await expect(row.locator("td")).toHaveText(["lab", "signature missing", "401", String(before + 7)]);
 });

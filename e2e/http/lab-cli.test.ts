@@ -60,18 +60,20 @@ test("npm run lab against a real server: the five scenarios, 0 mismatches, and t
   ]);
   // The replay is signed 259200 s before it is sent; the receiver's clock may tick a second on the way.
   assert.ok(run.lines.some((line) => /timestamp outside tolerance: 25920[0-2] s \(max 300\)$/.test(line)), run.lines.join("\n"));
-  assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: 0 ARS"), run.lines.join("\n"));
+  assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: ARS 0.00"), run.lines.join("\n"));
   const table = run.lines.slice(run.lines.findIndex((line) => line.startsWith("receiver"))).filter(Boolean).map((line) => line.split(/\s{2,}/));
   assert.deepEqual(table.slice(1), [
-    ["naive", "1,2,3,4,5", "5 of 5", "11550000 ARS"],
-    ["look-up-then-mark", "1,2", "1 of 2", "1850000 ARS"],
-    ["hardened (Acredita)", "1,2,3,4,5", "0 of 5", "0 ARS"],
+    // Over-credited money formatted by currency, never bare minor units (11550000 ARS).
+    ["naive", "1,2,3,4,5", "5 of 5", "ARS 115,500.00"],
+    ["look-up-then-mark", "1,2", "1 of 2", "ARS 18,500.00"],
+    ["hardened (Acredita)", "1,2,3,4,5", "0 of 5", "ARS 0.00"],
   ]);
 });
 
-test("running the lab again changes nothing: every event is a duplicate or rejected, still 0 mismatches", () => {
-  const run = lab();
+test("running the lab again changes nothing: every event is a duplicate or rejected, still 0 mismatches (here printed in es-AR: --locale)", () => {
+  const run = lab("--locale", "es-AR");
   assert.equal(run.code, 0, run.stderr);
+  assert.ok(run.lines.includes("0 diferencias en 5 filas de liquidación y 5 órdenes; acreditado de más: $ 0,00"), run.lines.join("\n"));
   const outcomes = deliveries(run.lines).map(([, status, outcome]) => `${status} ${outcome}`);
   assert.deepEqual(outcomes, ["200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "401 rejected", "200 duplicate", "200 duplicate", "401 rejected"]);
 });
@@ -88,5 +90,5 @@ test("after Stripe's and Yolfi's payments on the same server, the lab's reconcil
   }
   const run = lab();
   assert.equal(run.code, 0, `${run.lines.join("\n")}\n${run.stderr}`);
-  assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: 0 ARS"), run.lines.join("\n"));
+  assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: ARS 0.00"), run.lines.join("\n"));
 });

@@ -35,7 +35,7 @@ test("npm run lab in inbox mode: every provider delivery is accepted once stored
     ["evt_0004", "200", "accepted"],
     ["evt_0003", "401", "rejected"],
   ]);
-  assert.ok(lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: 0 ARS"), result.stdout);
+  assert.ok(lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: ARS 0.00"), result.stdout);
 
   const auth = { authorization: `Bearer ${TOKEN}` };
   const refunded = await (await fetch(`${server.url}/api/orders/ord_1045`, { headers: auth })).json();

@@ -2,6 +2,7 @@ import type { SqlSession } from "@/lib/db/driver";
 import { decideDispute, decidePayment, decideRefund, decideRefundFailed, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
 import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
 import { ConcurrentChange } from "@/lib/core/failures";
+import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { bookCredit, bookEntry, bookRefund, entryExists, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundsOf } from "@/lib/ledger/bookings";
 import { disputeKey, refundFailedKey, type PaymentScope } from "@/lib/ledger/business-keys";
 import { orderByCheckoutSession, orderById, touchOrder, transitionOrder } from "@/lib/orders/transition-order";
@@ -20,6 +21,8 @@ export interface EffectSource extends PaymentScope {
 export interface EffectOutcome {
   outcome: "applied" | "duplicate" | "ignored";
   reason: string;
+  /** The reason's code and parameters (lib/reasons/reason-codes.ts). */
+  reasonRef?: ReasonRef;
   orderId?: string;
   /** The order transition this effect made, when it made one (e.g. created -> paid). */
   transition?: { from: string; to: string };
@@ -51,22 +54,22 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
     case "fail":
       throw decision.failure;
     case "ignore":
-      return { outcome: "ignored", reason: decision.reason, orderId: decision.orderId };
+      return { outcome: "ignored", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "duplicate":
-      return { outcome: "duplicate", reason: decision.reason, orderId: decision.orderId };
+      return { outcome: "duplicate", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "extra_charge":
       booked(await recordExtraCharge(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `extra charge ${paymentKey}`);
       await touchOrder(tx, decision.orderId, now);
-      return { outcome: "applied", reason: decision.reason, orderId: decision.orderId };
+      return { outcome: "applied", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "note_extra_refund":
       await noteExtraChargeRefunded(tx, extraChargeId!, source.eventId);
-      return { outcome: "applied", reason: decision.reason, orderId: decision.orderId };
+      return { outcome: "applied", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "credit":
       booked(await bookCredit(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `credit of ${paymentKey}`);
       await guardedTransition(tx, order!, decision.to, now);
       return {
         outcome: "applied",
-        reason: decision.reason,
+        reason: decision.reason, reasonRef: decision.reasonRef,
         orderId: decision.orderId,
         transition: { from: decision.from, to: decision.to },
         credit: { paymentKey, amount: decision.amount, currency: decision.currency },
@@ -77,13 +80,13 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
         `refund of ${paymentKey}`,
       );
       await guardedTransition(tx, order!, decision.to, now, { refundedAmount: order!.refundedAmount + decision.delta });
-      return { outcome: "applied", reason: decision.reason, orderId: decision.orderId, transition: { from: decision.from, to: decision.to } };
+      return { outcome: "applied", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId, transition: { from: decision.from, to: decision.to } };
     case "book_and_move":
       if (decision.entry) booked(await bookEntry(tx, source, { ...decision.entry, orderId: decision.orderId, paymentKey }, now), decision.entry.businessKey);
       await guardedTransition(tx, order!, decision.to, now, decision.changes);
       return {
         outcome: "applied",
-        reason: decision.reason,
+        reason: decision.reason, reasonRef: decision.reasonRef,
         orderId: decision.orderId,
         ...(decision.from !== decision.to ? { transition: { from: decision.from, to: decision.to } } : {}),
       };
@@ -139,9 +142,9 @@ export async function applyEffect(tx: SqlSession, source: EffectSource, effect: 
     }
     case "payment_failed": {
       const order = await findOrder(tx, effect.orderRef);
-      return { outcome: "ignored", reason: `payment failure of ${effect.paymentKey} recorded; a later success still applies`, orderId: order?.id ?? effect.orderRef.orderId };
+      return { outcome: "ignored", ...because("payment_failure_recorded", { paymentKey: effect.paymentKey }), orderId: order?.id ?? effect.orderRef.orderId };
     }
     case "record_only":
-      return { outcome: "ignored", reason: effect.reason };
+      return { outcome: "ignored", reason: effect.reason, reasonRef: effect.reasonRef };
   }
 }

@@ -9,6 +9,7 @@ import type { EventKey } from "@/lib/core/event-key";
 import { wakeParkedEvents } from "@/lib/core/parked-events";
 import { queueFulfilment } from "@/lib/outbox/fulfilment-message";
 import { crashAt } from "@/lib/test-hooks/crash-point";
+import { because, followedBy, reasonRef } from "@/lib/reasons/reason-codes";
 import type { EndpointScope, NormalizedEvent, ProcessResult } from "@/lib/core/effect";
 
 /** A stored event (its WebhookEvent row already written or claimed in this transaction) ready to apply. */
@@ -48,18 +49,18 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
   const { event, endpoint, key } = stored;
   // Anyone can sign with a public demo secret: what one stored while a demo ran never moves money in production.
   if (stored.secretLabel?.endsWith(DEMO_SECRET_LABEL_SUFFIX) && runMode() !== "demo") {
-    throw new ApplyFailure("demo_secret", `event ${event.eventId} was signed with a public demo secret (${stored.secretLabel}) and is never applied outside demo mode`, "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
+    throw new ApplyFailure("demo_secret", because("demo_secret", { eventId: event.eventId, secretLabel: stored.secretLabel }), "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
   }
   const effect: EffectOutcome =
     event.livemode !== endpoint.livemode
-      ? { outcome: "ignored", reason: `${event.livemode ? "live" : "test"} event on a ${endpoint.livemode ? "live" : "test"} endpoint: stored, no effect` }
+      ? { outcome: "ignored", ...because("live_test_endpoint", { eventMode: event.livemode ? "live" : "test", endpointMode: endpoint.livemode ? "live" : "test" }) }
       : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect, now);
   const orderId = effect.orderId ?? ("orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
   await tx.run(
     `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "dueAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
     [effect.outcome === "ignored" ? "ignored" : "processed", now, orderId ?? null, stored.rowId],
   );
-  const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, `applied on a later attempt (${effect.outcome})`, now);
+  const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, because("applied_later", { outcome: effect.outcome }), now);
 
   let wokenEvents = 0;
   let outboxMessageId: string | undefined;
@@ -71,7 +72,9 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
     }
   }
 
-  const reason = resolved > 0 ? `${effect.reason}; dead letter resolved` : effect.reason;
+  const said = effect.reasonRef ? { reason: effect.reason, reasonRef: effect.reasonRef } : undefined;
+  const { reason, reasonRef: ref } =
+    resolved === 0 ? { reason: effect.reason, reasonRef: effect.reasonRef } : said ? followedBy(said, reasonRef("dead_letter_resolved", {})) : { reason: `${effect.reason}; dead letter resolved`, reasonRef: undefined };
   const decision = decisionRow({
     provider: endpoint.provider,
     endpoint: endpoint.name,
@@ -82,6 +85,7 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
     outcome: effect.outcome,
     httpStatus: stored.httpStatus,
     reason,
+    reasonRef: ref,
     secretLabel: stored.secretLabel ?? null,
     source: stored.source,
   });
@@ -93,7 +97,7 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
     logDecision(decision);
   }
   crashAt("before-commit");
-  return { httpStatus: 200, outcome: effect.outcome, reason, orderId: effect.orderId, wokenEvents, outboxMessageId };
+  return { httpStatus: 200, outcome: effect.outcome, reason, reasonRef: ref, orderId: effect.orderId, wokenEvents, outboxMessageId };
 }
 
 /** Wakes this process's workers for what an applied event left behind (parked events now due, a message to send). */

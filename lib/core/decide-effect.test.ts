@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { reasonText } from "@/lib/reasons/reason-codes";
 import { decideDispute, decidePayment, decideRefund, decideRefundFailed, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
 
 const created: OrderFacts = { id: "ord_1", status: "created", amount: 1_500, currency: "USD", refundedAmount: 0, disputedAmount: 0, livemode: false };
@@ -10,6 +11,14 @@ const payment = (over: Partial<{ amount: number | null | "missing"; currency: st
   ({ kind: "payment", paymentKey: "pay_1", orderRef: { orderId: "ord_1" }, amount: 1_500, currency: "USD", ...over }) as const;
 const refund = (refundedTotal: number | null, currency: string | null = "USD") => ({ kind: "refund", paymentKey: "pay_1", orderRef: { orderId: "ord_1" }, refundedTotal, currency }) as const;
 
+/** The decision without its reason code, after checking that its sentence is the code's English text. */
+function plain(decision: EffectDecision): unknown {
+  if (decision.kind === "fail") return decision;
+  assert.equal(reasonText(decision.reasonRef), decision.reason);
+  const { reasonRef: _code, ...rest } = decision;
+  return rest;
+}
+
 function failure(decision: EffectDecision): [string, string] {
   assert.equal(decision.kind, "fail");
   return decision.kind === "fail" ? [decision.failure.category, decision.failure.reason] : ["", ""];
@@ -19,7 +28,7 @@ describe("decidePayment", () => {
   const none = { creditedBy: null, extraChargeRecorded: false };
 
   test("a payment of the order's price credits it and moves created -> paid", () => {
-    assert.deepEqual(decidePayment(lab, payment(), { order: created, ...none }), {
+    assert.deepEqual(plain(decidePayment(lab, payment(), { order: created, ...none })), {
       kind: "credit",
       reason: "credited 1500 USD; order ord_1 created -> paid",
       orderId: "ord_1",
@@ -30,12 +39,24 @@ describe("decidePayment", () => {
     });
   });
 
+  test("a credit's reason is a code with the amount and its currency, the statuses and the order", () => {
+    const decision = decidePayment(lab, payment(), { order: created, ...none });
+    assert.equal(decision.kind, "credit");
+    if (decision.kind !== "credit") return;
+    assert.deepEqual(decision.reasonRef, { code: "credited", params: { amount: { amount: 1_500, currency: "USD" }, orderId: "ord_1", from: "created", to: "paid" } });
+    const failed = decidePayment(lab, payment({ amount: 1_499 }), { order: created, ...none });
+    assert.deepEqual(failed.kind === "fail" ? failed.failure.reasonRef : undefined, {
+      code: "amount_mismatch_payment",
+      params: { orderId: "ord_1", paid: { amount: 1_499, currency: "USD" }, expected: { amount: 1_500, currency: "USD" } },
+    });
+  });
+
   test("a payment already credited in its scope is a duplicate naming the crediting event", () => {
-    assert.deepEqual(decidePayment(lab, payment(), { order: paid, creditedBy: "evt_9", extraChargeRecorded: false }), { kind: "duplicate", reason: "payment pay_1 already credited by event evt_9", orderId: "ord_1" });
+    assert.deepEqual(plain(decidePayment(lab, payment(), { order: paid, creditedBy: "evt_9", extraChargeRecorded: false })), { kind: "duplicate", reason: "payment pay_1 already credited by event evt_9", orderId: "ord_1" });
   });
 
   test("a second payment of a paid order is an extra charge at its own amount, never a credit, once", () => {
-    assert.deepEqual(decidePayment(lab, payment({ amount: 900, currency: "usd" }), { order: paid, ...none }), {
+    assert.deepEqual(plain(decidePayment(lab, payment({ amount: 900, currency: "usd" }), { order: paid, ...none })), {
       kind: "extra_charge",
       reason: "order already paid: payment pay_1 recorded as an extra charge for review, not credited",
       orderId: "ord_1",
@@ -63,7 +84,7 @@ describe("decidePayment", () => {
   });
 
   test("a live event never touches a test order", () => {
-    assert.deepEqual(decidePayment({ provider: "lab", livemode: true }, payment(), { order: created, ...none }), { kind: "ignore", reason: "live event does not touch test order ord_1", orderId: "ord_1" });
+    assert.deepEqual(plain(decidePayment({ provider: "lab", livemode: true }, payment(), { order: created, ...none })), { kind: "ignore", reason: "live event does not touch test order ord_1", orderId: "ord_1" });
   });
 
   test("a refunded order has no transition on a new payment (retryable transition failure)", () => {
@@ -75,7 +96,7 @@ describe("decideRefund", () => {
   const credit = { amount: 1_500, currency: "USD" };
 
   test("a partial refund keeps the order paid; the rest completes it and moves paid -> refunded", () => {
-    assert.deepEqual(decideRefund(lab, refund(500), { order: paid, credit, alreadyRefunded: 0, extraChargeRecorded: false }), {
+    assert.deepEqual(plain(decideRefund(lab, refund(500), { order: paid, credit, alreadyRefunded: 0, extraChargeRecorded: false })), {
       kind: "refund",
       reason: "refunded 500 USD (total 500); order ord_1 paid -> paid",
       orderId: "ord_1",
@@ -93,7 +114,7 @@ describe("decideRefund", () => {
   });
 
   test("absolute totals: a replayed or older partial refund is a duplicate", () => {
-    assert.deepEqual(decideRefund(lab, refund(500), { order: paid, credit, alreadyRefunded: 700, extraChargeRecorded: false }), {
+    assert.deepEqual(plain(decideRefund(lab, refund(500), { order: paid, credit, alreadyRefunded: 700, extraChargeRecorded: false })), {
       kind: "duplicate",
       reason: "refund total 500 of payment pay_1 already recorded (refunded 700)",
       orderId: "ord_1",
@@ -128,7 +149,7 @@ describe("decideRefundFailed and decideDispute", () => {
     ({ kind: "dispute", paymentKey: "pi_1", orderRef: {}, disputeId: "dp_1", phase, amount, currency: "usd" }) as const;
 
   test("a failed refund is booked back under its refund id and lowers the refunded total", () => {
-    assert.deepEqual(decideRefundFailed(scope, failedRefund(1_500), { order: refunded, credit, alreadyRefunded: 1_500, reversed: false }), {
+    assert.deepEqual(plain(decideRefundFailed(scope, failedRefund(1_500), { order: refunded, credit, alreadyRefunded: 1_500, reversed: false })), {
       kind: "book_and_move",
       reason: "refund re_1 failed: 1500 USD booked back (refunded 0); order ord_1 refunded -> paid",
       orderId: "ord_1",

@@ -3,6 +3,7 @@ import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
 import { disputeKey, refundFailedKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
 import type { OrderRow } from "@/lib/orders/transition-order";
 import { nextStatus, type OrderStatus, type OrderTrigger } from "@/lib/orders/transitions";
+import { because, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** The order as a decision needs it: the row the apply reads (amounts in minor units of `currency`). */
 export type OrderFacts = OrderRow;
@@ -26,15 +27,16 @@ export interface DecisionSource {
  */
 export type EffectDecision =
   | { kind: "fail"; failure: ApplyFailure }
-  | { kind: "ignore"; reason: string; orderId?: string }
-  | { kind: "duplicate"; reason: string; orderId: string }
-  | { kind: "extra_charge"; reason: string; orderId: string; amount: number; currency: string }
-  | { kind: "note_extra_refund"; reason: string; orderId: string }
-  | { kind: "credit"; reason: string; orderId: string; amount: number; currency: string; from: string; to: OrderStatus }
-  | { kind: "refund"; reason: string; orderId: string; delta: number; refundedTotal: number; full: boolean; failedBefore: number; currency: string; from: string; to: OrderStatus }
+  | ({ kind: "ignore"; orderId?: string } & Because)
+  | ({ kind: "duplicate"; orderId: string } & Because)
+  | ({ kind: "extra_charge"; orderId: string; amount: number; currency: string } & Because)
+  | ({ kind: "note_extra_refund"; orderId: string } & Because)
+  | ({ kind: "credit"; orderId: string; amount: number; currency: string; from: string; to: OrderStatus } & Because)
+  | ({ kind: "refund"; orderId: string; delta: number; refundedTotal: number; full: boolean; failedBefore: number; currency: string; from: string; to: OrderStatus } & Because)
   | {
       kind: "book_and_move";
       reason: string;
+      reasonRef: ReasonRef;
       orderId: string;
       entry?: { businessKey: string; kind: LedgerKind; amount: number; currency: string };
       from: string;
@@ -45,17 +47,21 @@ export type EffectDecision =
 /** Providers whose every payment carries a signed amount and currency (Stripe sessions and intents). */
 const ALWAYS_SIGNS_AMOUNT: ReadonlySet<ProviderName> = new Set(["stripe"]);
 
-/** A readable name for how an event points at its order. */
-export function describeOrderRef(ref: OrderRef): string {
-  return ref.orderId ?? (ref.checkoutSessionId ? `checkout session ${ref.checkoutSessionId}` : "(none)");
+/** The reason for an order that is not found: by id, by checkout session, or by neither. */
+function unknownOrder(ref: OrderRef): Because {
+  if (ref.orderId === undefined && ref.checkoutSessionId) return because("unknown_checkout_session", { sessionId: ref.checkoutSessionId });
+  return because("unknown_order", { orderId: ref.orderId ?? "(none)" });
 }
+
+const money = (amount: number, currency: string): Money => ({ amount, currency });
+const mode = (livemode: boolean) => (livemode ? "live" : "test");
 
 function scopeMismatch(source: DecisionSource, order: OrderFacts): EffectDecision | undefined {
   if (order.livemode === source.livemode) return undefined;
-  return { kind: "ignore", reason: `${source.livemode ? "live" : "test"} event does not touch ${order.livemode ? "live" : "test"} order ${order.id}`, orderId: order.id };
+  return { kind: "ignore", ...because("live_test_scope", { eventMode: mode(source.livemode), orderMode: mode(order.livemode), orderId: order.id }), orderId: order.id };
 }
 
-function fail(category: ConstructorParameters<typeof ApplyFailure>[0], reason: string, orderId?: string): EffectDecision {
+function fail(category: ConstructorParameters<typeof ApplyFailure>[0], reason: Because, orderId?: string): EffectDecision {
   return { kind: "fail", failure: new ApplyFailure(category, reason, orderId) };
 }
 
@@ -73,32 +79,32 @@ export function decidePayment(
   facts: { order: OrderFacts | null; creditedBy: string | null; extraChargeRecorded: boolean },
 ): EffectDecision {
   const { order } = facts;
-  if (!order) return fail("unknown_order", `unknown order ${describeOrderRef(effect.orderRef)}`, effect.orderRef.orderId);
+  if (!order) return fail("unknown_order", unknownOrder(effect.orderRef), effect.orderRef.orderId);
   const other = scopeMismatch(source, order);
   if (other) return other;
   if (effect.amount === "missing" || (ALWAYS_SIGNS_AMOUNT.has(source.provider) && (effect.amount === null || effect.currency === null))) {
-    return fail("amount_missing", `payment ${effect.paymentKey} for order ${order.id} carries no amount, though ${source.provider} always sends one: not credited at the order's price`, order.id);
+    return fail("amount_missing", because("amount_missing", { paymentKey: effect.paymentKey, orderId: order.id, provider: source.provider }), order.id);
   }
-  if (facts.creditedBy !== null) return { kind: "duplicate", reason: `payment ${effect.paymentKey} already credited by event ${facts.creditedBy}`, orderId: order.id };
+  if (facts.creditedBy !== null) return { kind: "duplicate", ...because("already_credited", { paymentKey: effect.paymentKey, eventId: facts.creditedBy }), orderId: order.id };
   if (order.status === "paid") {
-    if (facts.extraChargeRecorded) return { kind: "duplicate", reason: `extra charge ${effect.paymentKey} already recorded`, orderId: order.id };
+    if (facts.extraChargeRecorded) return { kind: "duplicate", ...because("extra_charge_duplicate", { paymentKey: effect.paymentKey }), orderId: order.id };
     return {
       kind: "extra_charge",
-      reason: `order already paid: payment ${effect.paymentKey} recorded as an extra charge for review, not credited`,
+      ...because("extra_charge", { paymentKey: effect.paymentKey, amount: money(effect.amount ?? order.amount, effect.currency ?? order.currency) }),
       orderId: order.id,
       amount: effect.amount ?? order.amount,
       currency: effect.currency ?? order.currency,
     };
   }
   const to = nextStatus(order.status, "payment.approved");
-  if (!to) return fail("transition", `no transition from ${order.status} on payment.approved for order ${order.id}`, order.id);
+  if (!to) return fail("transition", because("no_transition", { from: order.status, trigger: "payment.approved", orderId: order.id }), order.id);
   if (effect.currency !== null && effect.currency.toUpperCase() !== order.currency.toUpperCase()) {
-    return fail("currency_mismatch", `currency mismatch for order ${order.id}: payment ${effect.currency.toUpperCase()}, order ${order.currency}`, order.id);
+    return fail("currency_mismatch", because("currency_mismatch_payment", { orderId: order.id, paid: effect.currency.toUpperCase(), expected: order.currency }), order.id);
   }
   if (effect.amount !== null && effect.amount !== order.amount) {
-    return fail("amount_mismatch", `amount mismatch for order ${order.id}: payment ${effect.amount}, order ${order.amount} (${order.currency} minor units)`, order.id);
+    return fail("amount_mismatch", because("amount_mismatch_payment", { orderId: order.id, paid: money(effect.amount, order.currency), expected: money(order.amount, order.currency) }), order.id);
   }
-  return { kind: "credit", reason: `credited ${order.amount} ${order.currency}; order ${order.id} ${order.status} -> ${to}`, orderId: order.id, amount: order.amount, currency: order.currency, from: order.status, to };
+  return { kind: "credit", ...because("credited", { amount: money(order.amount, order.currency), orderId: order.id, from: order.status, to }), orderId: order.id, amount: order.amount, currency: order.currency, from: order.status, to };
 }
 
 /**
@@ -115,31 +121,31 @@ export function decideRefund(
   facts: { order: OrderFacts | null; credit: { amount: number; currency: string } | null; alreadyRefunded: number; failedRefunds?: number; extraChargeRecorded: boolean },
 ): EffectDecision {
   const { order, credit } = facts;
-  if (!order) return fail("unknown_order", `unknown order ${describeOrderRef(effect.orderRef)}`, effect.orderRef.orderId);
+  if (!order) return fail("unknown_order", unknownOrder(effect.orderRef), effect.orderRef.orderId);
   const other = scopeMismatch(source, order);
   if (other) return other;
   if (!credit) {
-    if (facts.extraChargeRecorded) return { kind: "note_extra_refund", reason: `refund of extra charge ${effect.paymentKey} recorded; order unchanged`, orderId: order.id };
-    return fail("transition", `no transition from ${order.status} on payment.refunded for order ${order.id}: payment ${effect.paymentKey} was never credited`, order.id);
+    if (facts.extraChargeRecorded) return { kind: "note_extra_refund", ...because("extra_refund_noted", { paymentKey: effect.paymentKey }), orderId: order.id };
+    return fail("transition", because("refund_not_credited", { from: order.status, orderId: order.id, paymentKey: effect.paymentKey }), order.id);
   }
   const refundedTotal = effect.refundedTotal ?? credit.amount;
   if (effect.currency !== null && effect.currency.toUpperCase() !== credit.currency.toUpperCase()) {
-    return fail("currency_mismatch", `currency mismatch for refund of order ${order.id}: refund ${effect.currency.toUpperCase()}, payment ${credit.currency}`, order.id);
+    return fail("currency_mismatch", because("currency_mismatch_refund", { orderId: order.id, refund: effect.currency.toUpperCase(), payment: credit.currency }), order.id);
   }
   if (refundedTotal > credit.amount || refundedTotal <= 0) {
-    return fail("amount_mismatch", `refund total ${refundedTotal} is outside 1..${credit.amount} for order ${order.id}`, order.id);
+    return fail("amount_mismatch", because("refund_out_of_range", { total: money(refundedTotal, credit.currency), max: money(credit.amount, credit.currency), orderId: order.id }), order.id);
   }
   if (refundedTotal <= facts.alreadyRefunded) {
-    return { kind: "duplicate", reason: `refund total ${refundedTotal} of payment ${effect.paymentKey} already recorded (refunded ${facts.alreadyRefunded})`, orderId: order.id };
+    return { kind: "duplicate", ...because("refund_duplicate", { total: money(refundedTotal, credit.currency), paymentKey: effect.paymentKey, refunded: money(facts.alreadyRefunded, credit.currency) }), orderId: order.id };
   }
   const full = refundedTotal === credit.amount;
   const trigger: OrderTrigger = full ? "payment.refunded" : "payment.partially_refunded";
   const to = nextStatus(order.status, trigger);
-  if (!to) return fail("transition", `no transition from ${order.status} on ${trigger} for order ${order.id}`, order.id);
+  if (!to) return fail("transition", because("no_transition", { from: order.status, trigger, orderId: order.id }), order.id);
   const delta = refundedTotal - facts.alreadyRefunded;
   return {
     kind: "refund",
-    reason: `refunded ${delta} ${credit.currency} (total ${refundedTotal}); order ${order.id} ${order.status} -> ${to}`,
+    ...because("refunded", { amount: money(delta, credit.currency), total: money(refundedTotal, credit.currency), orderId: order.id, from: order.status, to }),
     orderId: order.id,
     delta,
     refundedTotal,
@@ -159,21 +165,21 @@ type CreditedFacts = { order: OrderFacts | null; credit: { amount: number; curre
  * payment was credited (else the event waits for it: retryable), the currency is the credit's and the
  * amount is 1..credit. Returns a decision to stop at, or the order and credit to go on with.
  */
-function creditedPayment(source: DecisionSource, effect: { paymentKey: string; orderRef: OrderRef; amount: number; currency: string }, facts: CreditedFacts, what: string): EffectDecision | { order: OrderFacts; credit: { amount: number; currency: string } } {
+function creditedPayment(source: DecisionSource, effect: { paymentKey: string; orderRef: OrderRef; amount: number; currency: string }, facts: CreditedFacts, what: "failed_refund" | "dispute"): EffectDecision | { order: OrderFacts; credit: { amount: number; currency: string } } {
   const { order, credit } = facts;
-  if (!order) return fail("unknown_order", `unknown order ${describeOrderRef(effect.orderRef)}`, effect.orderRef.orderId);
+  if (!order) return fail("unknown_order", unknownOrder(effect.orderRef), effect.orderRef.orderId);
   const other = scopeMismatch(source, order);
   if (other) return other;
-  if (!credit) return fail("transition", `${what} of payment ${effect.paymentKey} for order ${order.id}, which was never credited: waiting for its credit`, order.id);
+  if (!credit) return fail("transition", because("waiting_for_credit", { what, paymentKey: effect.paymentKey, orderId: order.id }), order.id);
   if (effect.currency.toUpperCase() !== credit.currency.toUpperCase()) {
-    return fail("currency_mismatch", `currency mismatch for ${what} of order ${order.id}: ${effect.currency.toUpperCase()}, payment ${credit.currency}`, order.id);
+    return fail("currency_mismatch", because("currency_mismatch_other", { what, orderId: order.id, got: effect.currency.toUpperCase(), payment: credit.currency }), order.id);
   }
-  if (effect.amount <= 0 || effect.amount > credit.amount) return fail("amount_mismatch", `${what} amount ${effect.amount} is outside 1..${credit.amount} for order ${order.id}`, order.id);
+  if (effect.amount <= 0 || effect.amount > credit.amount) return fail("amount_mismatch", because("amount_out_of_range", { what, amount: money(effect.amount, credit.currency), max: money(credit.amount, credit.currency), orderId: order.id }), order.id);
   return { order, credit };
 }
 
 function moveOrFail(order: OrderFacts, trigger: OrderTrigger): OrderStatus | EffectDecision {
-  return nextStatus(order.status, trigger) ?? fail("transition", `no transition from ${order.status} on ${trigger} for order ${order.id}`, order.id);
+  return nextStatus(order.status, trigger) ?? fail("transition", because("no_transition", { from: order.status, trigger, orderId: order.id }), order.id);
 }
 
 /**
@@ -183,18 +189,18 @@ function moveOrFail(order: OrderFacts, trigger: OrderTrigger): OrderStatus | Eff
  * charge.refunded still to come) waits (retryable). Takes whether this refund id was already reversed.
  */
 export function decideRefundFailed(source: DecisionSource & PaymentScope, effect: Extract<Effect, { kind: "refund_failed" }>, facts: CreditedFacts & { alreadyRefunded: number; reversed: boolean }): EffectDecision {
-  const checked = creditedPayment(source, effect, facts, "failed refund");
+  const checked = creditedPayment(source, effect, facts, "failed_refund");
   if ("kind" in checked) return checked;
   const { order, credit } = checked;
-  if (facts.reversed) return { kind: "duplicate", reason: `failed refund ${effect.refundId} of payment ${effect.paymentKey} already booked back`, orderId: order.id };
+  if (facts.reversed) return { kind: "duplicate", ...because("refund_failed_duplicate", { refundId: effect.refundId, paymentKey: effect.paymentKey }), orderId: order.id };
   if (effect.amount > facts.alreadyRefunded) {
-    return fail("transition", `refund ${effect.refundId} of ${effect.amount} failed, but only ${facts.alreadyRefunded} of payment ${effect.paymentKey} is booked as refunded: waiting for the refund`, order.id);
+    return fail("transition", because("refund_failed_waiting", { refundId: effect.refundId, amount: money(effect.amount, credit.currency), refunded: money(facts.alreadyRefunded, credit.currency), paymentKey: effect.paymentKey }), order.id);
   }
   const to = moveOrFail(order, "refund.failed");
   if (typeof to !== "string") return to;
   return {
     kind: "book_and_move",
-    reason: `refund ${effect.refundId} failed: ${effect.amount} ${credit.currency} booked back (refunded ${facts.alreadyRefunded - effect.amount}); order ${order.id} ${order.status} -> ${to}`,
+    ...because("refund_failed_booked", { refundId: effect.refundId, amount: money(effect.amount, credit.currency), refunded: money(facts.alreadyRefunded - effect.amount, credit.currency), orderId: order.id, from: order.status, to }),
     orderId: order.id,
     entry: { businessKey: refundFailedKey(source, effect.paymentKey, effect.refundId), kind: "refund_failed", amount: effect.amount, currency: credit.currency },
     from: order.status,
@@ -214,21 +220,21 @@ export function decideDispute(source: DecisionSource & PaymentScope, effect: Ext
   const checked = creditedPayment(source, effect, facts, "dispute");
   if ("kind" in checked) return checked;
   const { order, credit } = checked;
-  const dispute = `dispute ${effect.disputeId}`;
+  const disputeId = effect.disputeId;
   const stay = { from: order.status, orderId: order.id } as const;
   switch (effect.phase) {
     case "opened": {
-      if (order.status === "disputed" || order.status === "dispute_lost") return { kind: "duplicate", reason: `${dispute} already open on order ${order.id} (${order.status})`, orderId: order.id };
+      if (order.status === "disputed" || order.status === "dispute_lost") return { kind: "duplicate", ...because("dispute_already_open", { disputeId, orderId: order.id, status: order.status }), orderId: order.id };
       const to = moveOrFail(order, "dispute.opened");
       if (typeof to !== "string") return to;
-      return { kind: "book_and_move", reason: `${dispute} opened for ${effect.amount} ${credit.currency}; order ${order.id} ${order.status} -> ${to}`, ...stay, to, changes: {} };
+      return { kind: "book_and_move", ...because("dispute_opened", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, from: order.status, to }), ...stay, to, changes: {} };
     }
     case "funds_withdrawn": {
-      if (facts.withdrawn) return { kind: "duplicate", reason: `${dispute} withdrawal already booked`, orderId: order.id };
+      if (facts.withdrawn) return { kind: "duplicate", ...because("dispute_withdrawal_duplicate", { disputeId }), orderId: order.id };
       const to: OrderStatus = order.status === "paid" ? "disputed" : (order.status as OrderStatus);
       return {
         kind: "book_and_move",
-        reason: `${dispute}: ${effect.amount} ${credit.currency} withdrawn; order ${order.id} ${order.status} -> ${to}`,
+        ...because("dispute_withdrawn", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, from: order.status, to }),
         ...stay,
         entry: { businessKey: disputeKey(source, effect.paymentKey, effect.disputeId, "withdrawn"), kind: "dispute_withdrawal", amount: -effect.amount, currency: credit.currency },
         to,
@@ -236,11 +242,11 @@ export function decideDispute(source: DecisionSource & PaymentScope, effect: Ext
       };
     }
     case "funds_reinstated": {
-      if (facts.reinstated) return { kind: "duplicate", reason: `${dispute} reinstatement already booked`, orderId: order.id };
-      if (!facts.withdrawn) return fail("transition", `${dispute} reinstates funds that were never booked as withdrawn for order ${order.id}: waiting for the withdrawal`, order.id);
+      if (facts.reinstated) return { kind: "duplicate", ...because("dispute_reinstatement_duplicate", { disputeId }), orderId: order.id };
+      if (!facts.withdrawn) return fail("transition", because("dispute_reinstate_waiting", { disputeId, orderId: order.id }), order.id);
       return {
         kind: "book_and_move",
-        reason: `${dispute}: ${effect.amount} ${credit.currency} reinstated; order ${order.id} stays ${order.status}`,
+        ...because("dispute_reinstated", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, status: order.status }),
         ...stay,
         entry: { businessKey: disputeKey(source, effect.paymentKey, effect.disputeId, "reinstated"), kind: "dispute_reinstatement", amount: effect.amount, currency: credit.currency },
         to: order.status as OrderStatus,
@@ -251,7 +257,7 @@ export function decideDispute(source: DecisionSource & PaymentScope, effect: Ext
     case "lost": {
       const to = moveOrFail(order, effect.phase === "won" ? "dispute.won" : "dispute.lost");
       if (typeof to !== "string") return to;
-      return { kind: "book_and_move", reason: `${dispute} ${effect.phase}; order ${order.id} ${order.status} -> ${to}`, ...stay, to, changes: {} };
+      return { kind: "book_and_move", ...because("dispute_closed", { disputeId, phase: effect.phase, orderId: order.id, from: order.status, to }), ...stay, to, changes: {} };
     }
   }
 }

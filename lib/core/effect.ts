@@ -1,3 +1,5 @@
+import type { ReasonRef } from "@/lib/reasons/reason-codes";
+
 /**
  * The core's vocabulary: what a verified event asks the core to do, independent of any provider.
  * Providers produce these (lib/providers); the core applies them and never imports a provider.
@@ -39,7 +41,7 @@ export type Effect =
   | { kind: "dispute"; paymentKey: string; orderRef: OrderRef; disputeId: string; phase: DisputePhase; amount: number; currency: string }
   | { kind: "refund_failed"; paymentKey: string; orderRef: OrderRef; refundId: string; amount: number; currency: string }
   | { kind: "payment_failed"; paymentKey: string; orderRef: OrderRef }
-  | { kind: "record_only"; reason: string };
+  | { kind: "record_only"; reason: string; reasonRef?: ReasonRef };
 
 /** A verified, schema-valid event reduced to what processing needs (stored as the inbox payload). */
 export interface NormalizedEvent {
@@ -66,6 +68,8 @@ export interface ProcessResult {
   httpStatus: number;
   outcome: DecisionOutcome;
   reason: string;
+  /** The reason's code and parameters, when its writer gave one (stored beside `reason`, never sent to the provider). */
+  reasonRef?: ReasonRef;
   orderId?: string;
   /** For a duplicate: the status of the stored event (received, processing, processed, ...). */
   eventStatus?: string;

@@ -1,3 +1,5 @@
+import type { Because, ReasonRef } from "@/lib/reasons/reason-codes";
+
 /** Why an event could not be applied; decides the HTTP status, the dead letter and whether a retry may help. */
 export type FailureCategory =
   | "transition"
@@ -59,12 +61,18 @@ export class ApplyFailure extends Error {
   readonly httpStatus: 409 | 422;
   readonly retryable: boolean;
   readonly nextAction: string;
+  /** The English sentence (logs, answers, the `reason` columns). */
+  readonly reason: string;
+  /** The reason's code and parameters, when its writer gave one (pages render it in the reader's locale). */
+  readonly reasonRef?: ReasonRef;
   constructor(
     readonly category: FailureCategory,
-    readonly reason: string,
+    reason: string | Because,
     readonly orderId?: string,
   ) {
-    super(reason);
+    super(typeof reason === "string" ? reason : reason.reason);
+    this.reason = typeof reason === "string" ? reason : reason.reason;
+    if (typeof reason !== "string") this.reasonRef = reason.reasonRef;
     this.name = "ApplyFailure";
     this.httpStatus = HTTP_STATUS[category];
     this.retryable = RETRYABLE[category];

@@ -3,6 +3,7 @@ import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { formatEventKey, type EventKey } from "@/lib/core/event-key";
 import type { ApplyFailure } from "@/lib/core/failures";
+import { reasonColumns, type Because } from "@/lib/reasons/reason-codes";
 
 /** What a dead letter needs to be retried later through the same core. */
 export interface DeadLetterInput {
@@ -13,7 +14,7 @@ export interface DeadLetterInput {
   /** The normalised event (JSON), never the raw body. */
   payload: string;
   orderId?: string | null;
-  failure: Pick<ApplyFailure, "category" | "reason" | "retryable" | "nextAction">;
+  failure: Pick<ApplyFailure, "category" | "reason" | "reasonRef" | "retryable" | "nextAction">;
   /** Failed attempts this record stands for (default 1; the inbox worker passes the event's attempts). */
   attempts?: number;
   /** When the first of those attempts failed (default `now`). */
@@ -31,6 +32,7 @@ export async function recordDeadLetter(client: Db | Tx, input: DeadLetterInput, 
   const fields = {
     category: input.failure.category,
     reason: input.failure.reason.slice(0, 500),
+    ...reasonColumns(input.failure.reasonRef),
     retryable: input.failure.retryable,
     nextAction: input.failure.nextAction,
     orderId: input.orderId ?? null,
@@ -54,7 +56,7 @@ export async function recordDeadLetter(client: Db | Tx, input: DeadLetterInput, 
           attempts: input.attempts ?? 1,
           ...fields,
         },
-        update: { ...fields, attempts: { increment: input.attempts ?? 1 }, status: "open", resolution: null, resolvedAt: null, resolvedBy: null },
+        update: { ...fields, attempts: { increment: input.attempts ?? 1 }, status: "open", resolution: null, resolutionCode: null, resolutionParams: null, resolvedAt: null, resolvedBy: null },
         select: { id: true },
       });
       return row.id;
@@ -74,11 +76,11 @@ export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInp
   const failure = input.failure;
   await session.run(
     `INSERT INTO "DeadLetter" ("id", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "payload",
-       "category", "reason", "retryable", "attempts", "firstFailedAt", "lastFailedAt", "nextAction", "status")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
-     ON CONFLICT ("dedupeKey") DO UPDATE SET "category" = excluded."category", "reason" = excluded."reason", "retryable" = excluded."retryable",
+       "category", "reason", "reasonCode", "reasonParams", "retryable", "attempts", "firstFailedAt", "lastFailedAt", "nextAction", "status")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
+     ON CONFLICT ("dedupeKey") DO UPDATE SET "category" = excluded."category", "reason" = excluded."reason", "reasonCode" = excluded."reasonCode", "reasonParams" = excluded."reasonParams", "retryable" = excluded."retryable",
        "nextAction" = excluded."nextAction", "orderId" = excluded."orderId", "lastFailedAt" = excluded."lastFailedAt",
-       "attempts" = "DeadLetter"."attempts" + excluded."attempts", "status" = 'open', "resolution" = NULL, "resolvedAt" = NULL, "resolvedBy" = NULL`,
+       "attempts" = "DeadLetter"."attempts" + excluded."attempts", "status" = 'open', "resolution" = NULL, "resolutionCode" = NULL, "resolutionParams" = NULL, "resolvedAt" = NULL, "resolvedBy" = NULL`,
     [
       newRowId(now),
       `${formatEventKey(input.key)}:${input.bodyHash}`,
@@ -93,6 +95,8 @@ export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInp
       input.payload,
       failure.category,
       failure.reason.slice(0, 500),
+      reasonColumns(failure.reasonRef).reasonCode,
+      reasonColumns(failure.reasonRef).reasonParams,
       failure.retryable,
       input.attempts ?? 1,
       input.firstFailedAt ?? now,
@@ -104,11 +108,15 @@ export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInp
 
 /**
  * Marks the open dead letter of an event resolved because a later attempt applied it, in the apply's
- * own driver transaction. Returns how many were resolved (0 or 1: one row per event and body).
+ * own driver transaction; `resolution` is the English sentence with its code. Returns how many were
+ * resolved (0 or 1: one row per event and body).
  */
-export async function resolveDeadLettersOfEvent(session: SqlSession, key: EventKey, bodyHash: string, resolution: string, now: Date): Promise<number> {
-  return session.run(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolution" = ?, "resolvedBy" = 'system', "resolvedAt" = ? WHERE "dedupeKey" = ? AND "status" = 'open'`, [
-    resolution,
+export async function resolveDeadLettersOfEvent(session: SqlSession, key: EventKey, bodyHash: string, resolution: Because, now: Date): Promise<number> {
+  const columns = reasonColumns(resolution.reasonRef);
+  return session.run(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolution" = ?, "resolutionCode" = ?, "resolutionParams" = ?, "resolvedBy" = 'system', "resolvedAt" = ? WHERE "dedupeKey" = ? AND "status" = 'open'`, [
+    resolution.reason,
+    columns.reasonCode,
+    columns.reasonParams,
     now,
     `${formatEventKey(key)}:${bodyHash}`,
   ]);

@@ -18,6 +18,11 @@ export function deadLetterQueryFromParams(params: SearchParams): DeadLetterQuery
 export interface DeadLetterRow extends DeadLetterView {
   resolvedBy: string | null;
   resolvedAt: string | null;
+  /** The reason's and the system resolution's codes and parameters (lib/reasons/), rendered in the reader's locale. */
+  reasonCode: string | null;
+  reasonParams: string | null;
+  resolutionCode: string | null;
+  resolutionParams: string | null;
 }
 
 /** One page of dead letters of one tab, most recently failed first (the (status, lastFailedAt) index). */
@@ -43,6 +48,8 @@ export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promi
     orderId: row.orderId,
     category: row.category,
     reason: row.reason,
+    reasonCode: row.reasonCode,
+    reasonParams: row.reasonParams,
     retryable: row.retryable,
     attempts: row.attempts,
     firstFailedAt: row.firstFailedAt.toISOString(),
@@ -51,6 +58,8 @@ export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promi
     owner: row.owner,
     status: row.status,
     resolution: row.resolution,
+    resolutionCode: row.resolutionCode,
+    resolutionParams: row.resolutionParams,
     resolvedBy: row.resolvedBy,
     resolvedAt: row.resolvedAt?.toISOString() ?? null,
   }));

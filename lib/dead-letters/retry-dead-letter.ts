@@ -1,3 +1,4 @@
+import { because, reasonColumns, type Because } from "@/lib/reasons/reason-codes";
 import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
 import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
@@ -5,6 +6,12 @@ import type { VerifiedDelivery } from "@/lib/ingest/delivery";
 import { processInline } from "@/lib/ingest/process-inline";
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import type { NormalizedEvent } from "@/lib/core/effect";
+
+/** A system resolution's columns: the English sentence and its code. */
+function resolutionOf(why: Because) {
+  const { reasonCode, reasonParams } = reasonColumns(why.reasonRef);
+  return { resolution: why.reason, resolutionCode: reasonCode, resolutionParams: reasonParams };
+}
 
 /**
  * What a retry did:
@@ -55,7 +62,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   if (stored && (stored.status === "processed" || stored.status === "ignored")) {
     await db.deadLetter.updateMany({
       where: { id, status: "open" },
-      data: { status: "resolved", resolution: `event already ${stored.status}; nothing to retry`, resolvedBy: actor, resolvedAt: now },
+      data: { status: "resolved", ...resolutionOf(because("event_already_done", { status: stored.status })), resolvedBy: actor, resolvedAt: now },
     });
     return { id, outcome: "already_applied", reason: `event ${letter.eventId} was already ${stored.status}; dead letter resolved` };
   }

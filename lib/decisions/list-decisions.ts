@@ -56,6 +56,8 @@ const DECISION_COLUMNS = {
   outcome: true,
   httpStatus: true,
   reason: true,
+  reasonCode: true,
+  reasonParams: true,
   secretLabel: true,
   diagnosis: true,
   source: true,

@@ -4,6 +4,7 @@ import type { SqlSession, SqlValue } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
+import { reasonColumns, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 export type { DecisionOutcome };
 
@@ -18,6 +19,8 @@ export interface DecisionInput {
   outcome: DecisionOutcome;
   httpStatus?: number | null;
   reason: string;
+  /** The reason's code and parameters (lib/reasons/reason-codes.ts); pages render it in the reader's locale. */
+  reasonRef?: ReasonRef | null;
   secretLabel?: string | null;
   diagnosis?: string | null;
   source?: "receiver" | "worker" | "retry" | "cli";
@@ -49,6 +52,7 @@ export function decisionRow(input: DecisionInput) {
     outcome: input.outcome,
     httpStatus: input.httpStatus ?? null,
     reason: clip(input.reason, 500) ?? "",
+    ...reasonColumns(input.reasonRef),
     secretLabel: input.secretLabel ?? null,
     diagnosis: clip(input.diagnosis, 500),
     source: input.source ?? "receiver",
@@ -84,7 +88,7 @@ export async function insertDecisions(session: SqlSession, rows: DecisionRow[], 
 }
 
 /** The columns of a {@link DecisionRow}, in the order {@link insertDecisions} writes them. */
-const DECISION_ROW_COLUMNS = ["provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "secretLabel", "diagnosis", "source"] as const satisfies readonly (keyof DecisionRow)[];
+const DECISION_ROW_COLUMNS = ["provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "source"] as const satisfies readonly (keyof DecisionRow)[];
 
 /** Like {@link recordDecision}, but a database failure is logged instead of thrown (the answer is already decided). */
 export async function recordDecisionSafely(client: Db, input: DecisionInput): Promise<void> {

@@ -1,3 +1,4 @@
+import type { ReasonRef } from "@/lib/reasons/reason-codes";
 import { settings } from "@/lib/config/settings";
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
@@ -43,6 +44,8 @@ export interface PreSignatureRejection {
   httpStatus: number;
   /** The answer's reason, kept on a sampled decision row. */
   reason: string;
+  /** Its code and parameters (lib/reasons/reason-codes.ts), when known. */
+  reasonRef?: ReasonRef;
   /** Best-effort id from the unverified body (sampled row only, marked unverified). */
   eventId?: string;
   /** Why a signature failed (retired secret, whitespace, clock skew), on a sampled row. */
@@ -250,6 +253,7 @@ export async function recordPreSignatureRejection(database: Db | undefined, reje
     outcome: "rejected",
     httpStatus: rejection.httpStatus,
     reason: rejection.reason,
+    reasonRef: rejection.reasonRef,
     diagnosis: rejection.diagnosis,
   });
 }

@@ -1,3 +1,5 @@
+import { because, type Because } from "@/lib/reasons/reason-codes";
+
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/;
 
 /**
@@ -7,19 +9,23 @@ const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/;
  * which names the received media type only when it looks like one (the header is attacker-controlled).
  */
 export function contentTypeProblem(header: string | null): string | undefined {
-  if (header === null || header.trim() === "") return "missing Content-Type: expected application/json";
+  return contentTypeBecause(header)?.reason;
+}
+
+/** {@link contentTypeProblem} with the reason's code and parameters (for the decision row). */
+export function contentTypeBecause(header: string | null): Because | undefined {
+  if (header === null || header.trim() === "") return because("content_type_missing", {});
   const [type, ...parameters] = header.split(";");
   const mediaType = type.trim().toLowerCase();
   if (mediaType !== "application/json") {
-    const shown = MEDIA_TYPE.test(mediaType) ? mediaType : "an unreadable media type";
-    return `unsupported Content-Type ${shown}: expected application/json`;
+    return MEDIA_TYPE.test(mediaType) ? because("content_type_unsupported", { mediaType }) : because("content_type_unreadable", {});
   }
   for (const parameter of parameters) {
     const separator = parameter.indexOf("=");
     if (separator < 0) continue;
     if (parameter.slice(0, separator).trim().toLowerCase() !== "charset") continue;
     const charset = parameter.slice(separator + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
-    if (charset !== "utf-8" && charset !== "utf8") return "unsupported Content-Type charset: expected utf-8";
+    if (charset !== "utf-8" && charset !== "utf8") return because("content_type_charset", {});
   }
   return undefined;
 }

@@ -14,6 +14,7 @@ import { decideRetry, type RetryPolicy } from "@/lib/inbox/retry-policy";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
 import { crashAt } from "@/lib/test-hooks/crash-point";
+import { because, type Because } from "@/lib/reasons/reason-codes";
 
 /** What the worker did with one claimed event. */
 export type ClaimedEventResult =
@@ -32,10 +33,24 @@ export interface ApplyClaimedOptions {
 }
 
 /** A failure that is not a rule of the core (the database stayed busy, an unexpected error): retryable. */
-type Failure = Pick<ApplyFailure, "retryable" | "reason"> & { category: string; orderId?: string };
+type Failure = Pick<ApplyFailure, "retryable" | "reason" | "reasonRef"> & { category: string; orderId?: string };
 
-function transientFailure(category: "database" | "internal", reason: string): Failure {
-  return { category, reason, retryable: true };
+function transientFailure(category: "database" | "internal", why: Because): Failure {
+  return { category, reason: why.reason, reasonRef: why.reasonRef, retryable: true };
+}
+
+/** A failure's reason as the cause of a retry or a give-up: its code when it has one, else its sentence. */
+const causeOf = (failure: Failure) => failure.reasonRef ?? failure.reason;
+
+/** The dead letter of an event whose retries ran out: the limit reached and the last error, with their codes. */
+function exhausted(decision: Extract<ReturnType<typeof decideRetry>, { action: "give_up" }>, failure: Failure, orderId: string | undefined): ApplyFailure {
+  const limit = decision.limit;
+  if (!limit) return new ApplyFailure("retries_exhausted", `${decision.reason}; last error: ${failure.reason}`, orderId);
+  const why =
+    limit.kind === "attempts"
+      ? because("retries_exhausted_attempts", { attempts: limit.attempts, max: limit.max, cause: causeOf(failure) })
+      : because("retries_exhausted_age", { attempts: limit.attempts, age: limit.age, maxAge: limit.maxAge, cause: causeOf(failure) });
+  return new ApplyFailure("retries_exhausted", why, orderId);
 }
 
 function keyOf(claimed: ClaimedInboxEvent): EventKey {
@@ -89,13 +104,13 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
       `UPDATE "WebhookEvent" SET "status" = 'failed', "nextAttemptAt" = ?, "dueAt" = ?, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
       [decision.nextAttemptAt, decision.nextAttemptAt, failure.reason.slice(0, 500), firstFailedAt, claimed.id],
     );
-    const reason = `attempt ${claimed.attempts} failed (${failure.category}): ${failure.reason}; next attempt in ${Math.round(decision.delayMs / 1000)} s`;
+    const why = because("retry_scheduled", { attempt: claimed.attempts, category: failure.category, cause: causeOf(failure), seconds: Math.round(decision.delayMs / 1000) });
     return {
       result: { kind: "retry_scheduled", nextAttemptAt: decision.nextAttemptAt, delayMs: decision.delayMs, reason: failure.reason },
-      decision: decisionRow({ ...base, outcome: "retry_scheduled", reason }),
+      decision: decisionRow({ ...base, outcome: "retry_scheduled", ...why }),
     };
   }
-  const dead = failure instanceof ApplyFailure && !failure.retryable ? failure : new ApplyFailure("retries_exhausted", `${decision.reason}; last error: ${failure.reason}`, orderId);
+  const dead = failure instanceof ApplyFailure && !failure.retryable ? failure : exhausted(decision, failure, orderId);
   await session.run(
     `UPDATE "WebhookEvent" SET "status" = 'dead', "nextAttemptAt" = NULL, "dueAt" = NULL, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
     [dead.reason.slice(0, 500), firstFailedAt, claimed.id],
@@ -105,7 +120,7 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
     { key: keyOf(claimed), endpoint: claimed.endpoint, eventType: claimed.type, bodyHash: claimed.bodyHash, payload: claimed.payload, orderId, failure: dead, attempts: claimed.attempts, firstFailedAt },
     at,
   );
-  return { result: { kind: "dead_lettered", category: dead.category, reason: dead.reason }, decision: decisionRow({ ...base, outcome: "dead_lettered", reason: dead.reason }) };
+  return { result: { kind: "dead_lettered", category: dead.category, reason: dead.reason }, decision: decisionRow({ ...base, outcome: "dead_lettered", reason: dead.reason, reasonRef: dead.reasonRef }) };
 }
 
 /** The failure an event has before any apply: a payload that is not JSON, or too many claims without an end. */
@@ -114,10 +129,10 @@ function failureBeforeApply(claimed: ClaimedInboxEvent, policy: RetryPolicy): Fa
   try {
     event = JSON.parse(claimed.payload) as NormalizedEvent;
   } catch {
-    return new ApplyFailure("schema", `stored payload of event ${claimed.eventId} is not valid JSON`);
+    return new ApplyFailure("schema", because("payload_not_json", { eventId: claimed.eventId }));
   }
   // Its earlier workers died mid-attempt (each claim counts one): stop feeding it to new workers.
-  if (claimed.attempts > policy.maxAttempts) return transientFailure("internal", `claimed ${claimed.attempts} times without finishing (workers stopped mid-attempt)`);
+  if (claimed.attempts > policy.maxAttempts) return transientFailure("internal", because("claimed_too_often", { attempts: claimed.attempts }));
   return event;
 }
 
@@ -132,7 +147,7 @@ async function applyOne(session: SqlSession, claimed: ClaimedInboxEvent, options
   const prepared = failureBeforeApply(claimed, options.policy);
   if (!("effect" in prepared)) return recordFailure(session, claimed, prepared, options, at);
   const decisions: DecisionRow[] = [];
-  let lastError = "";
+  let raced = false;
   for (let attempt = 1; attempt <= MAX_TRANSACTION_ATTEMPTS; attempt++) {
     decisions.length = 0;
     try {
@@ -147,16 +162,13 @@ async function applyOne(session: SqlSession, claimed: ClaimedInboxEvent, options
       return { result: { kind: "applied", applied }, decision: decisions[0] };
     } catch (error) {
       if (error instanceof ApplyFailure) return recordFailure(session, claimed, error, options, at);
-      const raced = uniqueViolationFields(error) !== undefined || error instanceof ConcurrentChange;
-      if (raced || isTransientDbError(error)) {
-        lastError = raced ? "a concurrent writer changed the order" : "database busy";
-        continue;
-      }
+      raced = uniqueViolationFields(error) !== undefined || error instanceof ConcurrentChange;
+      if (raced || isTransientDbError(error)) continue;
       logger.error({ err: errorMessage(error), eventId: claimed.eventId }, "inbox event failed unexpectedly");
-      return recordFailure(session, claimed, transientFailure("internal", "unexpected error while applying (see the worker's log)"), options, at);
+      return recordFailure(session, claimed, transientFailure("internal", because("unexpected_apply_error", {})), options, at);
     }
   }
-  return recordFailure(session, claimed, transientFailure("database", `${lastError} after ${MAX_TRANSACTION_ATTEMPTS} tries`), options, at);
+  return recordFailure(session, claimed, transientFailure("database", raced ? because("concurrent_writer_tries", { tries: MAX_TRANSACTION_ATTEMPTS }) : because("database_busy_tries", { tries: MAX_TRANSACTION_ATTEMPTS })), options, at);
 }
 
 /**

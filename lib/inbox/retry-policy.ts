@@ -36,7 +36,9 @@ export function retryDelayMs(attempt: number, policy: Pick<RetryPolicy, "baseDel
 }
 
 /** What to do after a failed attempt: try again at `nextAttemptAt`, or give up (dead letter) with a reason. */
-export type RetryDecision = { action: "retry"; nextAttemptAt: Date; delayMs: number } | { action: "give_up"; reason: string };
+export type RetryDecision =
+  | { action: "retry"; nextAttemptAt: Date; delayMs: number }
+  | { action: "give_up"; reason: string; limit?: { kind: "attempts"; attempts: number; max: number } | { kind: "age"; attempts: number; age: number; maxAge: number } };
 
 /**
  * Decides the fate of a failed attempt. `attempts` counts attempts made so far, this one included;
@@ -53,9 +55,9 @@ export function decideRetry(
   random: () => number = Math.random,
 ): RetryDecision {
   if (!failure.retryable) return { action: "give_up", reason: "not retryable" };
-  if (attempts >= policy.maxAttempts) return { action: "give_up", reason: `gave up after ${attempts} attempts (max ${policy.maxAttempts})` };
+  if (attempts >= policy.maxAttempts) return { action: "give_up", reason: `gave up after ${attempts} attempts (max ${policy.maxAttempts})`, limit: { kind: "attempts", attempts, max: policy.maxAttempts } };
   const ageSeconds = Math.floor((now.getTime() - firstSeenAt.getTime()) / 1000);
-  if (ageSeconds >= policy.maxAgeSeconds) return { action: "give_up", reason: `gave up after ${attempts} attempts: event is ${ageSeconds} s old (max ${policy.maxAgeSeconds} s)` };
+  if (ageSeconds >= policy.maxAgeSeconds) return { action: "give_up", reason: `gave up after ${attempts} attempts: event is ${ageSeconds} s old (max ${policy.maxAgeSeconds} s)`, limit: { kind: "age", attempts, age: ageSeconds, maxAge: policy.maxAgeSeconds } };
   const delayMs = retryDelayMs(attempts, policy, random);
   return { action: "retry", nextAttemptAt: new Date(now.getTime() + delayMs), delayMs };
 }

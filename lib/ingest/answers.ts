@@ -6,6 +6,7 @@ import type { EventKey } from "@/lib/core/event-key";
 import { ApplyFailure } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
+import { because, type Because } from "@/lib/reasons/reason-codes";
 
 /**
  * The fixed answers of the delivery path, by code: HTTP status, outcome and reason. A sender retries
@@ -13,11 +14,11 @@ import { errorMessage } from "@/lib/log/error-message";
  */
 export const FIXED_ANSWERS = {
   /** The database could not be reached before anything was decided. */
-  database_unavailable: { httpStatus: 503, outcome: "rejected", reason: "database unavailable; retry later" },
+  database_unavailable: { httpStatus: 503, outcome: "rejected", ...because("database_unavailable", {}) },
   /** The event could not be stored (or its stored copy read): nothing was acknowledged. */
-  not_stored: { httpStatus: 503, outcome: "rejected", reason: "database unavailable, event not stored; retry later" },
-  endpoint_misconfigured: { httpStatus: 500, outcome: "rejected", reason: "endpoint misconfigured; see the server log" },
-  unknown_endpoint: { httpStatus: 404, outcome: "rejected", reason: "unknown webhook endpoint" },
+  not_stored: { httpStatus: 503, outcome: "rejected", ...because("not_stored", {}) },
+  endpoint_misconfigured: { httpStatus: 500, outcome: "rejected", ...because("endpoint_misconfigured", {}) },
+  unknown_endpoint: { httpStatus: 404, outcome: "rejected", ...because("unknown_endpoint", {}) },
 } as const satisfies Record<string, ProcessResult>;
 
 /** A delivery's answer as the provider sees it: the status and the JSON body `{outcome, reason}`. */
@@ -38,13 +39,14 @@ export async function answerDelivery(db: Db, delivery: VerifiedDelivery, answer:
     outcome: answer.outcome,
     httpStatus: answer.httpStatus,
     reason: answer.reason,
+    reasonRef: answer.reasonRef,
   });
   return answer;
 }
 
 /** The reason of a `duplicate` answer and decision row: the stored event's status, nothing changed. */
-export function duplicateReason(eventId: string, storedStatus: string): string {
-  return `event ${eventId} already stored (status ${storedStatus}); nothing changed`;
+export function duplicateBecause(eventId: string, storedStatus: string): Because {
+  return because("duplicate_event", { eventId, status: storedStatus });
 }
 
 /**
@@ -69,10 +71,10 @@ export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key:
   if (!stored) return undefined;
   const orderId = stored.orderId ?? orderIdOf(delivery.event);
   if (stored.bodyHash === delivery.bodyHash) {
-    const answer: ProcessResult = { httpStatus: 200, outcome: "duplicate", reason: duplicateReason(key.eventId, stored.status), orderId: stored.orderId ?? undefined, eventStatus: stored.status };
+    const answer: ProcessResult = { httpStatus: 200, outcome: "duplicate", ...duplicateBecause(key.eventId, stored.status), orderId: stored.orderId ?? undefined, eventStatus: stored.status };
     return answerDelivery(db, delivery, answer, { orderId });
   }
-  const failure = new ApplyFailure("conflict", `event id ${key.eventId} reused with a different signed body; the stored event was kept`, orderId);
+  const failure = new ApplyFailure("conflict", because("event_conflict", { eventId: key.eventId }), orderId);
   return deadLetterDelivery(db, delivery, key, failure);
 }
 
@@ -98,12 +100,12 @@ export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key
     logger.error({ err: errorMessage(error), eventId: key.eventId }, "dead letter not stored");
     return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored, decision);
   }
-  return answerDelivery(db, delivery, { httpStatus: failure.httpStatus, outcome: "dead_lettered", reason: failure.reason, orderId }, decision);
+  return answerDelivery(db, delivery, { httpStatus: failure.httpStatus, outcome: "dead_lettered", reason: failure.reason, reasonRef: failure.reasonRef, orderId }, decision);
 }
 
 /** The organisation check both modes make before storing: an event naming another account is dead-lettered (422). */
 export function organisationMismatch(delivery: VerifiedDelivery): ApplyFailure | undefined {
   const { endpoint, event } = delivery;
   if (event.account === undefined || event.account === endpoint.account) return undefined;
-  return new ApplyFailure("org_mismatch", `event organisation ${event.account} does not match endpoint ${endpoint.name}`, orderIdOf(event));
+  return new ApplyFailure("org_mismatch", because("org_mismatch", { account: event.account, endpoint: endpoint.name }), orderIdOf(event));
 }

@@ -4,7 +4,8 @@ import type { Db, Tx } from "@/lib/db/client";
 import { newRowId } from "@/lib/db/row-id";
 import { decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/ingest/delivery";
-import { duplicateReason } from "@/lib/ingest/answers";
+import { duplicateBecause } from "@/lib/ingest/answers";
+import { because, type Because } from "@/lib/reasons/reason-codes";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
@@ -38,9 +39,9 @@ function keyText(delivery: VerifiedDelivery): string {
   return JSON.stringify([key.provider, key.account, key.livemode, key.eventId]);
 }
 
-/** The reason of an `accepted` answer and decision row. */
-export function acceptedReason(eventId: string): string {
-  return `event ${eventId} stored in the inbox; a worker applies it`;
+/** The reason of an `accepted` answer and decision row, with its code. */
+export function acceptedBecause(eventId: string): Because {
+  return because("accepted", { eventId });
 }
 
 /**
@@ -152,7 +153,7 @@ export class InboxGroupCommit {
 }
 
 const EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
-const DECISION_COLUMNS = ["id", "at", "provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "secretLabel", "diagnosis", "source"] as const;
+const DECISION_COLUMNS = ["id", "at", "provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "source"] as const;
 
 /** `"a", "b", ...`: quoted column names (the same spelling on SQLite and PostgreSQL). */
 function columnList(columns: readonly string[]): Prisma.Sql {
@@ -217,7 +218,7 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
     const key = keyText(delivery);
     if (firstOfKey.get(key) !== index || !insertedKeys.has(key)) return void repeats.push(index);
     outcomes[index] = { kind: "stored" };
-    decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: orderIdOf(delivery.event), outcome: "accepted", httpStatus: 200, reason: acceptedReason(delivery.event.eventId) }));
+    decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: orderIdOf(delivery.event), outcome: "accepted", httpStatus: 200, ...acceptedBecause(delivery.event.eventId) }));
   });
 
   if (repeats.length > 0) {
@@ -233,7 +234,7 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
       const row = stored.get(keyText(delivery));
       if (!row || row.bodyHash !== delivery.bodyHash) continue;
       outcomes[index] = { kind: "duplicate", status: row.status, orderId: row.orderId };
-      decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: row.orderId ?? orderIdOf(delivery.event), outcome: "duplicate", httpStatus: 200, reason: duplicateReason(delivery.event.eventId, row.status) }));
+      decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: row.orderId ?? orderIdOf(delivery.event), outcome: "duplicate", httpStatus: 200, ...duplicateBecause(delivery.event.eventId, row.status) }));
     }
   }
   if (decisions.length > 0) {

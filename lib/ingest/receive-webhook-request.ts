@@ -1,4 +1,5 @@
-import { contentTypeProblem } from "@/lib/http/content-type";
+import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
+import { contentTypeBecause } from "@/lib/http/content-type";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { recordPreSignatureRejection, type RejectionCode } from "@/lib/decisions/rejection-counter";
@@ -49,17 +50,17 @@ export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointNa
   const resolved = await resolveDeliveryEndpoint(options.db, endpointName, now);
   if (!resolved.ok) return { ...resolved.answer, headers: {} };
   const { endpoint } = resolved;
-  const reject = async (code: RejectionCode, status: number, reason: string, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
-    await recordPreSignatureRejection(options.db, { endpoint: endpoint.name, requestedName: endpointName, provider: endpoint.provider, code, httpStatus: status, reason }, now);
-    return { status, body: { outcome: "rejected", reason }, headers };
+  const reject = async (code: RejectionCode, status: number, why: { reason: string; reasonRef?: ReasonRef }, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
+    await recordPreSignatureRejection(options.db, { endpoint: endpoint.name, requestedName: endpointName, provider: endpoint.provider, code, httpStatus: status, reason: why.reason, reasonRef: why.reasonRef }, now);
+    return { status, body: { outcome: "rejected", reason: why.reason }, headers };
   };
 
-  if (request.method !== "POST") return reject("method_not_allowed", 405, `method ${request.method.slice(0, 20)} not allowed: webhooks are POST`, { allow: "POST" });
-  const contentType = contentTypeProblem(request.headers.get("content-type"));
+  if (request.method !== "POST") return reject("method_not_allowed", 405, because("method_not_allowed", { method: request.method.slice(0, 20) }), { allow: "POST" });
+  const contentType = contentTypeBecause(request.headers.get("content-type"));
   if (contentType) return reject("unsupported_media_type", 415, contentType);
 
   const read = await request.readBody(options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES);
-  if (!read.ok) return reject(read.status === 413 ? "body_too_large" : "body_unreadable", read.status, read.reason, read.status === 413 ? { connection: "close" } : {});
+  if (!read.ok) return reject(read.status === 413 ? "body_too_large" : "body_unreadable", read.status, read, read.status === 413 ? { connection: "close" } : {});
 
   const answer = await receiveAtEndpoint(endpoint, { headers: request.headers, body: read.body, now }, { db: options.db, inbox: options.inbox });
   return { ...answer, headers: {} };

@@ -43,12 +43,12 @@ export async function resolveDeliveryEndpoint(db: Db | undefined, endpointName: 
     logger.error({ issues: error.issues }, "webhook endpoint misconfigured");
     const answer = FIXED_ANSWERS.endpoint_misconfigured;
     // The name is a configured one (its definition exists), so it may be a key.
-    await recordPreSignatureRejection(db, { endpoint: endpointName, requestedName: endpointName, provider: "unknown", code: "endpoint_misconfigured", httpStatus: answer.httpStatus, reason: answer.reason }, now);
+    await recordPreSignatureRejection(db, { endpoint: endpointName, requestedName: endpointName, provider: "unknown", code: "endpoint_misconfigured", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
     return { ok: false, answer: webhookAnswer(answer) };
   }
   if (endpoint) return { ok: true, endpoint };
   const answer = FIXED_ANSWERS.unknown_endpoint;
-  await recordPreSignatureRejection(db, { endpoint: undefined, requestedName: endpointName, provider: "unknown", code: "unknown_endpoint", httpStatus: answer.httpStatus, reason: answer.reason }, now);
+  await recordPreSignatureRejection(db, { endpoint: undefined, requestedName: endpointName, provider: "unknown", code: "unknown_endpoint", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
   return { ok: false, answer: webhookAnswer(answer) };
 }
 
@@ -94,6 +94,7 @@ export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers:
         code: signatureRejectionCode(verified.reason),
         httpStatus: verified.status,
         reason: verified.reason,
+        reasonRef: verified.reasonRef,
         eventId: provider.untrustedEventId(input),
         diagnosis: verified.diagnosis,
       },
@@ -113,6 +114,7 @@ export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers:
       outcome: "rejected",
       httpStatus: parsed.status,
       reason: parsed.reason,
+      reasonRef: parsed.reasonRef,
       secretLabel: verified.secretLabel,
     });
     return { status: parsed.status, body: { outcome: "rejected", reason: parsed.reason } };

@@ -1,10 +1,11 @@
+import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import type { IncomingMessage } from "node:http";
 
 /** The raw body as read, or why it was not. `receivedBytes` counts what was read before stopping. */
 export type CappedBody =
   | { ok: true; body: Buffer }
-  | { ok: false; status: 413; reason: string; receivedBytes: number }
-  | { ok: false; status: 400; reason: string; receivedBytes: number };
+  | { ok: false; status: 413; reason: string; reasonRef?: ReasonRef; receivedBytes: number }
+  | { ok: false; status: 400; reason: string; reasonRef?: ReasonRef; receivedBytes: number };
 
 /**
  * Reads a request's raw body, never holding more than `maxBytes` (+ one chunk) in memory:
@@ -30,26 +31,22 @@ export async function readBodyWithCap(request: Request, maxBytes: number): Promi
       if (total > maxBytes) {
         // Stop reading: the rest of the body never reaches memory.
         await reader.cancel().catch(() => {});
-        return { ok: false, status: 413, reason: tooLarge(maxBytes, `more than ${maxBytes} bytes received`), receivedBytes: total };
+        return { ok: false, status: 413, ...because("body_too_large_bytes", { limit: maxBytes }), receivedBytes: total };
       }
       chunks.push(value);
     }
   } catch {
-    return { ok: false, status: 400, reason: "request body could not be read", receivedBytes: total };
+    return { ok: false, status: 400, ...because("body_unreadable", {}), receivedBytes: total };
   } finally {
     reader.releaseLock();
   }
   return { ok: true, body: Buffer.concat(chunks, total) };
 }
 
-function tooLarge(maxBytes: number, what: string): string {
-  return `body too large: ${what}, limit ${maxBytes} bytes`;
-}
-
 /** The 413 for a Content-Length above the cap, answered before a byte is read; undefined otherwise. */
 function refuseAnnouncedLength(declared: string | null | undefined, maxBytes: number): CappedBody | undefined {
   if (declared !== null && declared !== undefined && /^\s*\d+\s*$/.test(declared) && Number(declared) > maxBytes) {
-    return { ok: false, status: 413, reason: tooLarge(maxBytes, `Content-Length ${Number(declared)}`), receivedBytes: 0 };
+    return { ok: false, status: 413, ...because("body_too_large_declared", { declared: Number(declared), limit: maxBytes }), receivedBytes: 0 };
   }
   return undefined;
 }
@@ -76,14 +73,14 @@ export function readNodeBodyWithCap(message: IncomingMessage, maxBytes: number):
       total += chunk.byteLength;
       if (total > maxBytes) {
         message.pause();
-        finish({ ok: false, status: 413, reason: tooLarge(maxBytes, `more than ${maxBytes} bytes received`), receivedBytes: total });
+        finish({ ok: false, status: 413, ...because("body_too_large_bytes", { limit: maxBytes }), receivedBytes: total });
         return;
       }
       chunks.push(chunk);
     };
     message.on("data", onData);
     message.once("end", () => finish({ ok: true, body: Buffer.concat(chunks, total) }));
-    message.once("aborted", () => finish({ ok: false, status: 400, reason: "request body could not be read", receivedBytes: total }));
-    message.once("error", () => finish({ ok: false, status: 400, reason: "request body could not be read", receivedBytes: total }));
+    message.once("aborted", () => finish({ ok: false, status: 400, ...because("body_unreadable", {}), receivedBytes: total }));
+    message.once("error", () => finish({ ok: false, status: 400, ...because("body_unreadable", {}), receivedBytes: total }));
   });
 }

@@ -3,9 +3,9 @@ import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
 import { recordDecision } from "@/lib/decisions/record-decision";
-import { answerDelivery, answerStoredEvent, deadLetterDelivery, duplicateReason, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
+import { answerDelivery, answerStoredEvent, deadLetterDelivery, duplicateBecause, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
-import { acceptedReason, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
+import { acceptedBecause, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
 
@@ -25,8 +25,8 @@ export async function storeInInbox(db: Db, delivery: VerifiedDelivery, now = new
   if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
 
   const outcome = await inboxGroupCommit(db).store(delivery, now);
-  if (outcome.kind === "stored") return { httpStatus: 200, outcome: "accepted", reason: acceptedReason(key.eventId), orderId: orderIdOf(delivery.event) };
-  if (outcome.kind === "duplicate") return { httpStatus: 200, outcome: "duplicate", reason: duplicateReason(key.eventId, outcome.status), orderId: outcome.orderId ?? undefined, eventStatus: outcome.status };
+  if (outcome.kind === "stored") return { httpStatus: 200, outcome: "accepted", ...acceptedBecause(key.eventId), orderId: orderIdOf(delivery.event) };
+  if (outcome.kind === "duplicate") return { httpStatus: 200, outcome: "duplicate", ...duplicateBecause(key.eventId, outcome.status), orderId: outcome.orderId ?? undefined, eventStatus: outcome.status };
   if (outcome.kind === "exists") {
     const answer = await answerStoredEvent(db, delivery, key);
     if (answer) return answer;
@@ -38,16 +38,16 @@ export async function storeInInbox(db: Db, delivery: VerifiedDelivery, now = new
 async function storeOne(db: Db, delivery: VerifiedDelivery, now: Date): Promise<ProcessResult> {
   const key = eventKeyOf(delivery);
   const orderId = orderIdOf(delivery.event);
-  const reason = acceptedReason(key.eventId);
+  const { reason, reasonRef } = acceptedBecause(key.eventId);
 
   for (let attempt = 1; ; attempt++) {
     try {
       await db.$transaction(async (tx) => {
         await tx.webhookEvent.create({ data: storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), select: { id: true } });
-        await recordDecision(tx, { ...decisionBaseOf(delivery), orderId, outcome: "accepted", httpStatus: 200, reason });
+        await recordDecision(tx, { ...decisionBaseOf(delivery), orderId, outcome: "accepted", httpStatus: 200, reason, reasonRef });
       });
       notifyWork("inbox");
-      return { httpStatus: 200, outcome: "accepted", reason, orderId };
+      return { httpStatus: 200, outcome: "accepted", reason, reasonRef, orderId };
     } catch (error) {
       const fields = uniqueViolationFields(error);
       if (fields?.includes("eventId")) {

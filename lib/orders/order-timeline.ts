@@ -18,7 +18,7 @@ export async function getOrderTimeline(db: Db, orderId: string) {
       where: { orderId },
       orderBy: [{ at: "asc" }, { id: "asc" }],
       take: TIMELINE_LIMIT,
-      select: { id: true, at: true, provider: true, endpoint: true, eventId: true, eventType: true, verified: true, outcome: true, httpStatus: true, reason: true, source: true },
+      select: { id: true, at: true, provider: true, endpoint: true, eventId: true, eventType: true, verified: true, outcome: true, httpStatus: true, reason: true, reasonCode: true, reasonParams: true, source: true },
     }),
     db.decision.count({ where: { orderId } }),
     db.webhookEvent.findMany({
@@ -33,7 +33,7 @@ export async function getOrderTimeline(db: Db, orderId: string) {
     db.deadLetter.findMany({
       where: { orderId },
       orderBy: { firstFailedAt: "asc" },
-      select: { id: true, eventId: true, eventType: true, category: true, reason: true, attempts: true, status: true, firstFailedAt: true, lastFailedAt: true, resolution: true },
+      select: { id: true, eventId: true, eventType: true, category: true, reason: true, reasonCode: true, reasonParams: true, attempts: true, status: true, firstFailedAt: true, lastFailedAt: true, resolution: true, resolutionCode: true, resolutionParams: true },
     }),
     db.outboxMessage.findMany({
       where: { orderId },

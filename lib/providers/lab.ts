@@ -1,3 +1,4 @@
+import { because } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
@@ -32,7 +33,7 @@ function labEffect(event: LabEvent): Effect {
       // The lab only sends full refunds: the refunded total is the payment's amount.
       return { kind: "refund", paymentKey, orderRef: { orderId }, refundedTotal: amount, currency };
     default:
-      return { kind: "record_only", reason: `unhandled event type ${event.type}` };
+      return { kind: "record_only", ...because("unhandled_event_type", { type: event.type }) };
   }
 }
 
@@ -45,10 +46,10 @@ export const labProvider: ProviderModule = {
   verify: (input, keys) => verifyTimestampedHeader(LAB_SIGNATURE_HEADER, input.headers.get(LAB_SIGNATURE_HEADER), input.body, keys, input.now),
   parse(input) {
     const json = parseJsonBody(input.body);
-    if (json === undefined) return { ok: false, status: 400, reason: "body is not valid JSON" };
+    if (json === undefined) return { ok: false, status: 400, ...because("body_not_json", {}) };
     const parsed = labEventSchema.safeParse(json);
     if (!parsed.success) {
-      return { ok: false, status: 422, reason: `invalid lab event: ${describeZodError(parsed.error)}`, eventId: untrustedId(input.body) };
+      return { ok: false, status: 422, ...because("invalid_event", { provider: "lab", details: describeZodError(parsed.error) }), eventId: untrustedId(input.body) };
     }
     const event = parsed.data;
     return { ok: true, event: { eventId: event.id, type: event.type, livemode: true, createdAt: event.created, effect: labEffect(event) } };

@@ -1,3 +1,4 @@
+import { because } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import { parseJsonBody } from "@/lib/providers/json";
 import { parseJsonPath, readJsonPath, type JsonPathStep } from "@/lib/providers/json-path";
@@ -93,7 +94,7 @@ function readOptional<T>(document: unknown, mapped: Mapped | undefined, schema: 
 function mapEffect(document: unknown, type: string, options: StandardWebhooksOptions): Effect {
   const { fields, eventTypes } = options;
   const kind = eventTypes.payment.includes(type) ? "payment" : eventTypes.refund.includes(type) ? "refund" : eventTypes.paymentFailed.includes(type) ? "payment_failed" : undefined;
-  if (!kind) return { kind: "record_only", reason: `event type ${type} is not mapped on this endpoint: stored, nothing changed` };
+  if (!kind) return { kind: "record_only", ...because("unmapped_event_type", { type }) };
   const orderRef = { orderId: read(document, fields.orderId, idSchema, "orderId") };
   const paymentKey = read(document, fields.paymentId, idSchema, "paymentId")!;
   if (kind === "payment_failed") return { kind, paymentKey, orderRef };
@@ -125,9 +126,9 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
   verify: (input, keys) => verifyStandardWebhooks(input.headers, input.body, keys, input.now),
   parse(input, options, endpoint: EndpointContext): ParseResult {
     const eventId = idSchema.safeParse(input.headers.get(STANDARD_WEBHOOKS_HEADERS.id)?.trim());
-    if (!eventId.success) return { ok: false, status: 400, reason: "webhook-id header must be 1 to 255 characters" };
+    if (!eventId.success) return { ok: false, status: 400, ...because("webhook_id_invalid", {}) };
     const document = parseJsonBody(input.body);
-    if (document === undefined) return { ok: false, status: 400, reason: "body is not valid JSON", eventId: eventId.data };
+    if (document === undefined) return { ok: false, status: 400, ...because("body_not_json", {}), eventId: eventId.data };
     let eventType: string | undefined;
     try {
       eventType = read(document, options.fields.type, eventTypeSchema, "type")!;
@@ -147,7 +148,7 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
       };
     } catch (error) {
       if (!(error instanceof MappingError)) throw error;
-      return { ok: false, status: 422, reason: `invalid ${eventType ? `${eventType} ` : ""}event: ${error.message}`, eventId: eventId.data, eventType };
+      return { ok: false, status: 422, ...(eventType ? because("invalid_typed_event", { type: eventType, details: error.message }) : because("invalid_untyped_event", { details: error.message })), eventId: eventId.data, eventType };
     }
   },
   untrustedEventId: (input) => input.headers.get(STANDARD_WEBHOOKS_HEADERS.id)?.trim().slice(0, 255) || undefined,

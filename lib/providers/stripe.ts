@@ -1,3 +1,4 @@
+import { because } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
 import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
@@ -93,10 +94,10 @@ function checkoutSessionPaid(object: Record<string, unknown>): Effect | z.ZodErr
   if (!parsed.success) return parsed.error;
   const session = parsed.data;
   if (session.payment_status !== "paid") {
-    return { kind: "record_only", reason: `checkout session ${session.id} has payment_status ${session.payment_status}: not paid, nothing credited` };
+    return { kind: "record_only", ...because("session_not_paid", { sessionId: session.id, paymentStatus: String(session.payment_status) }) };
   }
   if (!session.payment_intent) {
-    return { kind: "record_only", reason: `checkout session ${session.id} has no payment intent (subscription or free session): nothing credited` };
+    return { kind: "record_only", ...because("session_without_intent", { sessionId: session.id }) };
   }
   return {
     kind: "payment",
@@ -113,7 +114,7 @@ function checkoutSessionFailed(object: Record<string, unknown>): Effect | z.ZodE
   const parsed = checkoutSessionSchema.safeParse(object);
   if (!parsed.success) return parsed.error;
   const session = parsed.data;
-  if (!session.payment_intent) return { kind: "record_only", reason: `checkout session ${session.id} failed without a payment intent` };
+  if (!session.payment_intent) return { kind: "record_only", ...because("session_failed_without_intent", { sessionId: session.id }) };
   return { kind: "payment_failed", paymentKey: session.payment_intent, orderRef: { orderId: session.client_reference_id ?? orderIdFromMetadata(session.metadata), checkoutSessionId: session.id } };
 }
 
@@ -125,7 +126,7 @@ function paymentIntentSucceeded(object: Record<string, unknown>): Effect | z.Zod
   const orderId = orderIdFromMetadata(intent.metadata);
   if (!orderId) {
     // Checkout does not copy the session's metadata to its intent: checkout.session.completed credits that payment.
-    return { kind: "record_only", reason: `payment intent ${intent.id} has no metadata.order_id: its checkout.session.completed event credits it` };
+    return { kind: "record_only", ...because("intent_without_order", { intentId: intent.id }) };
   }
   return { kind: "payment", paymentKey: intent.id, orderRef: { orderId }, amount: intent.amount_received ?? "missing", currency: intent.currency };
 }
@@ -142,7 +143,7 @@ function chargeRefunded(object: Record<string, unknown>): Effect | z.ZodError {
   const parsed = chargeSchema.safeParse(object);
   if (!parsed.success) return parsed.error;
   const charge = parsed.data;
-  if (!charge.payment_intent) return { kind: "record_only", reason: `charge ${charge.id} has no payment intent: Acredita tracks payments by intent, nothing changed` };
+  if (!charge.payment_intent) return { kind: "record_only", ...because("charge_without_intent", { chargeId: charge.id }) };
   return {
     kind: "refund",
     paymentKey: charge.payment_intent,
@@ -162,9 +163,9 @@ function disputeEvent(phaseOf: (status: string) => DisputePhase | undefined): Ha
     const parsed = disputeSchema.safeParse(object);
     if (!parsed.success) return parsed.error;
     const dispute = parsed.data;
-    if (!dispute.payment_intent) return { kind: "record_only", reason: `dispute ${dispute.id} has no payment intent: Acredita tracks payments by intent, nothing changed` };
+    if (!dispute.payment_intent) return { kind: "record_only", ...because("dispute_without_intent", { disputeId: dispute.id }) };
     const phase = dispute.status.startsWith("warning_") ? undefined : phaseOf(dispute.status);
-    if (!phase) return { kind: "record_only", reason: `dispute ${dispute.id} has status ${dispute.status}: no funds moved, order unchanged` };
+    if (!phase) return { kind: "record_only", ...because("dispute_no_funds_moved", { disputeId: dispute.id, status: String(dispute.status) }) };
     return { kind: "dispute", paymentKey: dispute.payment_intent, orderRef: {}, disputeId: dispute.id, phase, amount: dispute.amount, currency: dispute.currency };
   };
 }
@@ -174,8 +175,8 @@ function refundUpdated(object: Record<string, unknown>): Effect | z.ZodError {
   const parsed = refundSchema.safeParse(object);
   if (!parsed.success) return parsed.error;
   const refund = parsed.data;
-  if (refund.status !== "failed") return { kind: "record_only", reason: `refund ${refund.id} has status ${refund.status ?? "(none)"}: charge.refunded books refunds, nothing changed` };
-  if (!refund.payment_intent) return { kind: "record_only", reason: `refund ${refund.id} has no payment intent: Acredita tracks payments by intent, nothing changed` };
+  if (refund.status !== "failed") return { kind: "record_only", ...because("refund_status_not_failed", { refundId: refund.id, status: refund.status ?? "(none)" }) };
+  if (!refund.payment_intent) return { kind: "record_only", ...because("refund_without_intent", { refundId: refund.id }) };
   return { kind: "refund_failed", paymentKey: refund.payment_intent, orderRef: { orderId: orderIdFromMetadata(refund.metadata) }, refundId: refund.id, amount: refund.amount, currency: refund.currency };
 }
 
@@ -207,14 +208,14 @@ export const stripeProvider: ProviderModule = {
   verify: (input, keys) => verifyTimestampedHeader(STRIPE_SIGNATURE_HEADER, input.headers.get(STRIPE_SIGNATURE_HEADER), input.body, keys, input.now),
   parse(input): ParseResult {
     const json = parseJsonBody(input.body);
-    if (json === undefined) return { ok: false, status: 400, reason: "body is not valid JSON" };
+    if (json === undefined) return { ok: false, status: 400, ...because("body_not_json", {}) };
     const parsed = stripeEventSchema.safeParse(json);
-    if (!parsed.success) return { ok: false, status: 422, reason: `invalid Stripe event: ${describeZodError(parsed.error)}`, eventId: untrustedId(input.body) };
+    if (!parsed.success) return { ok: false, status: 422, ...because("invalid_event", { provider: "Stripe", details: describeZodError(parsed.error) }), eventId: untrustedId(input.body) };
     const event = parsed.data;
     const handler = STRIPE_HANDLED_TYPES[event.type];
-    const effect: Effect | z.ZodError = handler ? handler(event.data.object) : { kind: "record_only", reason: `unhandled Stripe event type ${event.type}: stored, nothing changed` };
+    const effect: Effect | z.ZodError = handler ? handler(event.data.object) : { kind: "record_only", ...because("unhandled_stripe_event_type", { type: event.type }) };
     if (effect instanceof z.ZodError) {
-      return { ok: false, status: 422, reason: `invalid ${event.type} data.object: ${describeZodError(effect)}`, eventId: event.id, eventType: event.type };
+      return { ok: false, status: 422, ...because("invalid_event_object", { type: event.type, details: describeZodError(effect) }), eventId: event.id, eventType: event.type };
     }
     return { ok: true, event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.account, createdAt: event.created, effect } };
   },

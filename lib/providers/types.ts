@@ -1,3 +1,4 @@
+import type { ReasonRef } from "@/lib/reasons/reason-codes";
 import type { z } from "zod";
 import type { NormalizedEvent, ProviderName } from "@/lib/core/effect";
 
@@ -31,12 +32,12 @@ export interface EndpointContext {
  */
 export type VerifyResult =
   | { ok: true; secretLabel: string }
-  | { ok: false; status: 400 | 401; reason: string; diagnosis?: string };
+  | { ok: false; status: 400 | 401; reason: string; reasonRef?: ReasonRef; diagnosis?: string };
 
 /** Result of parsing a verified body. `status` 400 for malformed JSON or headers, 422 for schema or account failures. */
 export type ParseResult =
   | { ok: true; event: NormalizedEvent }
-  | { ok: false; status: 400 | 422; reason: string; eventId?: string; eventType?: string };
+  | { ok: false; status: 400 | 422; reason: string; reasonRef?: ReasonRef; eventId?: string; eventType?: string };
 
 /** Input a provider module sees: header lookup is case-insensitive (Web `Headers`). */
 export interface DeliveryInput {

@@ -1,3 +1,4 @@
+import { because } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
 import { eventTypeSchema, idSchema } from "@/lib/money/amount-schemas";
@@ -43,6 +44,14 @@ export const YOLFI_RECORD_ONLY_TYPES: Record<string, string> = {
   "subscription.cancelled": "subscription event: recorded; changes no single order",
 };
 
+/** The reason code of each record-only Yolfi type (their English sentences are {@link YOLFI_RECORD_ONLY_TYPES}). */
+const YOLFI_RECORD_ONLY_CODES: Record<string, "yolfi_invoice_created" | "yolfi_invoice_overdue" | "yolfi_subscription_event"> = {
+  "invoice.created": "yolfi_invoice_created",
+  "invoice.overdue": "yolfi_invoice_overdue",
+  "subscription.overdue": "yolfi_subscription_event",
+  "subscription.cancelled": "yolfi_subscription_event",
+};
+
 function unixSeconds(createdAt: YolfiEvent["createdAt"]): number | undefined {
   if (typeof createdAt === "number") return Math.floor(createdAt > 1e11 ? createdAt / 1000 : createdAt);
   if (typeof createdAt === "string") {
@@ -54,7 +63,7 @@ function unixSeconds(createdAt: YolfiEvent["createdAt"]): number | undefined {
 
 function yolfiEffect(event: YolfiEvent): Effect | string {
   if (event.type !== "payment.confirmed") {
-    return { kind: "record_only", reason: `${event.type}: ${YOLFI_RECORD_ONLY_TYPES[event.type] ?? "unhandled Yolfi event type: stored, nothing changed"}` };
+    return { kind: "record_only", ...because(YOLFI_RECORD_ONLY_CODES[event.type] ?? "yolfi_unhandled_type", { type: event.type }) };
   }
   const { paymentId, merchantOrderId, checkoutSessionId } = event.data;
   if (!paymentId) return "payment.confirmed needs data.paymentId";
@@ -75,16 +84,16 @@ export const yolfiProvider: ProviderModule = {
   verify: (input, keys) => verifyBodyHmacBase64(YOLFI_SIGNATURE_HEADER, input.headers.get(YOLFI_SIGNATURE_HEADER), input.body, keys),
   parse(input): ParseResult {
     const json = parseJsonBody(input.body);
-    if (json === undefined) return { ok: false, status: 400, reason: "body is not valid JSON" };
+    if (json === undefined) return { ok: false, status: 400, ...because("body_not_json", {}) };
     const parsed = yolfiEventSchema.safeParse(json);
-    if (!parsed.success) return { ok: false, status: 422, reason: `invalid Yolfi event: ${describeZodError(parsed.error)}`, eventId: untrustedId(input.body) };
+    if (!parsed.success) return { ok: false, status: 422, ...because("invalid_event", { provider: "Yolfi", details: describeZodError(parsed.error) }), eventId: untrustedId(input.body) };
     const event = parsed.data;
     const headerId = input.headers.get(YOLFI_EVENT_ID_HEADER)?.trim();
     if (headerId && headerId !== event.id) {
-      return { ok: false, status: 400, reason: `${YOLFI_EVENT_ID_HEADER} header does not match the signed payload id ${event.id}`, eventId: event.id, eventType: event.type };
+      return { ok: false, status: 400, ...because("event_id_header_mismatch", { header: YOLFI_EVENT_ID_HEADER, eventId: event.id }), eventId: event.id, eventType: event.type };
     }
     const effect = yolfiEffect(event);
-    if (typeof effect === "string") return { ok: false, status: 422, reason: `invalid Yolfi event: ${effect}`, eventId: event.id, eventType: event.type };
+    if (typeof effect === "string") return { ok: false, status: 422, ...because("invalid_event", { provider: "Yolfi", details: effect }), eventId: event.id, eventType: event.type };
     return {
       ok: true,
       event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.orgId ?? undefined, createdAt: unixSeconds(event.createdAt), effect },

@@ -18,6 +18,7 @@ test("a double credit is a mismatch whose over-credit is the excess", () => {
     foundCredited: 3700000,
     overcredited: 1850000,
     reason: "credited 3700000, expected 1850000",
+    reasonRef: { code: "recon_credited", params: { found: { amount: 3_700_000, currency: "ARS" }, expected: { amount: 1_850_000, currency: "ARS" } } },
   });
 });
 

@@ -1,3 +1,4 @@
+import { because, reasonRef, reasonText, type ReasonRef } from "@/lib/reasons/reason-codes";
 import type { ProviderStatus } from "@/lib/reconciliation/settlement-csv";
 
 /** What Acredita holds for one order: status and the sum of its ledger entries (minor units). */
@@ -19,6 +20,8 @@ export interface Mismatch {
   /** max(0, found - expected), minor units: money credited that the provider never settled. */
   overcredited: number;
   reason: string;
+  /** The reason's code and parameters (lib/reasons/reason-codes.ts); absent on rows stored before codes. */
+  reasonRef?: ReasonRef;
 }
 
 const EXPECTED_STATUS: Record<ProviderStatus, string> = { approved: "paid", refunded: "refunded", none: "created" };
@@ -40,14 +43,16 @@ export function compareOrder(
   const currency = settlement?.currency ?? found?.currency ?? "";
   if (!found) {
     if (providerStatus === "none") return null;
-    return { orderId, providerStatus, currency, expectedStatus, foundStatus: "missing", expectedCredited, foundCredited: 0, overcredited: 0, reason: "order not found in Acredita" };
+    return { orderId, providerStatus, currency, expectedStatus, foundStatus: "missing", expectedCredited, foundCredited: 0, overcredited: 0, ...because("recon_order_missing", {}) };
   }
-  const reasons: string[] = [];
-  if (settlement && found.currency.toUpperCase() !== settlement.currency.toUpperCase()) reasons.push(`currency ${found.currency} vs settled ${settlement.currency}`);
-  if (found.status !== expectedStatus) reasons.push(`status ${found.status}, expected ${expectedStatus}`);
-  if (found.credited !== expectedCredited) reasons.push(`credited ${found.credited}, expected ${expectedCredited}`);
-  if (!settlement && reasons.length > 0) reasons.unshift("not in the settlement");
+  const reasons: ReasonRef[] = [];
+  if (settlement && found.currency.toUpperCase() !== settlement.currency.toUpperCase()) reasons.push(reasonRef("recon_currency", { found: found.currency, settled: settlement.currency }));
+  if (found.status !== expectedStatus) reasons.push(reasonRef("recon_status", { found: found.status, expected: expectedStatus }));
+  if (found.credited !== expectedCredited) reasons.push(reasonRef("recon_credited", { found: { amount: found.credited, currency: found.currency }, expected: { amount: expectedCredited, currency: found.currency } }));
+  if (!settlement && reasons.length > 0) reasons.unshift(reasonRef("recon_not_in_settlement", {}));
   if (reasons.length === 0) return null;
+  const [first, ...rest] = reasons;
+  const ref: ReasonRef = rest.length > 0 ? { ...first, then: rest } : first;
   return {
     orderId,
     providerStatus: settlement ? providerStatus : "missing",
@@ -57,7 +62,8 @@ export function compareOrder(
     expectedCredited,
     foundCredited: found.credited,
     overcredited: Math.max(0, found.credited - expectedCredited),
-    reason: reasons.join("; "),
+    reason: reasonText(ref),
+    reasonRef: ref,
   };
 }
 

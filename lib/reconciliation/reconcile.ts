@@ -1,3 +1,5 @@
+import { ENGLISH_CLI, type CliReasons } from "@/lib/reasons/cli-reasons";
+import { readStoredReason, reasonColumns } from "@/lib/reasons/reason-codes";
 import type { Db } from "@/lib/db/client";
 import { compareOrder, type Mismatch } from "@/lib/reconciliation/compare";
 import { NEXT_ACTION, type MismatchCode } from "@/lib/reconciliation/match-payments";
@@ -80,16 +82,16 @@ export interface LabRunSummary {
  */
 export function labMismatchCode(mismatch: Mismatch): MismatchCode {
   if (mismatch.foundStatus === "missing") return "missing_credit";
-  if (mismatch.reason.includes("currency ")) return "currency_mismatch";
+  if (mismatch.reasonRef ? [mismatch.reasonRef, ...(mismatch.reasonRef.then ?? [])].some((ref) => ref.code === "recon_currency") : mismatch.reason.includes("currency ")) return "currency_mismatch";
   if (mismatch.providerStatus === "refunded") return "refund_mismatch";
   if (mismatch.expectedCredited > 0 && mismatch.foundCredited === 0) return "missing_credit";
   if (mismatch.expectedCredited === 0 && mismatch.foundCredited > 0) return "unsettled_credit";
   return "amount_mismatch";
 }
 
-function mismatchRow(runId: string, mismatch: Mismatch) {
-  const code = labMismatchCode(mismatch);
-  return { ...mismatch, runId, code, settled: mismatch.expectedCredited, booked: mismatch.foundCredited, nextAction: NEXT_ACTION[code] };
+function mismatchRow(runId: string, { reasonRef: ref, ...mismatch }: Mismatch) {
+  const code = labMismatchCode({ ...mismatch, reasonRef: ref });
+  return { ...mismatch, ...reasonColumns(ref), runId, code, settled: mismatch.expectedCredited, booked: mismatch.foundCredited, nextAction: NEXT_ACTION[code] };
 }
 
 /**
@@ -178,6 +180,7 @@ export async function labMismatches(db: Db, runId: string, page?: { skip: number
     foundCredited: row.foundCredited,
     overcredited: row.overcredited,
     reason: row.reason,
+    ...(readStoredReason(row.reasonCode, row.reasonParams) ? { reasonRef: readStoredReason(row.reasonCode, row.reasonParams) } : {}),
   }));
 }
 
@@ -193,32 +196,41 @@ export async function reconcile(db: Db, rows: AsyncIterable<SettlementRow>, sour
   return { runId: run.id, source, rowCount: summary.rowCount, orderCount: summary.orderCount, mismatches: await labMismatches(db, run.id), overcredited: summary.overcredited };
 }
 
-/** Formats an amount in minor units for a report line, e.g. 1850000 ARS -> "1850000 ARS". */
-function money(amount: number, currency: string): string {
-  return `${amount} ${currency}`;
-}
-
 /**
- * Renders the report as text: one line per mismatch, then a summary with the total over-credited per
- * currency (the seed article's report).
+ * Renders the report as text in `view`'s locale (English by default): one line per mismatch, then a
+ * summary with the total over-credited per currency (the seed article's report), money formatted by
+ * currency ("ARS 18,500.00"), never bare minor units.
  */
-export function formatReport(report: ReconciliationReport): string {
-  return [...report.mismatches.map(formatLabMismatch), formatLabSummary({ ...report, mismatchCount: report.mismatches.length })].join("\n");
+export function formatReport(report: ReconciliationReport, view: CliReasons = ENGLISH_CLI): string {
+  return [...report.mismatches.map((mismatch) => formatLabMismatch(mismatch, view)), formatLabSummary({ ...report, mismatchCount: report.mismatches.length }, view)].join("\n");
 }
 
-/** One order-level mismatch as a report line (`MISMATCH ord_1: provider none; expected created ...`). */
-export function formatLabMismatch(m: Mismatch): string {
-  return `MISMATCH ${m.orderId}: provider ${m.providerStatus}; expected ${m.expectedStatus} credited ${money(m.expectedCredited, m.currency)}; found ${m.foundStatus} credited ${money(m.foundCredited, m.currency)}; over-credited ${money(m.overcredited, m.currency)} (${m.reason})`;
+/** One order-level mismatch as a report line (`MISMATCH ord_1: provider none; expected created credited ARS 0.00; ...`), in `view`'s locale. */
+export function formatLabMismatch(m: Mismatch, view: CliReasons = ENGLISH_CLI): string {
+  // English keeps the words the report always printed; another locale translates them.
+  const status = (word: string) => (view.locale === "en" ? word : word === "missing" ? view.word("providerStatus", word) : view.status(word));
+  return view.t("reasons.cli.labMismatch", {
+    orderId: m.orderId,
+    providerStatus: view.locale === "en" ? m.providerStatus : view.word("providerStatus", m.providerStatus),
+    expectedStatus: status(m.expectedStatus),
+    expected: view.money(m.expectedCredited, m.currency),
+    foundStatus: status(m.foundStatus),
+    found: view.money(m.foundCredited, m.currency),
+    over: view.money(m.overcredited, m.currency),
+    reason: view.render(m.reasonRef, m.reason),
+  });
 }
 
-/** The order-level report's last line: counts and the over-credited total per currency. */
-export function formatLabSummary(report: { mismatchCount: number; rowCount: number; orderCount: number; overcredited: Record<string, number> }): string {
+/** The order-level report's last line in `view`'s locale: counts and the over-credited total per currency. */
+export function formatLabSummary(report: { mismatchCount: number; rowCount: number; orderCount: number; overcredited: Record<string, number> }, view: CliReasons = ENGLISH_CLI): string {
   const totals = Object.entries(report.overcredited);
-  const over = totals.length === 0 ? "0" : totals.map(([currency, amount]) => money(amount, currency)).join(", ");
-  return `${report.mismatchCount} mismatch${report.mismatchCount === 1 ? "" : "es"} in ${report.rowCount} settlement rows and ${report.orderCount} orders; over-credited: ${over}`;
+  const over = totals.length === 0 ? "0" : totals.map(([currency, amount]) => view.money(amount, currency)).join(", ");
+  return view.t("reasons.cli.labSummary", { count: report.mismatchCount, n: String(report.mismatchCount), rows: String(report.rowCount), orders: String(report.orderCount), over });
 }
 
 /** The `--json` shape: `{"mismatches":[...],"overcredited":{"ARS":...}}` plus the run id and counts. */
 export function reportJson(report: ReconciliationReport): { runId: string; rowCount: number; orderCount: number; mismatches: Mismatch[]; overcredited: Record<string, number> } {
-  return { runId: report.runId, rowCount: report.rowCount, orderCount: report.orderCount, mismatches: report.mismatches, overcredited: report.overcredited };
+  // The JSON keeps its documented shape: the reason's code stays in the database and the pages.
+  const mismatches = report.mismatches.map(({ reasonRef: _code, ...mismatch }) => mismatch);
+  return { runId: report.runId, rowCount: report.rowCount, orderCount: report.orderCount, mismatches, overcredited: report.overcredited };
 }

@@ -1,3 +1,5 @@
+import type { CliReasons } from "@/lib/reasons/cli-reasons";
+import { readStoredReason, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
@@ -40,7 +42,7 @@ export interface MismatchView {
   lines: number[];
   nextAction: string;
   /** Order-level (lab) runs only: what the provider said and what Acredita holds for the order. */
-  order?: { providerStatus: string; expectedStatus: string; foundStatus: string; expectedCredited: number; foundCredited: number; overcredited: number; reason: string };
+  order?: { providerStatus: string; expectedStatus: string; foundStatus: string; expectedCredited: number; foundCredited: number; overcredited: number; reason: string; reasonRef?: ReasonRef };
 }
 
 function json<T>(text: string, schema: z.ZodType<T>, fallback: T): T {
@@ -95,13 +97,14 @@ export const mismatchQuerySchema = z.object({
 });
 export type MismatchQuery = z.input<typeof mismatchQuerySchema>;
 
-type MismatchRow = { code: string; paymentId: string; orderId: string; currency: string; settled: number; booked: number; line: number | null; lines: string; nextAction: string } & NonNullable<MismatchView["order"]>;
+type MismatchRow = { code: string; paymentId: string; orderId: string; currency: string; settled: number; booked: number; line: number | null; lines: string; nextAction: string; reasonCode: string | null; reasonParams: string | null } & Omit<NonNullable<MismatchView["order"]>, "reasonRef">;
 
 function view(row: MismatchRow): MismatchView {
   const base: MismatchView = { code: row.code, paymentId: row.paymentId, orderId: row.orderId, currency: row.currency, settled: row.settled, booked: row.booked, line: row.line, lines: json(row.lines, linesSchema, []), nextAction: row.nextAction };
   if (!row.providerStatus) return base;
   const { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason } = row;
-  return { ...base, order: { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason } };
+  const reasonRef = readStoredReason(row.reasonCode, row.reasonParams);
+  return { ...base, order: { providerStatus, expectedStatus, foundStatus, expectedCredited, foundCredited, overcredited, reason, ...(reasonRef ? { reasonRef } : {}) } };
 }
 
 function orderBy(sort: MismatchSort, direction: "asc" | "desc") {
@@ -142,8 +145,22 @@ export async function* allMismatches(db: Db, runId: string, code?: string): Asyn
   }
 }
 
-/** One mismatch as a plain-text report line, amounts in major units. */
-export function formatMismatchLine(m: MismatchView): string {
+/**
+ * One mismatch as a plain-text report line, amounts in major units: in English as always
+ * (`settled 20.00 USD`), or, given another locale's `view`, translated with money formatted by Intl.
+ */
+export function formatMismatchLine(m: MismatchView, view?: CliReasons): string {
+  if (view && view.locale !== "en") {
+    return view.t("reasons.cli.paymentMismatch", {
+      code: view.word("mismatch", m.code),
+      paymentId: m.paymentId,
+      order: m.orderId ? view.t("reasons.cli.orderOf", { orderId: m.orderId }) : "",
+      settled: view.money(m.settled, m.currency),
+      booked: view.money(m.booked, m.currency),
+      where: m.lines.length > 0 ? view.t("reasons.cli.lines", { count: m.lines.length, lines: m.lines.join(", ") }) : view.t("reasons.cli.notInReport"),
+      next: view.text("mismatchNext", m.code, m.nextAction),
+    });
+  }
   const order = m.orderId ? ` (order ${m.orderId})` : "";
   const where = m.lines.length > 0 ? `line${m.lines.length === 1 ? "" : "s"} ${m.lines.join(", ")}` : "not in the report";
   return `MISMATCH ${m.code} ${m.paymentId}${order}: settled ${minorToDecimal(m.settled, m.currency)} ${m.currency}, booked ${minorToDecimal(m.booked, m.currency)} ${m.currency}; ${where}; next: ${m.nextAction}`;

@@ -35,7 +35,7 @@ describe("npm run reconcile", () => {
   test("exit 0 and a clean summary when the books match the settlement", () => {
     const result = reconcileCli(`${HEADER}\nord_r1,approved,2500000,ARS\nord_r2,approved,1850000,ARS\n`);
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, "0 mismatches in 2 settlement rows and 2 orders; over-credited: 0 ARS");
+    assert.equal(result.stdout, "0 mismatches in 2 settlement rows and 2 orders; over-credited: ARS 0.00");
   });
 
   test("exit 1 with one line per mismatch and the over-credited total; --json gives the documented shape; the run is stored", async () => {
@@ -45,8 +45,18 @@ describe("npm run reconcile", () => {
     assert.equal(
       text.stdout,
       [
-        "MISMATCH ord_r2: provider none; expected created credited 0 ARS; found paid credited 1850000 ARS; over-credited 1850000 ARS (status paid, expected created; credited 1850000, expected 0)",
-        "1 mismatch in 2 settlement rows and 2 orders; over-credited: 1850000 ARS",
+        "MISMATCH ord_r2: provider none; expected created credited ARS 0.00; found paid credited ARS 18,500.00; over-credited ARS 18,500.00 (status paid, expected created; credited ARS 18,500.00, expected ARS 0.00)",
+        "1 mismatch in 2 settlement rows and 2 orders; over-credited: ARS 18,500.00",
+      ].join("\n"),
+    );
+    // In Spanish (--locale, or LANG=es_AR.UTF-8) the same report reads in es-AR, money as Argentines write it.
+    const spanish = reconcileCli(csv, "--locale", "es-AR");
+    assert.equal(spanish.code, 1);
+    assert.equal(
+      spanish.stdout,
+      [
+        "DIFERENCIA ord_r2: proveedor ninguno; se esperaba creada con $ 0,00 acreditado; hay pagada con $ 18.500,00 acreditado; acreditado de más $ 18.500,00 (estado pagada, se esperaba creada; acreditado $ 18.500,00, se esperaba $ 0,00)",
+        "1 diferencia en 2 filas de liquidación y 2 órdenes; acreditado de más: $ 18.500,00",
       ].join("\n"),
     );
     const json = reconcileCli(csv, "--json");
@@ -55,7 +65,7 @@ describe("npm run reconcile", () => {
     assert.deepEqual(report.overcredited, { ARS: 1850000 });
     assert.deepEqual(report.mismatches.map((m) => [m.orderId, m.overcredited]), [["ord_r2", 1850000]]);
     const runs = await (await db()).reconciliationRun.findMany({ include: { mismatches: true }, orderBy: { startedAt: "asc" } });
-    assert.deepEqual(runs.map((run) => [run.rowCount, run.mismatchCount, run.mismatches.length]), [[2, 0, 0], [2, 1, 1], [2, 1, 1]]);
+    assert.deepEqual(runs.map((run) => [run.rowCount, run.mismatchCount, run.mismatches.length]), [[2, 0, 0], [2, 1, 1], [2, 1, 1], [2, 1, 1]]);
   });
 
   test("exit 2 with the line number on bad input: a bad line fails its run (kept, with the error, no mismatch); a bad file is refused before any run", async () => {

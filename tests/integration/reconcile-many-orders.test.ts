@@ -41,6 +41,11 @@ test("2,500 orders, 1,300 in the settlement: the listed orders and those with la
     foundCredited: 0,
     overcredited: 0,
     reason: "status created, expected paid; credited 0, expected 1000",
+    reasonRef: {
+      code: "recon_status",
+      params: { found: "created", expected: "paid" },
+      then: [{ code: "recon_credited", params: { found: { amount: 0, currency: "ARS" }, expected: { amount: 1000, currency: "ARS" } } }],
+    },
   });
   assert.deepEqual(report.overcredited, { ARS: 600 * 1000 });
 });

@@ -91,7 +91,7 @@ describe("npm run reconcile with a Stripe report", () => {
   test("the lab's file still reconciles the lab alone: 0 mismatches after Stripe's and Yolfi's credits", () => {
     const result = cli("order_id,provider_status,amount,currency\nord_c_lab,approved,1850000,ARS\n");
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, "0 mismatches in 1 settlement rows and 1 orders; over-credited: 0 ARS");
+    assert.equal(result.stdout, "0 mismatches in 1 settlement rows and 1 orders; over-credited: ARS 0.00");
   });
 });
 

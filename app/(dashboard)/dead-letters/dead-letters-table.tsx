@@ -5,6 +5,7 @@ import { createColumnHelper, rowSelectionFeature, tableFeatures, useTable, type 
 import { useActionState, useEffect, useMemo, useState } from "react";
 import { StatusBadge } from "@/app/_components/badges";
 import { DateTime } from "@/app/_components/money";
+import { useReasons } from "@/app/_components/use-reasons";
 import { formatAge } from "@/lib/format/format";
 import type { ActionResult } from "@/lib/auth/run-action";
 import type { DeadLetterRow } from "@/lib/dead-letters/list-dead-letters";
@@ -41,13 +42,39 @@ const orderColumn = helper.accessor("orderId", {
     );
   },
 });
+/** The category and the reason in the reader's locale (a row without a code shows its stored sentence). */
+function ReasonCell({ row }: { row: DeadLetterRow }) {
+  const reasons = useReasons();
+  return (
+    <span className="wrap" data-testid="reason" data-coded={reasons.coded(row)}>
+      <span className="badge neutral" data-category={row.category}>
+        {reasons.word("category", row.category)}
+      </span>{" "}
+      {reasons.describe(row)}
+    </span>
+  );
+}
+
+/** The next step of a category in the reader's locale, else the stored text. */
+function NextAction({ row }: { row: DeadLetterRow }) {
+  const reasons = useReasons();
+  return <span data-testid="next-action">{reasons.text("nextAction", row.category, row.nextAction)}</span>;
+}
+
+/** A resolution written by the system in the reader's locale; a person's note as written. */
+function Resolution({ row }: { row: DeadLetterRow }) {
+  const reasons = useReasons();
+  // A person's note (no code) is shown as written, marked so: it is not a reason of Acredita's.
+  return (
+    <span data-testid="resolution" data-note={row.resolutionCode === null ? "" : undefined}>
+      {row.resolution === null ? null : reasons.describe({ reason: row.resolution, reasonCode: row.resolutionCode, reasonParams: row.resolutionParams })}
+    </span>
+  );
+}
+
 const reasonColumn = helper.accessor("reason", {
   header: () => <Label id="reason" />,
-  cell: (info) => (
-    <span className="wrap">
-      <span className="badge neutral">{info.row.original.category}</span> {info.getValue()}
-    </span>
-  ),
+  cell: (info) => <ReasonCell row={info.row.original} />,
 });
 const attemptsColumn = helper.accessor("attempts", { header: () => <Label id="attempts" />, cell: (info) => <span data-testid="attempts">{info.getValue()}</span> });
 
@@ -93,7 +120,7 @@ const openColumns = helper.columns([
     header: () => <Label id="nextAction" />,
     cell: (info) => (
       <span className="wrap">
-        <Retryable retryable={info.row.original.retryable} /> {info.getValue()}
+        <Retryable retryable={info.row.original.retryable} /> <NextAction row={info.row.original} />
       </span>
     ),
   }),
@@ -107,7 +134,7 @@ const resolvedColumns = helper.columns([
   orderColumn,
   reasonColumn,
   attemptsColumn,
-  helper.accessor("status", { header: () => <Label id="resolution" />, cell: (info) => <><StatusBadge status={info.getValue()} /> {info.row.original.resolution}</> }),
+  helper.accessor("status", { header: () => <Label id="resolution" />, cell: (info) => <><StatusBadge status={info.getValue()} /> <Resolution row={info.row.original} /></> }),
   helper.accessor("resolvedBy", { header: () => <Label id="resolvedBy" />, cell: (info) => info.getValue() ?? "—" }),
   helper.accessor("resolvedAt", { header: () => <Label id="resolvedAt" />, cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);

@@ -13,6 +13,7 @@ import { endpointWorthShowing } from "@/lib/decisions/provider-label";
 import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDecisionsPage, type DecisionQuery } from "@/lib/decisions/list-decisions";
 import { param, type SearchParams } from "@/lib/lists/paging";
 import { DecisionsChart } from "./decisions-chart";
+import { serverReasons } from "@/app/_components/server-reasons";
 
 export const dynamic = "force-dynamic";
 
@@ -107,7 +108,7 @@ async function Chart({ query }: { query: DecisionQuery }) {
 
 /** The refusals before a valid signature of the last 24 hours, per endpoint and reason (counted, not each a row below). */
 async function Rejections() {
-  const [summary, t] = await Promise.all([rejectionSummary(await db()), getTranslations("decisions")]);
+  const [summary, t, reasons] = await Promise.all([rejectionSummary(await db()), getTranslations("decisions"), serverReasons()]);
   if (summary.total === 0) return null;
   return (
     <details className="rejections" data-testid="rejection-summary">
@@ -130,7 +131,7 @@ async function Rejections() {
           {summary.rows.map((row) => (
             <tr key={`${row.endpoint} ${row.reason}`}>
               <td className="mono">{row.endpoint}</td>
-              <td className="mono">{row.reason}</td>
+              <td data-rejection={row.reason}>{reasons.word("rejection", row.reason)}</td>
               <td className="num">{row.httpStatus}</td>
               <td className="num">{row.count}</td>
             </tr>
@@ -142,7 +143,7 @@ async function Rejections() {
 }
 
 async function DecisionResults({ query, filterParams }: { query: DecisionQuery; filterParams: Record<string, string | undefined> }) {
-  const [page, t, common] = await Promise.all([listDecisionsPage(await db(), query), getTranslations("decisions"), getTranslations("common")]);
+  const [page, t, common, reasons] = await Promise.all([listDecisionsPage(await db(), query), getTranslations("decisions"), getTranslations("common"), serverReasons()]);
   const filtered = Object.entries(filterParams).some(([key, value]) => key !== "pageSize" && value);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
   return (
@@ -208,8 +209,8 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   <OutcomeBadge outcome={decision.outcome} />
                 </td>
                 <td className="num">{decision.httpStatus ?? "—"}</td>
-                <td className="wrap">
-                  {decision.reason}
+                <td className="wrap" data-testid="reason" data-coded={reasons.coded(decision)}>
+                  {reasons.describe(decision)}
                   {decision.diagnosis ? (
                     <>
                       <br />

@@ -1,3 +1,4 @@
+import { because } from "@/lib/reasons/reason-codes";
 import { diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
 import { constantTimeEqual, decodeBase64, hmacSha256 } from "@/lib/providers/signatures/hmac";
 import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
@@ -15,7 +16,7 @@ export function signBodyBase64(secret: string, body: Buffer | string): string {
  */
 export function verifyBodyHmacBase64(headerName: string, header: string | null, body: Buffer, keys: VerificationKeys): VerifyResult {
   const sent = header?.trim();
-  if (!sent) return { ok: false, status: 401, reason: `missing ${headerName} header` };
+  if (!sent) return { ok: false, status: 401, ...because("signature_missing", { header: headerName }) };
   const candidate = decodeBase64(sent);
   let matched: SigningSecret | undefined;
   for (const secret of keys.secrets) {
@@ -30,6 +31,6 @@ export function verifyBodyHmacBase64(headerName: string, header: string | null, 
     secrets: keys.secrets,
     retiredSecrets: keys.retiredSecrets,
   });
-  const reason = candidate === undefined ? `malformed ${headerName} header: expected base64` : "signature does not match any configured signing secret";
-  return { ok: false, status: 401, reason, diagnosis };
+  const why = candidate === undefined ? because("signature_malformed_base64", { header: headerName }) : because("signature_mismatch", {});
+  return { ok: false, status: 401, ...why, diagnosis };
 }

@@ -1,3 +1,4 @@
+import { because } from "@/lib/reasons/reason-codes";
 import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
 import { constantTimeEqual, decodeBase64, hmacSha256 } from "@/lib/providers/signatures/hmac";
 import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
@@ -59,11 +60,11 @@ export function verifyStandardWebhooks(headers: Headers, body: Buffer, keys: Ver
   const timestamp = headers.get(STANDARD_WEBHOOKS_HEADERS.timestamp)?.trim();
   const header = headers.get(STANDARD_WEBHOOKS_HEADERS.signature)?.trim();
   for (const [name, value] of [["webhook-id", id], ["webhook-timestamp", timestamp], ["webhook-signature", header]] as const) {
-    if (!value) return { ok: false, status: 401, reason: `missing ${name} header` };
+    if (!value) return { ok: false, status: 401, ...because("signature_missing", { header: name }) };
   }
-  if (!/^\d{1,12}$/.test(timestamp!)) return { ok: false, status: 401, reason: "malformed webhook-timestamp header: not a number of unix seconds" };
+  if (!/^\d{1,12}$/.test(timestamp!)) return { ok: false, status: 401, ...because("standard_timestamp_not_number", {}) };
   const sent = parseStandardWebhooksSignatures(header!);
-  if (sent.length === 0) return { ok: false, status: 401, reason: "malformed webhook-signature header: no v1,<base64> signature" };
+  if (sent.length === 0) return { ok: false, status: 401, ...because("signature_malformed_standard", {}) };
   const candidates = sent.map(decodeBase64).filter((value): value is Buffer => value !== undefined && value.length === 32);
   let matched: SigningSecret | undefined;
   for (const secret of keys.secrets) {
@@ -80,14 +81,14 @@ export function verifyStandardWebhooks(headers: Headers, body: Buffer, keys: Ver
       secrets: keys.secrets,
       retiredSecrets: keys.retiredSecrets,
     });
-    return { ok: false, status: 401, reason: "signature does not match any configured signing secret", diagnosis };
+    return { ok: false, status: 401, ...because("signature_mismatch", {}), diagnosis };
   }
   const ageSeconds = Math.floor(now.getTime() / 1000) - Number(timestamp);
   if (Math.abs(ageSeconds) > keys.toleranceSeconds) {
     return {
       ok: false,
       status: 401,
-      reason: `timestamp outside tolerance: ${Math.abs(ageSeconds)} s (max ${keys.toleranceSeconds})`,
+      ...because("timestamp_outside_tolerance", { age: Math.abs(ageSeconds), max: keys.toleranceSeconds }),
       diagnosis: diagnoseClockSkew(matched.label, ageSeconds),
     };
   }

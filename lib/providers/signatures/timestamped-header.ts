@@ -1,3 +1,4 @@
+import { because } from "@/lib/reasons/reason-codes";
 import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
 import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/providers/signatures/hmac";
 import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
@@ -47,10 +48,10 @@ export function signTimestamped(secret: string, timestamp: number, body: string 
  * timestamp outside the window, plus a diagnosis when one is found; never a secret or a signature.
  */
 export function verifyTimestampedHeader(headerName: string, header: string | null, body: Buffer, keys: VerificationKeys, now: Date): VerifyResult {
-  if (header === null || header.trim() === "") return { ok: false, status: 401, reason: `missing ${headerName} header` };
+  if (header === null || header.trim() === "") return { ok: false, status: 401, ...because("signature_missing", { header: headerName }) };
   const parsed = parseTimestampedHeader(header);
-  if (!parsed) return { ok: false, status: 401, reason: `malformed ${headerName} header: expected t=<unix seconds>,v1=<hex>` };
-  if (!/^\d{1,12}$/.test(parsed.timestamp)) return { ok: false, status: 401, reason: `malformed ${headerName} header: timestamp is not a number` };
+  if (!parsed) return { ok: false, status: 401, ...because("signature_malformed_timestamped", { header: headerName }) };
+  if (!/^\d{1,12}$/.test(parsed.timestamp)) return { ok: false, status: 401, ...because("signature_timestamp_not_number", { header: headerName }) };
   const prefix = `${parsed.timestamp}.`;
   const candidates = parsed.v1.map(decodeHex).filter((value): value is Buffer => value !== undefined && value.length === 32);
   let matched: SigningSecret | undefined;
@@ -69,14 +70,14 @@ export function verifyTimestampedHeader(headerName: string, header: string | nul
       secrets: keys.secrets,
       retiredSecrets: keys.retiredSecrets,
     });
-    return { ok: false, status: 401, reason: "signature does not match any configured signing secret", diagnosis };
+    return { ok: false, status: 401, ...because("signature_mismatch", {}), diagnosis };
   }
   const ageSeconds = Math.floor(now.getTime() / 1000) - Number(parsed.timestamp);
   if (Math.abs(ageSeconds) > keys.toleranceSeconds) {
     return {
       ok: false,
       status: 401,
-      reason: `timestamp outside tolerance: ${Math.abs(ageSeconds)} s (max ${keys.toleranceSeconds})`,
+      ...because("timestamp_outside_tolerance", { age: Math.abs(ageSeconds), max: keys.toleranceSeconds }),
       diagnosis: diagnoseClockSkew(matched.label, ageSeconds),
     };
   }

@@ -4,6 +4,7 @@ import { getLocale, getTranslations } from "next-intl/server";
 import { OutcomeBadge, StatusBadge } from "@/app/_components/badges";
 import { StaticTable } from "@/app/_components/static-table";
 import { DateTime, Money } from "@/app/_components/money";
+import { serverReasons } from "@/app/_components/server-reasons";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { formatDateTime } from "@/lib/format/format";
@@ -18,7 +19,7 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
   await requireActor(`/orders/${encodeURIComponent(id)}`);
   const timeline = await getOrderTimeline(await db(), id);
   if (!timeline) notFound();
-  const [t, o, nav, locale] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale()]);
+  const [t, o, nav, locale, reasons] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale(), serverReasons()]);
   const { order } = timeline;
   return (
     <>
@@ -71,7 +72,9 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
                 <OutcomeBadge outcome={decision.outcome} />
               </td>
               <td className="num">{decision.httpStatus ?? "—"}</td>
-              <td className="wrap">{decision.reason}</td>
+              <td className="wrap" data-testid="reason" data-coded={reasons.coded(decision)}>
+                {reasons.describe(decision)}
+              </td>
               <td>{decision.source}</td>
             </tr>
           ))}
@@ -87,7 +90,7 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
                 <DateTime value={entry.createdAt} />
               </td>
               <td className="mono">{entry.businessKey}</td>
-              <td>{entry.kind}</td>
+              <td data-kind={entry.kind}>{reasons.word("ledgerKind", entry.kind)}</td>
               <td className="num">
                 <Money minor={entry.amount} currency={entry.currency} signed />
               </td>
@@ -157,8 +160,8 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
           <ul>
             {timeline.deadLetters.map((letter) => (
               <li key={letter.id}>
-                <span className="mono">{letter.eventId}</span> <StatusBadge status={letter.status} /> {letter.category}: {letter.reason} ({t("attempts")}: {letter.attempts})
-                {letter.resolution ? <> — {letter.resolution}</> : null}
+                <span className="mono">{letter.eventId}</span> <StatusBadge status={letter.status} /> <span data-category={letter.category}>{reasons.word("category", letter.category)}</span>: {reasons.describe(letter)} ({t("attempts")}: {letter.attempts})
+                {letter.resolution ? <> — {reasons.describe({ reason: letter.resolution, reasonCode: letter.resolutionCode, reasonParams: letter.resolutionParams })}</> : null}
               </li>
             ))}
           </ul>

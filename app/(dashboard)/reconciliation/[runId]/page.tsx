@@ -10,6 +10,7 @@ import { DEFAULT_PAGE_SIZE, lenient, pagingFromParams, param, toQueryString, typ
 import { MISMATCH_CODES, MISMATCH_SORTS, mismatchesPage, runSummary, type MismatchSort } from "@/lib/reconciliation/run-report";
 import { z } from "zod";
 import { RunProgress } from "./run-progress";
+import { serverReasons } from "@/app/_components/server-reasons";
 
 export const dynamic = "force-dynamic";
 
@@ -32,7 +33,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
   const sort = lenient(z.enum(MISMATCH_SORTS), param(query, "sort"), "line") as MismatchSort;
   const direction = lenient(z.enum(["asc", "desc"]), param(query, "direction"), "asc");
   const mismatches = await mismatchesPage(client, run.id, { page: paging.page, pageSize: paging.pageSize, code: code as never, sort, direction });
-  const [t, nav] = await Promise.all([getTranslations("reconciliation"), getTranslations("nav")]);
+  const [t, nav, reasons] = await Promise.all([getTranslations("reconciliation"), getTranslations("nav"), serverReasons()]);
   const lab = run.format === "lab";
   const base = `/reconciliation/${run.id}`;
   const keep = { code, sort: sort === "line" ? undefined : sort, direction: direction === "asc" ? undefined : direction, pageSize: paging.pageSize === DEFAULT_PAGE_SIZE ? undefined : paging.pageSize };
@@ -230,17 +231,26 @@ export default async function RunPage({ params, searchParams }: { params: Promis
                       </td>
                       {lab && mismatch.order ? (
                         <>
-                          <td>{mismatch.order.providerStatus}</td>
+                          <td data-provider-status={mismatch.order.providerStatus}>{reasons.word("providerStatus", mismatch.order.providerStatus)}</td>
                           <td>
                             <StatusBadge status={mismatch.order.expectedStatus} /> <Money minor={mismatch.order.expectedCredited} currency={mismatch.currency} />
                           </td>
                           <td>
-                            <StatusBadge status={mismatch.order.foundStatus} /> <Money minor={mismatch.order.foundCredited} currency={mismatch.currency} />
+                            {mismatch.order.foundStatus === "missing" ? (
+                              <span className="badge bad" data-status="missing">
+                                {reasons.word("providerStatus", "missing")}
+                              </span>
+                            ) : (
+                              <StatusBadge status={mismatch.order.foundStatus} />
+                            )}{" "}
+                            <Money minor={mismatch.order.foundCredited} currency={mismatch.currency} />
                           </td>
                           <td className="num">
                             <Money minor={mismatch.order.overcredited} currency={mismatch.currency} />
                           </td>
-                          <td className="wrap">{mismatch.order.reason}</td>
+                          <td className="wrap" data-testid="reason" data-coded={mismatch.order.reasonRef ? "yes" : "no"}>
+                            {reasons.render(mismatch.order.reasonRef, mismatch.order.reason)}
+                          </td>
                         </>
                       ) : (
                         <>
@@ -251,7 +261,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
                             <Money minor={mismatch.booked} currency={mismatch.currency} />
                           </td>
                           <td className="num">{mismatch.lines.length > 0 ? mismatch.lines.join(", ") : "—"}</td>
-                          <td className="wrap">{mismatch.nextAction}</td>
+                          <td className="wrap" data-testid="next-action">{reasons.text("mismatchNext", mismatch.code, mismatch.nextAction)}</td>
                         </>
                       )}
                     </tr>

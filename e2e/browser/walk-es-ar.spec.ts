@@ -1,0 +1,240 @@
+// Reasons people can read, in their language: the spec seeds every kind of reason (a credit, a refund, a
+// duplicate, an amount and a currency mismatch, an unknown order, a parked refund left open and one
+// applied later, an extra charge for review, two refused signatures, a lab reconciliation with
+// mismatches of five codes), then walks every dashboard page in es-AR and finds no English reason,
+// category, next action, ledger kind or refusal, and no bare minor-unit amount; in English the same rows
+// read with money formatted by currency ("credited ARS 15,000.00", never "credited 1500000 ARS").
+// Named to run last: it walks what the other specs left too, and its open review item stays open.
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import en from "@/lib/i18n/messages/en.json";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
+import { REASONS, type ParamKind } from "@/lib/reasons/reason-codes";
+import { createOrder, deliverLab, type LabEventInput } from "./support/api";
+import { E2E } from "./support/e2e-env";
+import { screenshot, storageStateOf } from "./support/roles";
+
+const text = (value: string) => value.replace(/[\u00a0\u202f]/g, " ");
+const bearer = { authorization: `Bearer ${E2E.apiToken}` };
+
+/**
+ * Fragments of English that only a reason, a category or a next action contains: the dashboard's
+ * English messages (reasons.*) and the English sentences the logs keep (lib/reasons/reason-codes.ts),
+ * cut at their parameters, those of at least 12 characters (shorter ones, such as "credited", are
+ * checked per cell below).
+ */
+function englishFragments(): string[] {
+  const messages: string[] = [];
+  const { code, category, nextAction, mismatchNext, ledgerKind, rejection } = en.reasons;
+  for (const list of [code, category, nextAction, mismatchNext, ledgerKind, rejection]) messages.push(...Object.values(list));
+  for (const definition of Object.values(REASONS)) {
+    const params = Object.fromEntries(Object.entries(definition.params as Record<string, ParamKind>).map(([name, kind]) => [name, kind === "money" ? { amount: 0, currency: "\u0000" } : kind === "number" || kind === "seconds" ? 0 : "\u0000"]));
+    messages.push((definition.en as (params: unknown) => string)(params).replace(/\b0\b/g, "\u0000"));
+  }
+  const fragments = messages.flatMap((message) => message.split(/\{[^}]*\}|\u0000/)).map((fragment) => fragment.trim().replace(/^[;:,.()\s]+|[;:,.()\s]+$/g, ""));
+  return [...new Set(fragments.filter((fragment) => fragment.length >= 12))];
+}
+
+/** An amount in minor units next to a currency code ("1500000 ARS", "USD 1000"): what a merchant misreads. */
+const BARE_MINOR_UNITS = /\b\d{4,}\s?(ARS|USD|EUR|BRL|JPY|CLP|MXN)\b|\b(ARS|USD|EUR|BRL|JPY|CLP|MXN)\s?\d{4,}\b/;
+
+/** Words of the English lists that a translated cell must not show (the cell's `data-*` names the list). */
+const CELL_LISTS = [
+  { selector: "[data-category]", attribute: "data-category", english: { ...en.reasons.category } as Record<string, string> },
+  { selector: "[data-kind]", attribute: "data-kind", english: { ...en.reasons.ledgerKind } as Record<string, string> },
+  { selector: "[data-rejection]", attribute: "data-rejection", english: { ...en.reasons.rejection } as Record<string, string> },
+  { selector: "[data-provider-status]", attribute: "data-provider-status", english: { ...en.reasons.providerStatus } as Record<string, string> },
+];
+
+/** Checks one page in es-AR: no English fragment, no English word in a translated cell, no bare minor units. */
+async function expectSpanishOnly(page: Page, testInfo: TestInfo, name: string, options: { skipTextOf?: string } = {}): Promise<void> {
+  await expect(page.locator("html")).toHaveAttribute("lang", "es-AR");
+  const main = page.locator("main");
+  await expect(main).toBeVisible();
+  let body = text(await main.innerText());
+  // Free text people typed (audit notes, resolution notes) is shown as written: not a reason of Acredita's.
+  if (options.skipTextOf) for (const skipped of await page.locator(options.skipTextOf).allInnerTexts()) body = body.replace(text(skipped), "");
+  // Every reason this version wrote has a code: a cell showing a stored (English) sentence is a writer without one.
+  const uncoded = await page.locator('[data-testid="reason"][data-coded="no"]').allInnerTexts();
+  expect(uncoded, `reasons without a code on ${name}`).toEqual([]);
+  const found = englishFragments().filter((fragment) => body.includes(fragment));
+  expect(found, `English reason text on ${name}`).toEqual([]);
+  expect(body.match(BARE_MINOR_UNITS)?.[0] ?? null, `bare minor units on ${name}`).toBeNull();
+  for (const list of CELL_LISTS) {
+    for (const cell of await page.locator(list.selector).all()) {
+      const word = (await cell.getAttribute(list.attribute)) ?? "";
+      const shown = text(await cell.innerText()).trim();
+      expect(shown, `${list.attribute}=${word} on ${name} is translated`).not.toBe(word);
+      if (list.english[word] && list.english[word] !== word) expect(shown, `${list.attribute}=${word} on ${name}`).not.toBe(list.english[word]);
+    }
+  }
+  for (const cell of await page.getByTestId("next-action").all()) expect(Object.values(en.reasons.nextAction).concat(Object.values(en.reasons.mismatchNext))).not.toContain(text(await cell.innerText()).trim());
+  await screenshot(page, testInfo, `walk-es-AR-${name}`);
+}
+
+/** Posts a lab delivery signed with `secret` at `timestamp` (for the refusals before a valid signature). */
+async function deliverSigned(request: Parameters<typeof deliverLab>[0], event: LabEventInput, secret: string, timestamp: number): Promise<number> {
+  const body = JSON.stringify({ id: event.id, type: event.type, created: 1760181330, data: { payment_id: event.paymentId, order_id: event.orderId, amount: event.amount, currency: event.currency ?? "ARS" } });
+  const response = await request.post("/api/webhooks/lab", { data: body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(secret, timestamp, body) } });
+  return response.status();
+}
+
+let runId = "";
+/** The run's page with this spec's orders first (the lab's file also flags every lab order the other specs paid). */
+const runPage = () => `/reconciliation/${runId}?sort=orderId&direction=desc&pageSize=100`;
+
+// One seeding for the whole file: a failed test must not make Playwright seed again in a new worker.
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async ({ request }) => {
+  const pay = (id: string, orderId: string, paymentId: string, amount: number, currency = "ARS") => deliverLab(request, { id, type: "payment.approved", orderId, paymentId, amount, currency });
+  const refund = (id: string, orderId: string, paymentId: string, amount: number, currency = "ARS") => deliverLab(request, { id, type: "payment.refunded", orderId, paymentId, amount, currency });
+
+  await createOrder(request, "ord_w_paid", 1_500_000);
+  expect((await pay("evt_w_paid", "ord_w_paid", "pay_w_paid", 1_500_000)).reason).toBe("credited 1500000 ARS; order ord_w_paid created -> paid");
+  expect((await pay("evt_w_paid", "ord_w_paid", "pay_w_paid", 1_500_000)).outcome).toBe("duplicate");
+  await createOrder(request, "ord_w_refund", 1_000, "USD");
+  await pay("evt_w_refund_pay", "ord_w_refund", "pay_w_refund", 1_000, "USD");
+  expect((await refund("evt_w_refund", "ord_w_refund", "pay_w_refund", 1_000, "USD")).reason).toBe("refunded 1000 USD (total 1000); order ord_w_refund paid -> refunded");
+  await createOrder(request, "ord_w_amount", 4_000_000);
+  expect((await pay("evt_w_amount", "ord_w_amount", "pay_w_amount", 4_200_000)).status).toBe(422);
+  await createOrder(request, "ord_w_currency", 500_000);
+  expect((await pay("evt_w_currency", "ord_w_currency", "pay_w_currency", 500_000, "USD")).status).toBe(422);
+  expect((await pay("evt_w_ghost", "ord_w_ghost", "pay_w_ghost", 100_000)).status).toBe(409);
+  await createOrder(request, "ord_w_parked", 250_000);
+  expect((await refund("evt_w_parked", "ord_w_parked", "pay_w_parked", 250_000)).status).toBe(409);
+  // A refund parked before its approval, applied by the provider's retry once the approval landed.
+  await createOrder(request, "ord_w_later", 320_000);
+  expect((await refund("evt_w_later_refund", "ord_w_later", "pay_w_later", 320_000)).status).toBe(409);
+  await pay("evt_w_later_pay", "ord_w_later", "pay_w_later", 320_000);
+  expect((await refund("evt_w_later_refund", "ord_w_later", "pay_w_later", 320_000)).reason).toBe("refunded 320000 ARS (total 320000); order ord_w_later paid -> refunded; dead letter resolved");
+  // A second payment of a paid order: an extra charge waiting in the review queue.
+  await createOrder(request, "ord_w_extra", 700_000);
+  await pay("evt_w_extra_1", "ord_w_extra", "pay_w_extra_1", 700_000);
+  expect((await pay("evt_w_extra_2", "ord_w_extra", "pay_w_extra_2", 650_000)).reason).toContain("recorded as an extra charge for review");
+  await createOrder(request, "ord_w_kept", 200_000);
+  await pay("evt_w_kept", "ord_w_kept", "pay_w_kept", 200_000);
+  await createOrder(request, "ord_w_usd", 300_000);
+  await pay("evt_w_usd", "ord_w_usd", "pay_w_usd", 300_000);
+  // Two refusals before a valid signature: a wrong secret, and a timestamp 20 minutes old.
+  const forged = { id: "evt_w_forged", type: "payment.approved", orderId: "ord_w_paid", paymentId: "pay_w_forged", amount: 1_500_000 } as const;
+  expect(await deliverSigned(request, forged, "not-the-lab-secret", Math.floor(Date.now() / 1000))).toBe(401);
+  expect(await deliverSigned(request, { ...forged, id: "evt_w_stale" }, E2E.labSecret, Math.floor(Date.now() / 1000) - 1_200)).toBe(401);
+
+  // A lab settlement with a mismatch of each code: unsettled, missing (two), amount, currency, refund.
+  const csv = [
+    "order_id,provider_status,amount,currency",
+    "ord_w_paid,none,0,ARS",
+    "ord_w_parked,approved,250000,ARS",
+    "ord_w_nowhere,approved,990000,ARS",
+    "ord_w_extra,approved,650000,ARS",
+    "ord_w_usd,approved,300000,USD",
+    "ord_w_kept,refunded,200000,ARS",
+    "ord_w_refund,refunded,1000,USD",
+  ].join("\n");
+  const upload = await request.post("/api/reconciliations?format=lab&source=walk-es-ar.csv", { data: csv, headers: { ...bearer, "content-type": "text/csv" } });
+  expect(upload.status()).toBe(202);
+  runId = ((await upload.json()) as { runId: string }).runId;
+  await expect
+    .poll(async () => ((await (await request.get(`/api/reconciliations/${runId}`, { headers: bearer })).json()) as { run: { status: string } }).run.status, { timeout: 30_000 })
+    .toBe("done");
+});
+
+test.describe("in es-AR", () => {
+  test.use({ storageState: storageStateOf("admin"), locale: "es-AR" });
+
+  test("every dashboard page: no English reason, category or next action, and no bare minor-unit amount", async ({ page }, testInfo) => {
+    test.setTimeout(180_000);
+    const pages: [string, string, { skipTextOf?: string }?][] = [
+      ["/orders", "orders"],
+      ["/orders?q=ord_w", "orders-search"],
+      ...["ord_w_paid", "ord_w_refund", "ord_w_amount", "ord_w_currency", "ord_w_parked", "ord_w_later", "ord_w_extra", "ord_1041", "ord_1045"].map((id) => [`/orders/${id}`, `order-${id}`] as [string, string]),
+      ["/decisions", "decisions"],
+      ["/decisions?outcome=dead_lettered", "decisions-dead-lettered"],
+      ["/decisions?outcome=rejected", "decisions-rejected"],
+      ["/dead-letters", "dead-letters-open"],
+      ["/dead-letters?tab=resolved", "dead-letters-resolved", { skipTextOf: '[data-testid="resolution"][data-note]' }],
+      ["/reconciliation", "reconciliation"],
+      [runPage(), "reconciliation-run"],
+      ["/review", "review"],
+      ["/admin/users", "users"],
+      ["/admin/audit", "audit", { skipTextOf: "td" }],
+      ["/account/password", "password"],
+    ];
+    for (const [path, name, options] of pages) {
+      await page.goto(path);
+      await expectSpanishOnly(page, testInfo, name, options);
+    }
+  });
+
+  test("the timeline reads each reason in Spanish with pesos and dollars as Argentines write them", async ({ page }) => {
+    await page.goto("/orders/ord_w_paid");
+    const timeline = page.getByTestId("timeline");
+    await expect(timeline.locator('tr[data-outcome="applied"] [data-testid="reason"]')).toHaveText(/^se acreditaron \$\s15\.000,00; orden ord_w_paid: creada → pagada$/);
+    await expect(timeline.locator('tr[data-outcome="duplicate"] [data-testid="reason"]').first()).toHaveText(/^el evento evt_w_paid ya estaba guardado \(estado: procesado\); no cambió nada$/);
+    await expect(page.getByTestId("ledger").locator('[data-kind="credit"]')).toHaveText("acreditación");
+
+    await page.goto("/orders/ord_w_refund");
+    await expect(page.getByTestId("timeline").locator('tr[data-event-id="evt_w_refund"] [data-testid="reason"]')).toHaveText(/^se reembolsaron US\$\s10,00 \(total US\$\s10,00\); orden ord_w_refund: pagada → reembolsada$/);
+    await expect(page.getByTestId("ledger").locator('[data-kind="refund"]')).toHaveText("reembolso");
+
+    await page.goto("/orders/ord_w_amount");
+    await expect(page.getByTestId("timeline").locator('[data-testid="reason"]').first()).toHaveText(/^el monto no coincide en la orden ord_w_amount: el pago es de \$\s42\.000,00 y la orden de \$\s40\.000,00$/);
+    await expect(page.locator('[data-category="amount_mismatch"]')).toHaveText("monto distinto");
+
+    await page.goto("/orders/ord_w_later");
+    await expect(page.getByTestId("timeline").locator('tr[data-event-id="evt_w_later_refund"][data-outcome="applied"] [data-testid="reason"]')).toHaveText(/; error resuelto$/);
+    await expect(page.locator("section[aria-labelledby=dl-h] li")).toContainText("se aplicó en un intento posterior (aplicado)");
+  });
+
+  test("dead letters: category, reason and next action in Spanish; the reconciliation run's reasons and next steps too", async ({ page }, testInfo) => {
+    await page.goto("/dead-letters");
+    const currency = page.locator('tr[data-event-id="evt_w_currency"]');
+    await expect(currency.locator('[data-category="currency_mismatch"]')).toHaveText("moneda distinta");
+    await expect(currency.getByTestId("reason")).toContainText("la moneda no coincide en la orden ord_w_currency: el pago es en USD y la orden en ARS");
+    await expect(currency.getByTestId("next-action")).toHaveText("compará el pago con la orden; reembolsá o corregí la orden");
+    const parked = page.locator('tr[data-event-id="evt_w_parked"]');
+    await expect(parked.locator('[data-category="transition"]')).toHaveText("falta una transición");
+    await expect(parked.getByTestId("next-action")).toHaveText("esperá la transición que falta (por ejemplo, la aprobación) y reintentá");
+    await expect(page.locator('tr[data-event-id="evt_w_ghost"]').getByTestId("reason")).toContainText("no existe la orden ord_w_ghost");
+    await screenshot(page, testInfo, "dead-letters-es-AR");
+
+    await page.goto(runPage());
+    const rows = page.getByTestId("mismatches-table").locator("tbody tr");
+    const codes = new Set(await rows.evaluateAll((all) => all.map((row) => row.getAttribute("data-code"))));
+    for (const code of ["unsettled_credit", "missing_credit", "amount_mismatch", "currency_mismatch", "refund_mismatch"]) expect(codes.has(code), code).toBe(true);
+    const extra = page.locator('tr[data-order-id="ord_w_extra"]');
+    await expect(extra.getByTestId("reason")).toHaveText(/^acreditado \$\s7\.000,00, se esperaba \$\s6\.500,00$/);
+    await expect(page.locator('tr[data-order-id="ord_w_usd"]').getByTestId("reason")).toHaveText("moneda ARS, liquidada en USD");
+    await expect(page.locator('tr[data-order-id="ord_w_nowhere"]').getByTestId("reason")).toHaveText("la orden no está en Acredita");
+    await expect(page.locator('tr[data-order-id="ord_w_kept"]').getByTestId("reason")).toHaveText(/^estado pagada, se esperaba reembolsada; acreditado \$\s2\.000,00, se esperaba \$\s0,00$/);
+    await screenshot(page, testInfo, "reconciliation-run-es-AR");
+  });
+
+  test("refusals before a valid signature read in Spanish in the decision log", async ({ page }) => {
+    await page.goto("/decisions?outcome=rejected");
+    await expect(page.locator('tr[data-event-id="evt_w_forged"]').getByTestId("reason")).toContainText("la firma no coincide con ningún secreto de firma configurado");
+    await expect(page.locator('tr[data-event-id="evt_w_stale"]').getByTestId("reason")).toContainText(/^marca de tiempo fuera de la tolerancia: 1\.\d{3} s \(máximo 300 s\)/);
+  });
+});
+
+test.describe("in English", () => {
+  test.use({ storageState: storageStateOf("support"), locale: "en-US" });
+
+  test("reasons show money formatted by currency, never raw minor units", async ({ page }, testInfo) => {
+    await page.goto("/orders/ord_w_paid");
+    await expect(page.getByTestId("timeline").locator('tr[data-outcome="applied"] [data-testid="reason"]')).toHaveText(/^credited ARS\s15,000\.00; order ord_w_paid created → paid$/);
+    await page.goto("/orders/ord_w_refund");
+    await expect(page.getByTestId("timeline").locator('tr[data-event-id="evt_w_refund"] [data-testid="reason"]')).toHaveText(/^refunded \$10\.00 \(total \$10\.00\); order ord_w_refund paid → refunded$/);
+    await screenshot(page, testInfo, "walk-en-order-refund");
+    await page.goto("/decisions");
+    expect(text(await page.locator("main").innerText()).match(BARE_MINOR_UNITS)?.[0] ?? null).toBeNull();
+    await page.goto(runPage());
+    await expect(page.locator('tr[data-order-id="ord_w_extra"]').getByTestId("reason")).toHaveText(/^credited ARS\s7,000\.00, expected ARS\s6,500\.00$/);
+    await expect(page.locator('tr[data-order-id="ord_w_paid"]').getByTestId("reason")).toHaveText(/^status paid, expected created; credited ARS\s15,000\.00, expected ARS\s0\.00$/);
+    expect(text(await page.locator("main").innerText()).match(BARE_MINOR_UNITS)?.[0] ?? null).toBeNull();
+    await screenshot(page, testInfo, "walk-en-reconciliation-run");
+    await page.goto("/dead-letters");
+    await expect(page.locator('tr[data-event-id="evt_w_amount"]').getByTestId("reason")).toContainText("amount mismatch for order ord_w_amount: payment ARS 42,000.00, order ARS 40,000.00");
+    await screenshot(page, testInfo, "walk-en-dead-letters");
+  });
+});

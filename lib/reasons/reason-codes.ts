@@ -1,0 +1,267 @@
+/**
+ * The reasons' vocabulary: every reason a decision, a dead letter, a reconciliation mismatch or a
+ * resolution gives is a stable code with typed parameters (amounts with their currency, ids, statuses,
+ * seconds), stored beside the English sentence the logs and the webhook answers keep. Pages and CLIs
+ * render the code in the reader's locale (lib/reasons/render-reason.ts); a row written before the codes
+ * existed keeps its stored sentence. The English text of a code is exactly the sentence written before,
+ * amounts in minor units ("credited 1500000 ARS"), so answers and logs do not change.
+ */
+import { z } from "zod";
+
+/** An amount in integer minor units of an ISO 4217 currency. */
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+/**
+ * How a parameter is rendered: `money` formatted by currency, `status` / `category` / `mode` /
+ * `outcome` / `what` / `phase` translated from a fixed list, `id` / `text` / `type` shown verbatim
+ * (ids, currency codes, event types), `number` / `seconds` formatted as numbers, `cause` a nested
+ * reason (or a plain sentence when its source had no code).
+ */
+export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "number" | "seconds" | "cause";
+
+/** A reason as stored: its code, its parameters and, for a compound sentence, the reasons that follow it. */
+export interface ReasonRef {
+  code: ReasonCode;
+  params: Record<string, unknown>;
+  /** Reasons joined after this one with "; " (e.g. "...; dead letter resolved"). */
+  then?: ReasonRef[];
+}
+
+type ValueOf<K extends ParamKind> = K extends "money" ? Money : K extends "number" | "seconds" ? number : K extends "cause" ? ReasonRef | string : string;
+type ParamsOf<P extends Record<string, ParamKind>> = { [Name in keyof P]: ValueOf<P[Name]> };
+
+interface Definition<P extends Record<string, ParamKind>> {
+  params: P;
+  en: (params: ParamsOf<P>) => string;
+}
+
+function define<const P extends Record<string, ParamKind>>(params: P, en: (params: ParamsOf<P>) => string): Definition<P> {
+  return { params, en };
+}
+
+const WHAT_EN: Record<string, string> = { failed_refund: "failed refund", dispute: "dispute" };
+const what = (value: string) => WHAT_EN[value] ?? value;
+/** The English sentence of a nested cause. */
+const cause = (value: ReasonRef | string) => (typeof value === "string" ? value : reasonText(value));
+
+/**
+ * Every reason code, its parameters and its English sentence. The sentences are the ones the receiver
+ * answered and logged before codes existed, byte for byte (tests and providers' logs read them).
+ */
+export const REASONS = {
+  // Decisions of the core (lib/core/decide-effect.ts, apply-effect.ts, apply-stored-event.ts).
+  live_test_scope: define({ eventMode: "mode", orderMode: "mode", orderId: "id" }, (p) => `${p.eventMode} event does not touch ${p.orderMode} order ${p.orderId}`),
+  live_test_endpoint: define({ eventMode: "mode", endpointMode: "mode" }, (p) => `${p.eventMode} event on a ${p.endpointMode} endpoint: stored, no effect`),
+  unknown_order: define({ orderId: "id" }, (p) => `unknown order ${p.orderId}`),
+  unknown_checkout_session: define({ sessionId: "id" }, (p) => `unknown order checkout session ${p.sessionId}`),
+  amount_missing: define({ paymentKey: "id", orderId: "id", provider: "id" }, (p) => `payment ${p.paymentKey} for order ${p.orderId} carries no amount, though ${p.provider} always sends one: not credited at the order's price`),
+  already_credited: define({ paymentKey: "id", eventId: "id" }, (p) => `payment ${p.paymentKey} already credited by event ${p.eventId}`),
+  extra_charge_duplicate: define({ paymentKey: "id" }, (p) => `extra charge ${p.paymentKey} already recorded`),
+  extra_charge: define({ paymentKey: "id", amount: "money" }, (p) => `order already paid: payment ${p.paymentKey} recorded as an extra charge for review, not credited`),
+  no_transition: define({ from: "status", trigger: "type", orderId: "id" }, (p) => `no transition from ${p.from} on ${p.trigger} for order ${p.orderId}`),
+  currency_mismatch_payment: define({ orderId: "id", paid: "id", expected: "id" }, (p) => `currency mismatch for order ${p.orderId}: payment ${p.paid}, order ${p.expected}`),
+  amount_mismatch_payment: define({ orderId: "id", paid: "money", expected: "money" }, (p) => `amount mismatch for order ${p.orderId}: payment ${p.paid.amount}, order ${p.expected.amount} (${p.expected.currency} minor units)`),
+  credited: define({ amount: "money", orderId: "id", from: "status", to: "status" }, (p) => `credited ${p.amount.amount} ${p.amount.currency}; order ${p.orderId} ${p.from} -> ${p.to}`),
+  extra_refund_noted: define({ paymentKey: "id" }, (p) => `refund of extra charge ${p.paymentKey} recorded; order unchanged`),
+  refund_not_credited: define({ from: "status", orderId: "id", paymentKey: "id" }, (p) => `no transition from ${p.from} on payment.refunded for order ${p.orderId}: payment ${p.paymentKey} was never credited`),
+  currency_mismatch_refund: define({ orderId: "id", refund: "id", payment: "id" }, (p) => `currency mismatch for refund of order ${p.orderId}: refund ${p.refund}, payment ${p.payment}`),
+  refund_out_of_range: define({ total: "money", max: "money", orderId: "id" }, (p) => `refund total ${p.total.amount} is outside 1..${p.max.amount} for order ${p.orderId}`),
+  refund_duplicate: define({ total: "money", paymentKey: "id", refunded: "money" }, (p) => `refund total ${p.total.amount} of payment ${p.paymentKey} already recorded (refunded ${p.refunded.amount})`),
+  refunded: define({ amount: "money", total: "money", orderId: "id", from: "status", to: "status" }, (p) => `refunded ${p.amount.amount} ${p.amount.currency} (total ${p.total.amount}); order ${p.orderId} ${p.from} -> ${p.to}`),
+  waiting_for_credit: define({ what: "what", paymentKey: "id", orderId: "id" }, (p) => `${what(p.what)} of payment ${p.paymentKey} for order ${p.orderId}, which was never credited: waiting for its credit`),
+  currency_mismatch_other: define({ what: "what", orderId: "id", got: "id", payment: "id" }, (p) => `currency mismatch for ${what(p.what)} of order ${p.orderId}: ${p.got}, payment ${p.payment}`),
+  amount_out_of_range: define({ what: "what", amount: "money", max: "money", orderId: "id" }, (p) => `${what(p.what)} amount ${p.amount.amount} is outside 1..${p.max.amount} for order ${p.orderId}`),
+  refund_failed_duplicate: define({ refundId: "id", paymentKey: "id" }, (p) => `failed refund ${p.refundId} of payment ${p.paymentKey} already booked back`),
+  refund_failed_waiting: define({ refundId: "id", amount: "money", refunded: "money", paymentKey: "id" }, (p) => `refund ${p.refundId} of ${p.amount.amount} failed, but only ${p.refunded.amount} of payment ${p.paymentKey} is booked as refunded: waiting for the refund`),
+  refund_failed_booked: define({ refundId: "id", amount: "money", refunded: "money", orderId: "id", from: "status", to: "status" }, (p) => `refund ${p.refundId} failed: ${p.amount.amount} ${p.amount.currency} booked back (refunded ${p.refunded.amount}); order ${p.orderId} ${p.from} -> ${p.to}`),
+  dispute_already_open: define({ disputeId: "id", orderId: "id", status: "status" }, (p) => `dispute ${p.disputeId} already open on order ${p.orderId} (${p.status})`),
+  dispute_opened: define({ disputeId: "id", amount: "money", orderId: "id", from: "status", to: "status" }, (p) => `dispute ${p.disputeId} opened for ${p.amount.amount} ${p.amount.currency}; order ${p.orderId} ${p.from} -> ${p.to}`),
+  dispute_withdrawal_duplicate: define({ disputeId: "id" }, (p) => `dispute ${p.disputeId} withdrawal already booked`),
+  dispute_withdrawn: define({ disputeId: "id", amount: "money", orderId: "id", from: "status", to: "status" }, (p) => `dispute ${p.disputeId}: ${p.amount.amount} ${p.amount.currency} withdrawn; order ${p.orderId} ${p.from} -> ${p.to}`),
+  dispute_reinstatement_duplicate: define({ disputeId: "id" }, (p) => `dispute ${p.disputeId} reinstatement already booked`),
+  dispute_reinstate_waiting: define({ disputeId: "id", orderId: "id" }, (p) => `dispute ${p.disputeId} reinstates funds that were never booked as withdrawn for order ${p.orderId}: waiting for the withdrawal`),
+  dispute_reinstated: define({ disputeId: "id", amount: "money", orderId: "id", status: "status" }, (p) => `dispute ${p.disputeId}: ${p.amount.amount} ${p.amount.currency} reinstated; order ${p.orderId} stays ${p.status}`),
+  dispute_closed: define({ disputeId: "id", phase: "phase", orderId: "id", from: "status", to: "status" }, (p) => `dispute ${p.disputeId} ${p.phase}; order ${p.orderId} ${p.from} -> ${p.to}`),
+  payment_failure_recorded: define({ paymentKey: "id" }, (p) => `payment failure of ${p.paymentKey} recorded; a later success still applies`),
+  demo_secret: define({ eventId: "id", secretLabel: "id" }, (p) => `event ${p.eventId} was signed with a public demo secret (${p.secretLabel}) and is never applied outside demo mode`),
+  dead_letter_resolved: define({}, () => "dead letter resolved"),
+
+  // The delivery path (lib/ingest/).
+  accepted: define({ eventId: "id" }, (p) => `event ${p.eventId} stored in the inbox; a worker applies it`),
+  duplicate_event: define({ eventId: "id", status: "status" }, (p) => `event ${p.eventId} already stored (status ${p.status}); nothing changed`),
+  event_conflict: define({ eventId: "id" }, (p) => `event id ${p.eventId} reused with a different signed body; the stored event was kept`),
+  org_mismatch: define({ account: "id", endpoint: "id" }, (p) => `event organisation ${p.account} does not match endpoint ${p.endpoint}`),
+  database_unavailable: define({}, () => "database unavailable; retry later"),
+  not_stored: define({}, () => "database unavailable, event not stored; retry later"),
+  endpoint_misconfigured: define({}, () => "endpoint misconfigured; see the server log"),
+  unknown_endpoint: define({}, () => "unknown webhook endpoint"),
+
+  // The inbox worker (lib/inbox/).
+  retry_scheduled: define({ attempt: "number", category: "category", cause: "cause", seconds: "seconds" }, (p) => `attempt ${p.attempt} failed (${p.category}): ${cause(p.cause)}; next attempt in ${p.seconds} s`),
+  retries_exhausted_attempts: define({ attempts: "number", max: "number", cause: "cause" }, (p) => `gave up after ${p.attempts} attempts (max ${p.max}); last error: ${cause(p.cause)}`),
+  retries_exhausted_age: define({ attempts: "number", age: "seconds", maxAge: "seconds", cause: "cause" }, (p) => `gave up after ${p.attempts} attempts: event is ${p.age} s old (max ${p.maxAge} s); last error: ${cause(p.cause)}`),
+  payload_not_json: define({ eventId: "id" }, (p) => `stored payload of event ${p.eventId} is not valid JSON`),
+  unexpected_apply_error: define({}, () => "unexpected error while applying (see the worker's log)"),
+  database_busy_tries: define({ tries: "number" }, (p) => `database busy after ${p.tries} tries`),
+  concurrent_writer_tries: define({ tries: "number" }, (p) => `a concurrent writer changed the order after ${p.tries} tries`),
+  claimed_too_often: define({ attempts: "number" }, (p) => `claimed ${p.attempts} times without finishing (workers stopped mid-attempt)`),
+
+  // Providers' events that change nothing (lib/providers/).
+  unhandled_event_type: define({ type: "type" }, (p) => `unhandled event type ${p.type}`),
+  unhandled_stripe_event_type: define({ type: "type" }, (p) => `unhandled Stripe event type ${p.type}: stored, nothing changed`),
+  unmapped_event_type: define({ type: "type" }, (p) => `event type ${p.type} is not mapped on this endpoint: stored, nothing changed`),
+  session_not_paid: define({ sessionId: "id", paymentStatus: "type" }, (p) => `checkout session ${p.sessionId} has payment_status ${p.paymentStatus}: not paid, nothing credited`),
+  session_without_intent: define({ sessionId: "id" }, (p) => `checkout session ${p.sessionId} has no payment intent (subscription or free session): nothing credited`),
+  session_failed_without_intent: define({ sessionId: "id" }, (p) => `checkout session ${p.sessionId} failed without a payment intent`),
+  intent_without_order: define({ intentId: "id" }, (p) => `payment intent ${p.intentId} has no metadata.order_id: its checkout.session.completed event credits it`),
+  charge_without_intent: define({ chargeId: "id" }, (p) => `charge ${p.chargeId} has no payment intent: Acredita tracks payments by intent, nothing changed`),
+  dispute_without_intent: define({ disputeId: "id" }, (p) => `dispute ${p.disputeId} has no payment intent: Acredita tracks payments by intent, nothing changed`),
+  dispute_no_funds_moved: define({ disputeId: "id", status: "type" }, (p) => `dispute ${p.disputeId} has status ${p.status}: no funds moved, order unchanged`),
+  refund_status_not_failed: define({ refundId: "id", status: "type" }, (p) => `refund ${p.refundId} has status ${p.status}: charge.refunded books refunds, nothing changed`),
+  refund_without_intent: define({ refundId: "id" }, (p) => `refund ${p.refundId} has no payment intent: Acredita tracks payments by intent, nothing changed`),
+  yolfi_invoice_created: define({ type: "type" }, (p) => `${p.type}: an invoice is not a payment: nothing changed`),
+  yolfi_invoice_overdue: define({ type: "type" }, (p) => `${p.type}: invoice overdue: recorded; never reverts a delivered order`),
+  yolfi_subscription_event: define({ type: "type" }, (p) => `${p.type}: subscription event: recorded; changes no single order`),
+  yolfi_unhandled_type: define({ type: "type" }, (p) => `${p.type}: unhandled Yolfi event type: stored, nothing changed`),
+
+  // Signature and body checks (lib/providers/signatures/, providers' parse).
+  signature_missing: define({ header: "id" }, (p) => `missing ${p.header} header`),
+  signature_malformed_timestamped: define({ header: "id" }, (p) => `malformed ${p.header} header: expected t=<unix seconds>,v1=<hex>`),
+  signature_malformed_base64: define({ header: "id" }, (p) => `malformed ${p.header} header: expected base64`),
+  signature_malformed_standard: define({}, () => "malformed webhook-signature header: no v1,<base64> signature"),
+  signature_timestamp_not_number: define({ header: "id" }, (p) => `malformed ${p.header} header: timestamp is not a number`),
+  standard_timestamp_not_number: define({}, () => "malformed webhook-timestamp header: not a number of unix seconds"),
+  signature_mismatch: define({}, () => "signature does not match any configured signing secret"),
+  timestamp_outside_tolerance: define({ age: "seconds", max: "seconds" }, (p) => `timestamp outside tolerance: ${p.age} s (max ${p.max})`),
+  body_not_json: define({}, () => "body is not valid JSON"),
+  invalid_event: define({ provider: "id", details: "text" }, (p) => `invalid ${p.provider} event: ${p.details}`),
+  invalid_typed_event: define({ type: "type", details: "text" }, (p) => `invalid ${p.type} event: ${p.details}`),
+  invalid_untyped_event: define({ details: "text" }, (p) => `invalid event: ${p.details}`),
+  invalid_event_object: define({ type: "type", details: "text" }, (p) => `invalid ${p.type} data.object: ${p.details}`),
+  event_id_header_mismatch: define({ header: "id", eventId: "id" }, (p) => `${p.header} header does not match the signed payload id ${p.eventId}`),
+  webhook_id_invalid: define({}, () => "webhook-id header must be 1 to 255 characters"),
+  method_not_allowed: define({ method: "id" }, (p) => `method ${p.method} not allowed: webhooks are POST`),
+  content_type_missing: define({}, () => "missing Content-Type: expected application/json"),
+  content_type_unsupported: define({ mediaType: "id" }, (p) => `unsupported Content-Type ${p.mediaType}: expected application/json`),
+  content_type_unreadable: define({}, () => "unsupported Content-Type an unreadable media type: expected application/json"),
+  content_type_charset: define({}, () => "unsupported Content-Type charset: expected utf-8"),
+  body_too_large_bytes: define({ limit: "number" }, (p) => `body too large: more than ${p.limit} bytes received, limit ${p.limit} bytes`),
+  body_too_large_declared: define({ declared: "number", limit: "number" }, (p) => `body too large: Content-Length ${p.declared}, limit ${p.limit} bytes`),
+  body_unreadable: define({}, () => "request body could not be read"),
+
+  // Resolutions of dead letters written by the system (a person's note is free text).
+  applied_later: define({ outcome: "outcome" }, (p) => `applied on a later attempt (${p.outcome})`),
+  event_already_done: define({ status: "status" }, (p) => `event already ${p.status}; nothing to retry`),
+
+  // The lab's order-level reconciliation (lib/reconciliation/compare.ts).
+  recon_order_missing: define({}, () => "order not found in Acredita"),
+  recon_not_in_settlement: define({}, () => "not in the settlement"),
+  recon_currency: define({ found: "id", settled: "id" }, (p) => `currency ${p.found} vs settled ${p.settled}`),
+  recon_status: define({ found: "status", expected: "status" }, (p) => `status ${p.found}, expected ${p.expected}`),
+  recon_credited: define({ found: "money", expected: "money" }, (p) => `credited ${p.found.amount}, expected ${p.expected.amount}`),
+} as const;
+
+/** Every reason code. */
+export type ReasonCode = keyof typeof REASONS;
+/** The parameters of reason `C`. */
+export type ReasonParams<C extends ReasonCode> = ParamsOf<(typeof REASONS)[C]["params"]>;
+
+/** The reason codes, for zod and for the catalogue's completeness test. */
+export const REASON_CODES = Object.keys(REASONS) as ReasonCode[];
+
+/** A reason and its English sentence, spread into a decision or an answer: `{ ...because("credited", {...}) }`. */
+export interface Because {
+  reason: string;
+  reasonRef: ReasonRef;
+}
+
+/**
+ * Builds reason `code` with `params` (typed per code) and its English sentence. Takes optional
+ * follow-up reasons (joined with "; "). Returns `{ reason, reasonRef }`.
+ */
+export function because<C extends ReasonCode>(code: C, params: ReasonParams<C>, then?: ReasonRef[]): Because {
+  const reasonRef: ReasonRef = { code, params: params as Record<string, unknown>, ...(then && then.length > 0 ? { then } : {}) };
+  return { reason: reasonText(reasonRef), reasonRef };
+}
+
+/** The reason `code` with `params`, without its sentence (for nesting and chaining). */
+export function reasonRef<C extends ReasonCode>(code: C, params: ReasonParams<C>): ReasonRef {
+  return { code, params: params as Record<string, unknown> };
+}
+
+/** Appends `next` to a reason (`"<reason>; <next>"`): returns a new {@link Because}. */
+export function followedBy(first: Because, next: ReasonRef): Because {
+  const ref: ReasonRef = { ...first.reasonRef, then: [...(first.reasonRef.then ?? []), next] };
+  return { reason: `${first.reason}; ${reasonText(next)}`, reasonRef: ref };
+}
+
+/** The English sentence of a reason (its follow-ups joined with "; "): what logs and answers carry. */
+export function reasonText(ref: ReasonRef): string {
+  const definition = REASONS[ref.code] as Definition<Record<string, ParamKind>>;
+  const head = definition.en(ref.params as ParamsOf<Record<string, ParamKind>>);
+  return [head, ...(ref.then ?? []).map(reasonText)].join("; ");
+}
+
+const moneySchema = z.object({ amount: z.number().int(), currency: z.string().min(1).max(10) });
+
+const KIND_SCHEMA: Record<Exclude<ParamKind, "cause">, z.ZodType> = {
+  money: moneySchema,
+  id: z.string(),
+  text: z.string(),
+  type: z.string(),
+  status: z.string(),
+  category: z.string(),
+  mode: z.string(),
+  outcome: z.string(),
+  what: z.string(),
+  phase: z.string(),
+  number: z.number(),
+  seconds: z.number(),
+};
+
+/** Parses a stored reason (code and parameters) strictly: each parameter of its code with its kind. */
+const storedReasonSchema: z.ZodType<ReasonRef> = z.lazy(() =>
+  z
+    .object({ code: z.enum(REASON_CODES as [ReasonCode, ...ReasonCode[]]), params: z.record(z.string(), z.unknown()), then: z.array(storedReasonSchema).optional() })
+    .superRefine((value, context) => {
+      const kinds = REASONS[value.code].params as Record<string, ParamKind>;
+      for (const [name, kind] of Object.entries(kinds)) {
+        const schema = kind === "cause" ? z.union([z.string(), storedReasonSchema]) : KIND_SCHEMA[kind];
+        if (!schema.safeParse(value.params[name]).success) context.addIssue({ code: "custom", message: `parameter ${name} of ${value.code} is not a ${kind}`, path: ["params", name] });
+      }
+    }),
+);
+
+/** The two columns a reason is stored in: `reasonCode` and `reasonParams` (JSON of the parameters and follow-ups). */
+export interface StoredReasonColumns {
+  reasonCode: string | null;
+  reasonParams: string | null;
+}
+
+/** A reason as its two columns (both null without one). */
+export function reasonColumns(ref: ReasonRef | undefined | null): StoredReasonColumns {
+  if (!ref) return { reasonCode: null, reasonParams: null };
+  return { reasonCode: ref.code, reasonParams: JSON.stringify(ref.then ? { ...ref.params, $then: ref.then } : ref.params) };
+}
+
+/**
+ * Reads a stored reason back from its two columns. Returns undefined for a row written before codes
+ * existed (null code), an unknown code (a newer version's) or parameters that do not fit the code:
+ * the caller then shows the stored sentence.
+ */
+export function readStoredReason(code: string | null | undefined, params: string | null | undefined): ReasonRef | undefined {
+  if (!code) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = params ? JSON.parse(params) : {};
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined;
+  const { $then, ...rest } = parsed as Record<string, unknown>;
+  const result = storedReasonSchema.safeParse({ code, params: rest, ...($then === undefined ? {} : { then: $then }) });
+  return result.success ? result.data : undefined;
+}

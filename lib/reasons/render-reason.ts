@@ -1,0 +1,96 @@
+/**
+ * Renders a stored reason in the reader's locale: the code's message under `reasons.code.<code>`
+ * (lib/i18n/messages/*.json, ICU), its money formatted by currency with Intl (minor units to major by
+ * the currency's digits), its statuses, categories and modes translated, ids verbatim. The same on the
+ * server, in client components and in the CLIs (which pass a translator over the same messages).
+ */
+import { formatCount, formatMoney } from "@/lib/format/format";
+import { readStoredReason, REASONS, type Money, type ParamKind, type ReasonRef } from "@/lib/reasons/reason-codes";
+
+/** A translator over the whole catalogue (next-intl's `getTranslations()` / `useTranslations()` without a namespace). */
+export interface ReasonTranslator {
+  (key: string, values?: Record<string, string | number>): string;
+  has(key: string): boolean;
+}
+
+/** Where each translated kind's words are: `status.paid`, `reasons.category.transition`, ... */
+const WORD_NAMESPACE: Partial<Record<ParamKind, string>> = {
+  status: "status",
+  outcome: "outcome",
+  category: "reasons.category",
+  mode: "reasons.mode",
+  what: "reasons.what",
+  phase: "reasons.phase",
+};
+
+/** A word of a fixed list in the reader's language (the word itself when the catalogue lacks it). */
+export function translateWord(t: ReasonTranslator, namespace: string, word: string): string {
+  const key = `${namespace}.${word}`;
+  return t.has(key) ? t(key) : word;
+}
+
+function renderParam(kind: ParamKind, value: unknown, t: ReasonTranslator, locale: string): string | number {
+  if (kind === "money") {
+    const money = value as Money;
+    return formatMoney(money.amount, money.currency, locale);
+  }
+  if (kind === "number" || kind === "seconds") return formatCount(value as number, locale);
+  if (kind === "cause") return typeof value === "string" ? value : renderReason(value as ReasonRef, t, locale);
+  const namespace = WORD_NAMESPACE[kind];
+  return namespace ? translateWord(t, namespace, String(value)) : String(value);
+}
+
+/**
+ * The reason `ref` as a sentence in `locale`, with its follow-ups joined by "; ". Takes a translator
+ * over the whole catalogue and the locale (for Intl). A code the catalogue has no message for is
+ * rendered in English ({@link REASONS}), never as a bare key.
+ */
+export function renderReason(ref: ReasonRef, t: ReasonTranslator, locale: string): string {
+  const key = `reasons.code.${ref.code}`;
+  const kinds = REASONS[ref.code].params as Record<string, ParamKind>;
+  const values: Record<string, string | number> = {};
+  for (const [name, kind] of Object.entries(kinds)) values[name] = renderParam(kind, ref.params[name], t, locale);
+  const head = t.has(key) ? t(key, values) : (REASONS[ref.code].en as (params: unknown) => string)(ref.params);
+  return [head, ...(ref.then ?? []).map((next) => renderReason(next, t, locale))].join("; ");
+}
+
+/**
+ * A stored row's reason for a page: the code and parameters rendered in `locale` when the row has
+ * valid ones, else the stored sentence (rows written before codes existed). Takes the row's sentence
+ * and its two code columns.
+ */
+export function describeReason(row: { reason: string | null; reasonCode?: string | null; reasonParams?: string | null }, t: ReasonTranslator, locale: string): string {
+  const ref = readStoredReason(row.reasonCode, row.reasonParams);
+  return ref ? renderReason(ref, t, locale) : (row.reason ?? "");
+}
+
+/** A stored reason's columns as a page reads them. */
+export type StoredReasonRow = { reason: string | null; reasonCode?: string | null; reasonParams?: string | null };
+
+/** What a page or a CLI needs to show reasons in one locale. */
+export interface ReaderReasons {
+  /** The row's reason rendered from its code, else its stored sentence. */
+  describe(row: StoredReasonRow): string;
+  /** "yes" when the row's reason has a valid code (rendered in the reader's locale), "no" when its stored sentence is shown. */
+  coded(row: StoredReasonRow): "yes" | "no";
+  /** A reason already read (code and parameters) rendered; `fallback` when there is none. */
+  render(ref: ReasonRef | undefined, fallback: string): string;
+  /** An order, event or dead-letter status in the reader's language (the dashboard's `status` list). */
+  status(word: string): string;
+  /** A word of a fixed list under `reasons.<list>` (category, ledgerKind, mismatch, ...), or the word itself. */
+  word(list: string, word: string): string;
+  /** The text under `reasons.<list>.<key>`, else `fallback` (the stored English text of a key the catalogue lacks). */
+  text(list: string, key: string, fallback: string): string;
+}
+
+/** {@link ReaderReasons} over a translator of the whole catalogue and a locale. */
+export function readerReasons(t: ReasonTranslator, locale: string): ReaderReasons {
+  return {
+    describe: (row) => describeReason(row, t, locale),
+    coded: (row) => (readStoredReason(row.reasonCode, row.reasonParams) ? "yes" : "no"),
+    render: (ref, fallback) => (ref ? renderReason(ref, t, locale) : fallback),
+    status: (word) => translateWord(t, "status", word),
+    word: (list, word) => translateWord(t, `reasons.${list}`, word),
+    text: (list, key, fallback) => (t.has(`reasons.${list}.${key}`) ? t(`reasons.${list}.${key}`) : fallback),
+  };
+}
