@@ -124,7 +124,7 @@ export async function mismatchesPage(db: Db, runId: string, query: MismatchQuery
   return pageOf(rows.map(view), count, page, pageSize);
 }
 
-const MISMATCH_VIEW_COLUMNS = `"id", "code", "paymentId", "orderId", "currency", "settled", "booked", "line", "lines", "nextAction", "providerStatus", "expectedStatus", "foundStatus", "expectedCredited", "foundCredited", "overcredited", "reason"`;
+const MISMATCH_VIEW_COLUMNS = `"id", "code", "paymentId", "orderId", "currency", "settled", "booked", "line", "lines", "nextAction", "providerStatus", "expectedStatus", "foundStatus", "expectedCredited", "foundCredited", "overcredited", "reason", "reasonCode", "reasonParams"`;
 
 /**
  * Every mismatch of run `runId` (optionally of one code) in the order found, read 1,000 at a time by
