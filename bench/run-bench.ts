@@ -1,5 +1,6 @@
-// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,profile,flood,limit
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,reconcile-load,profile,flood,limit
 //                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep
+//                  --reconcile-lines 1000000 --reconcile-kinds matching,mismatching --reconcile-in-process --reconcile-postgres-url postgresql://...
 //                  --limit-events 20000 --limit-postgres-events 20000 --limit-worker-events 2000 --limit-inline 2000 --backlogs 20000,200000 --backlog-sample 1000 --no-inline --no-postgres]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs the benchmarks against the production build, prints the table and writes the figures as
@@ -17,13 +18,14 @@ import { measureFlood, type FloodMeasurement } from "@/bench/flood-bench";
 import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/bench/ingest-bench";
 import { machineInfo, median, type MachineInfo } from "@/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/bench/reconcile-bench";
+import { measureReconcileLoad, printReconcileLoad, type ReconcileLoadMeasurement } from "@/bench/reconcile-load-bench";
 import { measureWorkerDrain, type DrainMeasurement } from "@/bench/worker-drain";
 import { measurePostgresDrain, type PostgresDrainMeasurement } from "@/bench/worker-drain-postgres";
 import { measureLimitBench, printLimitBench, profileWorkerDrain, type LimitBenchOptions, type LimitBenchReport } from "@/bench/limit-bench";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
 import { errorMessage } from "@/lib/log/error-message";
 
-const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "profile", "flood", "limit"] as const;
+const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "reconcile-load", "profile", "flood", "limit"] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -41,6 +43,12 @@ interface BenchOptions {
   dashboardOrders: number;
   decisionsPerOrder: number;
   reconcileOrders: number;
+  /** The reconcile-load section: report lines, which reports (all matching, all mismatching), and the worker in the server's process instead of beside it. */
+  reconcileLines: number;
+  reconcileKinds: ("matching" | "mismatching")[];
+  reconcileInProcess: boolean;
+  /** `--reconcile-postgres-url`: the reconcile-load rows on PostgreSQL too (a database made on that cluster and dropped). */
+  reconcilePostgresUrl?: string;
   /** Real deliveries timed in each flood phase (idle, then under the flood), and the unsigned posts per second. */
   floodDeliveries: number;
   floodRate: number;
@@ -94,6 +102,13 @@ function parseOptions(argv: string[]): BenchOptions {
     dashboardOrders: number("--dashboard-orders", quick ? 5_000 : 100_000),
     decisionsPerOrder: number("--decisions-per-order", 10),
     reconcileOrders: number("--reconcile-orders", quick ? 20_000 : 1_000_000),
+    reconcileLines: number("--reconcile-lines", quick ? 50_000 : 1_000_000),
+    reconcileKinds: (value("--reconcile-kinds") ?? "matching,mismatching").split(",").map((name) => {
+      if (name !== "matching" && name !== "mismatching") throw new Error("--reconcile-kinds: matching and/or mismatching, comma-separated");
+      return name;
+    }),
+    reconcileInProcess: argv.includes("--reconcile-in-process"),
+    reconcilePostgresUrl: value("--reconcile-postgres-url"),
     floodDeliveries: number("--flood-deliveries", quick ? 100 : 300),
     floodSeconds: number("--flood-seconds", quick ? 20 : 60),
     floodTargets: (value("--flood-targets") ?? "next,receiver").split(",").map((name) => {
@@ -152,6 +167,7 @@ interface BenchReport {
   drainPostgres?: PostgresDrainMeasurement | { skipped: string };
   dashboard?: DashboardMeasurement;
   reconcile?: ReconcileMeasurement;
+  reconcileLoad?: ReconcileLoadMeasurement[];
   profile?: { mode: "inbox" | "inline" | "worker"; deliveries: number; summary: ProfileSummary }[];
   flood?: FloodMeasurement[];
   limit?: LimitBenchReport;
@@ -289,6 +305,16 @@ async function main(): Promise<number> {
     failed ||= reconcile.mismatches !== reconcile.expectedMismatches || reconcile.rowCount !== reconcile.csvRows;
     console.log(`\nReconciliation: ${reconcile.csvRows} settlement rows (${reconcile.csvMb} MB) against ${reconcile.orderCount} orders`);
     console.log(`  ${reconcile.seconds} s wall, ${reconcile.cpuSeconds} s CPU, peak RSS ${reconcile.peakRssMb} MB; ${reconcile.mismatches} mismatches found, ${reconcile.expectedMismatches} planted${reconcile.mismatches === reconcile.expectedMismatches ? " - ok" : " - FAILED"}`);
+  }
+
+  if (options.sections.includes("reconcile-load")) {
+    report.reconcileLoad = [];
+    const env: Record<string, string> = options.reconcileInProcess ? { RECONCILIATION_WORKER_PROCESS: "false" } : {};
+    for (const postgresAdminUrl of [undefined, ...(options.reconcilePostgresUrl ? [options.reconcilePostgresUrl] : [])]) {
+      for (const kind of options.reconcileKinds) report.reconcileLoad.push(await measureReconcileLoad({ lines: options.reconcileLines, matching: kind === "matching", idleDeliveries: 200, env, postgresAdminUrl }));
+    }
+    printReconcileLoad(report.reconcileLoad, options.reconcileInProcess);
+    failed ||= report.reconcileLoad.some((m) => !m.ok);
   }
 
   if (options.sections.includes("profile")) {

@@ -2,6 +2,7 @@ import { settings } from "@/lib/config/settings";
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { InboxWorker, type InboxWorkerOptions } from "@/lib/inbox/inbox-worker";
 import { logger } from "@/lib/log/logger";
+import { startReconciliationProcess, type ReconciliationProcess } from "@/lib/background/reconciliation-process";
 import { OutboxDispatcher, type OutboxDispatcherOptions } from "@/lib/outbox/outbox-dispatcher";
 import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
 import { RetentionScheduler } from "@/lib/retention/retention-schedule";
@@ -10,7 +11,10 @@ import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 export interface BackgroundWorkers {
   inbox: InboxWorker;
   outbox: OutboxDispatcher;
+  /** The in-process reconciliation worker (not started when the runs go to {@link reconciliationProcess}). */
   reconciliation: ReconciliationWorker;
+  /** The reconciliation worker's own process, when started beside this one (`reconciliationProcess`). */
+  reconciliationProcess?: ReconciliationProcess;
   retention: RetentionScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
@@ -21,9 +25,12 @@ export interface BackgroundWorkers {
  * retention (lib/retention) on `database` (default: the process's client); the dispatcher only when
  * OUTBOX_DISPATCHER_ENABLED, the reconciliation worker only when RECONCILIATION_WORKER_ENABLED. Used by the server process (instrumentation.ts) and by
  * `npm run worker`; run as many processes as needed (retention runs once a day across all of them).
+ * With `reconciliationProcess` (the server, RECONCILIATION_WORKER_PROCESS) the reconciliation worker
+ * runs in a child process beside this one (lib/background/reconciliation-process.ts) instead of on
+ * this event loop; it falls back to this process when the child's entry file is missing.
  */
 export function startBackgroundWorkers(
-  options: { database?: () => Promise<Db>; inbox?: InboxWorkerOptions; outbox?: OutboxDispatcherOptions; where?: string } = {},
+  options: { database?: () => Promise<Db>; inbox?: InboxWorkerOptions; outbox?: OutboxDispatcherOptions; where?: string; reconciliationProcess?: boolean } = {},
 ): BackgroundWorkers {
   const database = options.database ?? defaultDb;
   const inbox = new InboxWorker(database, options.inbox);
@@ -32,17 +39,23 @@ export function startBackgroundWorkers(
   const reconciliation = new ReconciliationWorker(database);
   inbox.start();
   if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
-  if (settings().RECONCILIATION_WORKER_ENABLED) reconciliation.start();
+  let reconciliationProcess: ReconciliationProcess | undefined;
+  if (settings().RECONCILIATION_WORKER_ENABLED) {
+    reconciliationProcess = options.reconciliationProcess ? startReconciliationProcess() : undefined;
+    if (options.reconciliationProcess && !reconciliationProcess) logger.warn("scripts/reconciliation-worker.ts not found: the reconciliation worker runs in this process");
+    if (!reconciliationProcess) reconciliation.start();
+  }
   retention.start();
-  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliation.owner, where: options.where ?? "process" }, "background workers started");
+  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? `process ${reconciliationProcess.pid()}` : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
     inbox,
     outbox,
     retention,
     reconciliation,
+    reconciliationProcess,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), retention.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

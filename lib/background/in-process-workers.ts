@@ -17,7 +17,7 @@ export function startInProcessWorkers(): BackgroundWorkers | undefined {
     return undefined;
   }
   if (globalForWorkers.acreditaInProcessWorkers) return globalForWorkers.acreditaInProcessWorkers;
-  const workers = startBackgroundWorkers({ where: "server" });
+  const workers = startBackgroundWorkers({ where: "server", reconciliationProcess: settings().RECONCILIATION_WORKER_PROCESS });
   globalForWorkers.acreditaInProcessWorkers = workers;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {

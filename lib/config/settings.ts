@@ -103,6 +103,12 @@ const settingsSchema = z.object({
   RECONCILIATION_SPOOL_DIR: z.string().trim().min(1).default("data/reconciliation-uploads"),
   /** Whether this process (server or `npm run worker`) also runs a reconciliation worker; false leaves runs to other processes. */
   RECONCILIATION_WORKER_ENABLED: booleanSetting.default(true),
+  /**
+   * In the server (instrumentation.ts): run its reconciliation worker in a child process beside it (own
+   * event loop, core and database connection) so webhooks are answered at idle speed while a large run
+   * proceeds; false runs it on the server's own event loop. `npm run worker` is its own process either way.
+   */
+  RECONCILIATION_WORKER_PROCESS: booleanSetting.default(true),
   /** How often an idle worker looks for due inbox events and outbox messages (ms). */
   INBOX_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   /**

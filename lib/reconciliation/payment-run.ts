@@ -1,28 +1,24 @@
 import { PassThrough, type Readable } from "node:stream";
 import type { Db } from "@/lib/db/client";
+import { driverOf, type SqlSession } from "@/lib/db/driver";
 import { compareSettled, compareUnsettled, NEXT_ACTION, totalsOf, type BookedPayment, type CurrencyTotals, type PaymentMismatch, type SettledPayment } from "@/lib/reconciliation/match-payments";
 import { periodFromFile, type RunScope } from "@/lib/reconciliation/run-scope";
+import { deleteMismatchChunk, deleteStagedChunk, insertMismatches, ledgerKeyPage, ledgerSums, paymentPage, stagedLines, stagedPaymentIds, stageEntries, type MismatchInsert, type SqlReader, type StagedEntry, type StagedLine } from "@/lib/reconciliation/run-sql";
 import { readSettlementEntries, type SettlementEntry, type SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 
 /**
- * Report lines read (and checked for duplicates) per batch: one SELECT and one INSERT each. The SELECT
- * binds one value per line plus the run id, and SQLite binds at most 999 per statement (Prisma does not
- * split this IN list: found by the 60,000-line concurrency test).
+ * Report lines read (and checked for duplicates) per batch: one short driver transaction each
+ * (lib/reconciliation/run-sql.ts), then the event loop is yielded to.
  */
 export const ENTRY_BATCH = 500;
-/**
- * Payments compared per page. Prisma splits findMany's IN lists but not groupBy's, and SQLite binds at
- * most 999 values per statement (e2e/api/reconcile-many-orders.test.ts): 500 keys leave room.
- */
+/** Payments compared per page (one short transaction: the page, its lines, its ledger sums, its mismatches). */
 const PAYMENT_PAGE = 500;
-/** Mismatches written per INSERT. */
-const MISMATCH_BATCH = 1_000;
 /** At most this many report lines are kept per mismatch (the first ones). */
 const MAX_LINES = 20;
 /** How long a claimed run stays ours without a progress write (ms). */
 export const RUN_LEASE_MS = 60_000;
 
-const PAYMENT_KINDS = ["charge", "refund", "refund_failure", "dispute", "dispute_reversal"];
+const PAYMENT_KINDS = new Set(["charge", "refund", "refund_failure", "dispute", "dispute_reversal"]);
 
 /** Where a run is: lines and bytes read so far (bytesTotal 0 when unknown), then the matching pass. */
 export interface RunProgress {
@@ -52,40 +48,19 @@ function byteCounter(): PassThrough & { bytes: number } {
   return counter;
 }
 
-/** Writes mismatches of a run in batches of {@link MISMATCH_BATCH}; holds at most one batch. */
-class MismatchWriter {
-  private buffer: PaymentMismatch[] = [];
-  count = 0;
-  constructor(
-    private readonly db: Db,
-    private readonly runId: string,
-  ) {}
-
-  async add(mismatches: PaymentMismatch[]): Promise<void> {
-    this.buffer.push(...mismatches);
-    this.count += mismatches.length;
-    if (this.buffer.length >= MISMATCH_BATCH) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.buffer.length === 0) return;
-    const batch = this.buffer;
-    this.buffer = [];
-    await this.db.reconciliationMismatch.createMany({
-      data: batch.map((mismatch) => ({
-        runId: this.runId,
-        code: mismatch.code,
-        paymentId: mismatch.paymentId.slice(0, 255),
-        orderId: (mismatch.orderId ?? "").slice(0, 255),
-        currency: mismatch.currency,
-        settled: mismatch.settled,
-        booked: mismatch.booked,
-        nextAction: mismatch.nextAction,
-        line: mismatch.lines[0] ?? null,
-        lines: JSON.stringify(mismatch.lines.slice(0, MAX_LINES)),
-      })),
-    });
-  }
+/** A found mismatch as its row (ids and lines capped at the columns' sizes). */
+function mismatchInsert(mismatch: PaymentMismatch): MismatchInsert {
+  return {
+    code: mismatch.code,
+    paymentId: mismatch.paymentId.slice(0, 255),
+    orderId: (mismatch.orderId ?? "").slice(0, 255),
+    currency: mismatch.currency,
+    settled: mismatch.settled,
+    booked: mismatch.booked,
+    nextAction: mismatch.nextAction,
+    line: mismatch.lines[0] ?? null,
+    lines: JSON.stringify(mismatch.lines.slice(0, MAX_LINES)),
+  };
 }
 
 /**
@@ -93,19 +68,17 @@ class MismatchWriter {
  * decide-effect.ts books them, signed): credited is the sum of `credit` entries; refunded what `refund`
  * entries took net of `refund_failed` ones (a refund the bank returned); disputed what
  * `dispute_withdrawal` entries took net of `dispute_reinstatement` ones (a dispute won). The same
- * signs as a Stripe report's refund/refund_failure and dispute/dispute_reversal lines.
+ * signs as a Stripe report's refund/refund_failure and dispute/dispute_reversal lines. `keys` are
+ * sorted and follow `cursor`: the sums are read as one range of the ledger's index.
  */
-async function bookedPayments(db: Db, scope: RunScope, period: { from: Date; to: Date }, keys: string[]): Promise<Map<string, BookedPayment>> {
+async function bookedPayments(reader: SqlReader, scope: RunScope, period: { from: Date; to: Date }, cursor: string, keys: string[]): Promise<Map<string, BookedPayment>> {
   const books = new Map<string, BookedPayment>();
   if (keys.length === 0) return books;
-  const groups = await db.ledgerEntry.groupBy({
-    by: ["paymentKey", "kind", "currency", "orderId"],
-    where: { provider: scope.provider, account: scope.account, livemode: scope.livemode, createdAt: { gte: period.from, lt: period.to }, paymentKey: { in: keys } },
-    _sum: { amount: true },
-  });
-  for (const group of groups) {
+  const wanted = new Set(keys);
+  for (const group of await ledgerSums(reader, scope, period, cursor, keys[keys.length - 1])) {
+    if (!wanted.has(group.paymentKey)) continue;
     const book = books.get(group.paymentKey) ?? { paymentKey: group.paymentKey, orderId: group.orderId, currency: group.currency, credited: 0, refunded: 0, disputed: 0 };
-    const amount = Number(group._sum.amount ?? 0);
+    const amount = group.amount;
     if (group.kind === "credit") {
       book.credited += amount;
       book.currency = group.currency;
@@ -115,6 +88,39 @@ async function bookedPayments(db: Db, scope: RunScope, period: { from: Date; to:
     books.set(group.paymentKey, book);
   }
   return books;
+}
+
+/** Lets queued work (webhooks answered by the same process) run between two batches. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Called after each of a run's transactions with how long it held the database (ms). In the server's
+ * process the default yields to the event loop (webhooks queued behind the batch go first). A worker
+ * in its own process on SQLite pauses as long as the transaction took ({@link shareWriteLock}):
+ * SQLite has one write lock per file and a waiting connection only retries it now and then (its busy
+ * handler), so back-to-back batches would keep the server's webhook transactions waiting.
+ */
+export type RunPacing = (heldMs: number) => Promise<void>;
+
+/** The pacing of a worker process on SQLite: the write lock is left free at least half of the time. */
+export const shareWriteLock: RunPacing = (heldMs) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, Math.round(heldMs))));
+
+/** Staged lines or mismatches deleted per transaction when a run starts over or ends. */
+const DELETE_CHUNK = 5_000;
+
+/** Deletes run `runId`'s staged lines (and its mismatches when `mismatches`), in short transactions paced by `pacing`. */
+export async function clearRunRows(db: Db, runId: string, mismatches: boolean, pacing: RunPacing = yieldToEventLoop): Promise<void> {
+  const driver = driverOf(db);
+  const chunks = async (remove: (session: SqlSession) => Promise<number>) => {
+    for (;;) {
+      const started = performance.now();
+      const deleted = await driver.transaction(remove);
+      await pacing(performance.now() - started);
+      if (deleted === 0) return;
+    }
+  };
+  await chunks((session) => deleteStagedChunk(session, runId, DELETE_CHUNK));
+  if (mismatches) await chunks((session) => deleteMismatchChunk(session, runId, DELETE_CHUNK));
 }
 
 function settledPayment(rows: { kind: string; currency: string; gross: number; line: number; orderId: string | null }[]): SettledPayment {
@@ -152,33 +158,43 @@ export async function processPaymentRun(
   run: { id: string; format: Exclude<SettlementFormat, "lab">; scope: RunScope; bytesTotal?: number },
   input: Readable,
   onProgress: (progress: RunProgress) => Promise<void> | void = () => {},
+  pacing: RunPacing = yieldToEventLoop,
 ): Promise<PaymentRunSummary> {
   const runId = run.id;
+  const database = driverOf(db);
+  // A write transaction only when there is something to write, paced after it; reads are autocommit
+  // statements (no write lock on SQLite), and the event loop is yielded to after each batch either way.
+  const write = async (work: (session: SqlSession) => Promise<void>, needed = true) => {
+    if (!needed) return yieldToEventLoop();
+    const started = performance.now();
+    await database.transaction(work);
+    await pacing(performance.now() - started);
+  };
   // A run taken over after a crash starts again from the first line.
-  await db.reconciliationEntry.deleteMany({ where: { runId } });
-  await db.reconciliationMismatch.deleteMany({ where: { runId } });
+  await clearRunRows(db, runId, true, pacing);
   const totals: Record<string, CurrencyTotals> = {};
   const payouts: Record<string, { currency: string; net: number }> = {};
-  const writer = new MismatchWriter(db, runId);
   const counter = byteCounter();
   const bytesTotal = run.bytesTotal ?? 0;
   let rows = 0;
+  let mismatchCount = 0;
   let earliest: Date | undefined;
   let latest: Date | undefined;
 
+  // 1. Each batch: the duplicate check read in autocommit, then one short transaction for its staging rows and duplicates.
   const readBatch = async (batch: SettlementEntry[]) => {
-    const known = await db.reconciliationEntry.findMany({ where: { runId, transactionId: { in: batch.map((entry) => entry.transactionId) } }, select: { transactionId: true, line: true } });
-    const firstLine = new Map(known.map((row) => [row.transactionId, row.line]));
-    const keep: SettlementEntry[] = [];
-    const duplicates: PaymentMismatch[] = [];
+    const firstLine = await stagedLines(database, runId, batch.map((entry) => entry.transactionId), ENTRY_BATCH);
+    const keep: StagedEntry[] = [];
+    const duplicates: MismatchInsert[] = [];
     for (const entry of batch) {
       const first = firstLine.get(entry.transactionId);
       if (first !== undefined) {
-        duplicates.push({ code: "duplicate_row", paymentId: entry.paymentId ?? entry.transactionId, orderId: entry.orderId, currency: entry.currency, settled: Math.abs(entry.gross), booked: 0, lines: [first, entry.line], nextAction: NEXT_ACTION.duplicate_row });
+        duplicates.push(mismatchInsert({ code: "duplicate_row", paymentId: entry.paymentId ?? entry.transactionId, orderId: entry.orderId, currency: entry.currency, settled: Math.abs(entry.gross), booked: 0, lines: [first, entry.line], nextAction: NEXT_ACTION.duplicate_row }));
         continue;
       }
       firstLine.set(entry.transactionId, entry.line);
-      keep.push(entry);
+      // Lines that are no payment's (fees, payouts) are kept for the duplicate check only.
+      keep.push({ transactionId: entry.transactionId, line: entry.line, paymentId: PAYMENT_KINDS.has(entry.kind) ? (entry.paymentId ?? "") : "", kind: entry.kind, currency: entry.currency, gross: entry.gross, orderId: entry.orderId ?? null });
       const sums = totalsOf(totals, entry.currency);
       sums.gross += entry.gross;
       sums.fees += entry.fee;
@@ -190,22 +206,13 @@ export async function processPaymentRun(
       if (!earliest || entry.createdAt < earliest) earliest = entry.createdAt;
       if (!latest || entry.createdAt > latest) latest = entry.createdAt;
     }
-    await db.reconciliationEntry.createMany({
-      data: keep.map((entry) => ({
-        runId,
-        transactionId: entry.transactionId,
-        line: entry.line,
-        // Lines that are no payment's (fees, payouts) are kept for the duplicate check only.
-        paymentId: PAYMENT_KINDS.includes(entry.kind) ? (entry.paymentId ?? "") : "",
-        kind: entry.kind,
-        currency: entry.currency,
-        gross: entry.gross,
-        orderId: entry.orderId ?? null,
-      })),
-    });
-    await writer.add(duplicates);
+    await write(async (session) => {
+      await stageEntries(session, runId, keep);
+      await insertMismatches(session, runId, duplicates);
+    }, keep.length + duplicates.length > 0);
+    mismatchCount += duplicates.length;
     rows += batch.length;
-    await onProgress({ phase: "reading", rows, bytes: counter.bytes, bytesTotal, mismatches: writer.count });
+    await onProgress({ phase: "reading", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
   };
 
   let batch: SettlementEntry[] = [];
@@ -226,50 +233,49 @@ export async function processPaymentRun(
       sums.credited += book.credited;
       sums.refunded += book.refunded;
     };
-    // 2. The report's payments, in id order.
+    // 2. The report's payments, in id order: each page read in autocommit, its mismatches in one short transaction.
     for (let cursor = ""; ; ) {
-      const page = await db.reconciliationEntry.groupBy({ by: ["paymentId"], where: { runId, paymentId: { gt: cursor } }, orderBy: { paymentId: "asc" }, take: PAYMENT_PAGE });
-      if (page.length === 0) break;
-      const ids = page.map((group) => group.paymentId);
-      const lines = await db.reconciliationEntry.findMany({ where: { runId, paymentId: { in: ids } }, select: { paymentId: true, kind: true, currency: true, gross: true, line: true, orderId: true }, orderBy: { line: "asc" } });
-      const byPayment = new Map<string, typeof lines>();
-      for (const line of lines) byPayment.set(line.paymentId, [...(byPayment.get(line.paymentId) ?? []), line]);
-      const books = await bookedPayments(db, scope, period, ids);
-      const found: PaymentMismatch[] = [];
-      for (const id of ids) {
+      const page = await paymentPage(database, runId, cursor, PAYMENT_PAGE);
+      if (page.ids.length === 0) break;
+      const byPayment = new Map<string, StagedLine[]>();
+      for (const line of page.lines) {
+        const list = byPayment.get(line.paymentId);
+        if (list) list.push(line);
+        else byPayment.set(line.paymentId, [line]);
+      }
+      const books = await bookedPayments(database, scope, period, cursor, page.ids);
+      const found: MismatchInsert[] = [];
+      for (const id of page.ids) {
         const book = books.get(id);
         if (book) addBooks(book);
-        found.push(...compareSettled(id, settledPayment(byPayment.get(id)!), book, totals));
+        for (const mismatch of compareSettled(id, settledPayment(byPayment.get(id)!), book, totals)) found.push(mismatchInsert(mismatch));
       }
-      await writer.add(found);
-      await onProgress({ phase: "matching", rows, bytes: counter.bytes, bytesTotal, mismatches: writer.count });
-      cursor = ids[ids.length - 1];
+      await write((session) => insertMismatches(session, runId, found), found.length > 0);
+      mismatchCount += found.length;
+      await onProgress({ phase: "matching", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
+      cursor = page.ids[page.ids.length - 1];
     }
     // 3. The ledger's payments of the scope and period that the report does not list.
     for (let cursor = ""; ; ) {
-      const page = await db.ledgerEntry.groupBy({
-        by: ["paymentKey"],
-        where: { provider: scope.provider, account: scope.account, livemode: scope.livemode, createdAt: { gte: period.from, lt: period.to }, paymentKey: { gt: cursor } },
-        orderBy: { paymentKey: "asc" },
-        take: PAYMENT_PAGE,
-      });
-      if (page.length === 0) break;
-      const keys = page.map((group) => group.paymentKey);
-      const listed = await db.reconciliationEntry.findMany({ where: { runId, paymentId: { in: keys } }, select: { paymentId: true }, distinct: ["paymentId"] });
-      const listedIds = new Set(listed.map((row) => row.paymentId));
-      const books = await bookedPayments(db, scope, period, keys.filter((key) => !listedIds.has(key)));
-      const found: PaymentMismatch[] = [];
-      for (const book of keys.flatMap((key) => books.get(key) ?? [])) {
+      const keys = await ledgerKeyPage(database, scope, period, cursor, PAYMENT_PAGE);
+      if (keys.length === 0) break;
+      const listed = await stagedPaymentIds(database, runId, cursor, keys[keys.length - 1]);
+      const books = await bookedPayments(database, scope, period, cursor, keys);
+      const found: MismatchInsert[] = [];
+      for (const key of keys) {
+        const book = books.get(key);
+        if (!book || listed.has(key)) continue;
         addBooks(book);
         const mismatch = compareUnsettled(book, totals);
-        if (mismatch) found.push(mismatch);
+        if (mismatch) found.push(mismatchInsert(mismatch));
       }
-      await writer.add(found);
+      await write((session) => insertMismatches(session, runId, found), found.length > 0);
+      mismatchCount += found.length;
+      await onProgress({ phase: "matching", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
       cursor = keys[keys.length - 1];
     }
   }
-  await writer.flush();
-  await db.reconciliationEntry.deleteMany({ where: { runId } });
-  await onProgress({ phase: "done", rows, bytes: counter.bytes, bytesTotal, mismatches: writer.count });
-  return { rowCount: rows, mismatchCount: writer.count, period, totals, payouts };
+  await clearRunRows(db, runId, false, pacing);
+  await onProgress({ phase: "done", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
+  return { rowCount: rows, mismatchCount, period, totals, payouts };
 }

@@ -3,6 +3,7 @@ import { newWorkerId } from "@/lib/background/worker-id";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
+import type { RunPacing } from "@/lib/reconciliation/payment-run";
 import { claimNextRun, executeRun, type RunOutcome } from "@/lib/reconciliation/runs";
 
 /** What one step of the worker did: the run it took and how it ended. */
@@ -21,13 +22,16 @@ export interface ReconciliationStep {
 export class ReconciliationWorker extends ClaimingWorker<ReconciliationStep> {
   readonly owner: string;
   private stopping = new AbortController();
+  private readonly pacing: RunPacing | undefined;
 
+  /** `pacing`: what a run does after each transaction (default: yield to the event loop; see payment-run.ts's shareWriteLock). */
   constructor(
     private readonly database: () => Promise<Db>,
-    options: { owner?: string; pollIntervalMs?: number } = {},
+    options: { owner?: string; pollIntervalMs?: number; pacing?: RunPacing } = {},
   ) {
     super("reconciliation-worker", "reconciliation", options.pollIntervalMs ?? Math.max(settings().INBOX_POLL_INTERVAL_MS, 1_000));
     this.owner = options.owner ?? newWorkerId("reconciliation");
+    this.pacing = options.pacing;
   }
 
   async runOnce(): Promise<ReconciliationStep | null> {
@@ -35,7 +39,7 @@ export class ReconciliationWorker extends ClaimingWorker<ReconciliationStep> {
     const run = await claimNextRun(db, this.owner);
     if (!run) return null;
     logger.info({ runId: run.id, format: run.format, scope: `${run.scope.provider}:${run.scope.account}:${run.scope.livemode ? "live" : "test"}`, worker: this.owner }, "reconciliation run claimed");
-    const outcome = await executeRun(db, run, { signal: this.stopping.signal });
+    const outcome = await executeRun(db, run, { signal: this.stopping.signal, pacing: this.pacing });
     logger.info({ runId: run.id, status: outcome.status, worker: this.owner }, "reconciliation run ended");
     return { runId: run.id, outcome };
   }

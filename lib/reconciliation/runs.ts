@@ -3,7 +3,8 @@ import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
-import { processPaymentRun, RUN_LEASE_MS, type RunProgress } from "@/lib/reconciliation/payment-run";
+import { driverOf } from "@/lib/db/driver";
+import { clearRunRows, processPaymentRun, RUN_LEASE_MS, type RunPacing, type RunProgress } from "@/lib/reconciliation/payment-run";
 import { LAB_SCOPE, processLabRun } from "@/lib/reconciliation/reconcile";
 import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
 import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
@@ -111,7 +112,10 @@ export async function claimNextRun(db: Db, owner: string, now = new Date()): Pro
 
 /** Writes a running run's progress and renews its lease (the same UPDATE). */
 export async function recordProgress(db: Db, runId: string, progress: RunProgress, now = new Date()): Promise<void> {
-  await db.reconciliationRun.update({ where: { id: runId }, data: { rowCount: progress.rows, bytesDone: progress.bytes, mismatchCount: progress.mismatches, leaseUntil: new Date(now.getTime() + RUN_LEASE_MS) } });
+  // On the driver's prepared statement: written once a second by a run, beside the webhooks.
+  await driverOf(db).transaction((session) =>
+    session.run(`UPDATE "ReconciliationRun" SET "rowCount" = ?, "bytesDone" = ?, "mismatchCount" = ?, "leaseUntil" = ? WHERE "id" = ?`, [progress.rows, progress.bytes, progress.mismatches, new Date(now.getTime() + RUN_LEASE_MS), runId]),
+  );
 }
 
 /** What a run ended as. */
@@ -131,8 +135,9 @@ function overcreditedOf(totals: Record<string, { overCredited: number }>): Recor
  * problem as its error. Frees the scope and deletes the spooled file either way. When `signal` aborts
  * (the worker stops), the run is queued again at its next batch, its file kept. Other errors (the
  * database went away) are thrown with the run left running: its lease expires and a worker retries it.
+ * `pacing` is called after each of a payment-level run's transactions (lib/reconciliation/payment-run.ts).
  */
-export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void; signal?: AbortSignal } = {}): Promise<RunOutcome> {
+export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void; signal?: AbortSignal; pacing?: RunPacing } = {}): Promise<RunOutcome> {
   const input = options.input ?? (run.filePath ? createReadStream(run.filePath) : undefined);
   if (!input) return failRun(db, run, "the run has no report file");
   let lastWrite = 0;
@@ -156,7 +161,7 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
       await removeSpool(run.filePath);
       return { status: "done", mismatchCount: summary.mismatchCount, rowCount: summary.rowCount };
     }
-    const summary = await processPaymentRun(db, { id: run.id, format: run.format, scope: run.scope, bytesTotal: run.bytesTotal }, input, onProgress);
+    const summary = await processPaymentRun(db, { id: run.id, format: run.format, scope: run.scope, bytesTotal: run.bytesTotal }, input, onProgress, options.pacing);
     await db.reconciliationRun.update({
       where: { id: run.id },
       data: {
@@ -189,8 +194,7 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
 }
 
 async function failRun(db: Db, run: ClaimedRun, message: string): Promise<RunOutcome> {
-  await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
-  await db.reconciliationMismatch.deleteMany({ where: { runId: run.id } });
+  await clearRunRows(db, run.id, true);
   await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", error: message.slice(0, 500), finishedAt: new Date(), activeScope: null, filePath: null } });
   await removeSpool(run.filePath);
   return { status: "failed", error: message };

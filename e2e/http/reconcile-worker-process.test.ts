@@ -1,0 +1,97 @@
+// The server runs its reconciliation worker in a child process beside it (RECONCILIATION_WORKER_PROCESS,
+// default true): an upload is taken by that process, not by the server's event loop; SIGTERM to the
+// server stops the child too, and the run in hand goes back to the queue (scope freed) to start over.
+// With RECONCILIATION_WORKER_PROCESS=false there is no such process and the server runs the run itself.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, test } from "node:test";
+import { baseEnv, E2E_API_TOKEN, newDatabase, waitFor } from "../support/real-server";
+import { startServer, type RunningServer } from "../support/server";
+import { sqlReader } from "../support/sql-reader";
+import { stripeReport, type ReportLine } from "../support/stripe-reports";
+
+const auth = { authorization: `Bearer ${E2E_API_TOKEN}` };
+const servers: RunningServer[] = [];
+after(() => Promise.all(servers.map((server) => server.stop("SIGKILL"))));
+
+/** The pids of `pid`'s child processes whose command line runs the reconciliation worker entry. */
+function workerChildren(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return children.filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, "utf8").includes("scripts/reconciliation-worker.ts");
+    } catch {
+      return false;
+    }
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function upload(url: string, lines: number): Promise<string> {
+  const report: ReportLine[] = Array.from({ length: lines }, (_, i) => ({ txn: `txn_w${i}`, at: "2026-11-29 12:00:00", currency: "usd", gross: "10.00", fee: "0.59", category: "charge", paymentIntent: `pi_w${i}`, orderId: `ord_w${i}` }));
+  const response = await fetch(`${url}/api/reconciliations?source=worker-process`, { method: "POST", body: stripeReport(report), headers: { ...auth, "content-type": "text/csv" } });
+  assert.equal(response.status, 202);
+  return ((await response.json()) as { runId: string }).runId;
+}
+
+async function progressRows(url: string, runId: string): Promise<{ status: string; rows: number }> {
+  const answer = (await (await fetch(`${url}/api/reconciliations/${runId}?pageSize=1`, { headers: auth })).json()) as { run: { status: string; progress: { rows: number } } };
+  return { status: answer.run.status, rows: answer.run.progress.rows };
+}
+
+test("the server's reconciliation worker is its own process; SIGTERM to the server stops it and puts the run in hand back in the queue, its scope freed", async () => {
+  const database = newDatabase();
+  const server = await startServer(baseEnv(database.url, { STRIPE_ACCOUNT_ID: "acct_proc" }) as Record<string, string>);
+  servers.push(server);
+  const serverPid = server.process.pid!;
+  const [child] = await waitFor("the reconciliation worker process", () => (workerChildren(serverPid).length === 1 ? workerChildren(serverPid) : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+
+  const runId = await upload(server.url, 60_000);
+  await waitFor("the run to start", async () => ((await progressRows(server.url, runId)).rows > 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
+  const reader = sqlReader(database);
+  try {
+    // The worker process holds the run, not the server.
+    const held = reader.get<{ claimedBy: string; status: string }>(`SELECT "claimedBy", "status" FROM "ReconciliationRun" WHERE "id" = ?`, runId);
+    assert.equal(held?.status, "running");
+    await server.stop("SIGTERM");
+    await waitFor("the worker process to exit", () => (alive(child) ? undefined : true), { timeoutMs: 30_000, intervalMs: 50 });
+    const run = reader.get<{ status: string; activeScope: string | null; claimedBy: string | null }>(`SELECT "status", "activeScope", "claimedBy" FROM "ReconciliationRun" WHERE "id" = ?`, runId);
+    assert.deepEqual(run, { status: "queued", activeScope: null, claimedBy: null });
+  } finally {
+    reader.close();
+  }
+
+  // A server started again on the same database takes the run from its first line and ends it.
+  const again = await startServer(baseEnv(database.url, { STRIPE_ACCOUNT_ID: "acct_proc" }) as Record<string, string>);
+  servers.push(again);
+  const done = await waitFor("the run to end", async () => {
+    const state = await progressRows(again.url, runId);
+    return state.status === "done" || state.status === "failed" ? state : undefined;
+  }, { timeoutMs: 300_000, intervalMs: 250 });
+  assert.deepEqual(done, { status: "done", rows: 60_000 });
+});
+
+test("RECONCILIATION_WORKER_PROCESS=false: no worker process; the server runs the run itself", async () => {
+  const server = await startServer(baseEnv(newDatabase().url, { STRIPE_ACCOUNT_ID: "acct_proc", RECONCILIATION_WORKER_PROCESS: "false" }) as Record<string, string>);
+  servers.push(server);
+  const runId = await upload(server.url, 200);
+  const done = await waitFor("the run to end", async () => {
+    const state = await progressRows(server.url, runId);
+    return state.status === "done" ? state : undefined;
+  }, { timeoutMs: 60_000, intervalMs: 100 });
+  assert.deepEqual(done, { status: "done", rows: 200 });
+  assert.deepEqual(workerChildren(server.process.pid!), []);
+});

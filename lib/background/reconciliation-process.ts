@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { onWork } from "@/lib/background/signals";
+import { logger } from "@/lib/log/logger";
+
+/** The reconciliation worker's own process, started by the server beside itself. */
+export interface ReconciliationProcess {
+  /** The child's pid (changes when it is restarted after a crash). */
+  pid(): number | undefined;
+  /** Asks the child to stop (SIGTERM: the run in hand goes back to the queue at its next batch) and resolves when it has exited. */
+  stop(): Promise<void>;
+}
+
+/** The entry the child runs, from the app's folder (where `next start` and `npm start` run). */
+export function reconciliationProcessEntry(cwd = process.cwd()): string {
+  return path.join(cwd, "scripts", "reconciliation-worker.ts");
+}
+
+/** How long a stop waits for the child before killing it (ms): a batch takes well under a second. */
+const STOP_TIMEOUT_MS = 20_000;
+/** A child that exits on its own is started again after this long (ms), doubling up to a minute. */
+const RESTART_DELAY_MS = 1_000;
+
+/**
+ * Starts the reconciliation worker in a child process (`node --import tsx
+ * scripts/reconciliation-worker.ts`, the server's environment, its own database connection), so a
+ * large run's CPU (report parsing, batch statements) never runs on the event loop that answers
+ * webhooks. Uploads in this process wake it at once (an IPC message on the "reconciliation" channel);
+ * the child stops by itself when this process goes away. A child that dies is started again (after 1 s,
+ * doubling up to a minute); its run is claimed again when its lease ends. Returns undefined when the
+ * entry file is not there (a build copied without its sources): the caller then runs the worker in
+ * process.
+ */
+export function startReconciliationProcess(options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ReconciliationProcess | undefined {
+  const cwd = options.cwd ?? process.cwd();
+  const entry = reconciliationProcessEntry(cwd);
+  if (!existsSync(entry)) return undefined;
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  let delay = RESTART_DELAY_MS;
+  let restartTimer: NodeJS.Timeout | undefined;
+  const launch = () => {
+    const started = Date.now();
+    const spawned = spawn(process.execPath, ["--import", "tsx", entry], { cwd, env: options.env ?? process.env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    child = spawned;
+    logger.info({ pid: spawned.pid }, "reconciliation worker process started");
+    spawned.once("exit", (code, signal) => {
+      if (child === spawned) child = undefined;
+      if (stopping) return;
+      // Ran for a while: it was not a start-up failure, so the next restart is quick again.
+      if (Date.now() - started > 60_000) delay = RESTART_DELAY_MS;
+      logger.error({ code, signal, restartInMs: delay }, "reconciliation worker process exited; starting it again");
+      restartTimer = setTimeout(launch, delay);
+      restartTimer.unref();
+      delay = Math.min(delay * 2, 60_000);
+    });
+    spawned.on("error", (error) => logger.error({ err: error.message }, "reconciliation worker process failed"));
+  };
+  launch();
+  const unsubscribe = onWork("reconciliation", () => {
+    if (child?.connected) child.send("wake", () => undefined);
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    pid: () => child?.pid,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        stopping = true;
+        unsubscribe();
+        if (restartTimer) clearTimeout(restartTimer);
+        const running = child;
+        if (!running || running.exitCode !== null || running.signalCode !== null) return resolve();
+        const kill = setTimeout(() => running.kill("SIGKILL"), STOP_TIMEOUT_MS);
+        running.once("exit", () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        running.kill("SIGTERM");
+      });
+      return stopped;
+    },
+  };
+}
