@@ -8,6 +8,11 @@
  */
 import { z } from "zod";
 
+// In the browser (the dead-letters table renders reasons client-side), zod's JIT probes `new Function`
+// when a schema is built, which the dashboard's CSP (no 'unsafe-eval') reports as a violation. Set before
+// the schemas below are built; the server keeps the JIT.
+if (typeof window !== "undefined") z.config({ jitless: true });
+
 /** An amount in integer minor units of an ISO 4217 currency. */
 export interface Money {
   amount: number;
