@@ -1,17 +1,8 @@
 "use client";
 import { useLocale, useTranslations } from "next-intl";
+import { OUTCOME_COLOURS } from "@/app/_components/outcome-colours";
 
-/** Colour per outcome: distinct hues that stay apart for common colour-vision deficiencies (Okabe-Ito). */
-const COLOURS: Record<string, string> = {
-  applied: "#009E73",
-  accepted: "#56B4E9",
-  duplicate: "#0072B2",
-  ignored: "#999999",
-  retry_scheduled: "#E69F00",
-  dead_lettered: "#D55E00",
-  conflict: "#CC79A7",
-  rejected: "#000000",
-};
+const COLOURS = OUTCOME_COLOURS;
 const ORDER = Object.keys(COLOURS);
 
 /**

@@ -1,16 +1,7 @@
+import { OUTCOME_COLOURS } from "@/app/_components/outcome-colours";
 import { HEALTH_OUTCOMES, type EndpointHealth } from "@/lib/endpoints/endpoint-health";
 
-/** Colour per outcome, as the decision log's chart (Okabe-Ito: distinct for common colour-vision deficiencies). */
-export const OUTCOME_COLOURS: Record<string, string> = {
-  applied: "#009E73",
-  accepted: "#56B4E9",
-  duplicate: "#0072B2",
-  ignored: "#999999",
-  retry_scheduled: "#E69F00",
-  dead_lettered: "#D55E00",
-  conflict: "#CC79A7",
-  rejected: "#000000",
-};
+export { OUTCOME_COLOURS };
 
 /**
  * Seven small stacked bars (decisions per 24 h slice, oldest first, by outcome) as inline SVG, no chart
