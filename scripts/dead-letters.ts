@@ -18,9 +18,6 @@ function actor(): string {
   }
 }
 
-function printResult(result: RetryResult): void {
-  console.log(`${result.id}  ${result.outcome}  ${result.reason}`);
-}
 
 async function main(args: string[]): Promise<number> {
   const locale = cliLocale(args, process.env);
@@ -29,6 +26,8 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   const view = cliReasons(locale);
+  // The outcome stays a machine word (scripts grep it); the reason reads in the reader's locale.
+  const printResult = (result: RetryResult) => console.log(`${result.id}  ${result.outcome}  ${view.render(result.reasonRef, result.reason)}`);
   const [command, ...rest] = withoutLocaleFlag(args);
   const database = await db();
   if (command === "list") {

@@ -18,6 +18,7 @@ import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { errorMessage } from "@/lib/log/error-message";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
+import { because } from "@/lib/reasons/reason-codes";
 
 const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json] [--locale en|es-AR]";
 const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to", "--locale"]);
@@ -155,7 +156,7 @@ async function main(): Promise<number> {
       console.error(`reconcile: ${file}: ${outcome.status === "failed" ? outcome.error : outcome.reason}`);
       return 2;
     }
-    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: `${file}: ${outcome.mismatchCount} mismatches (npm run reconcile)` });
+    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
     if (format === "lab") await printLabRun(client, runId, json, view);
     else await printPaymentRun(client, runId, json, view);
     return outcome.mismatchCount === 0 ? 0 : 1;

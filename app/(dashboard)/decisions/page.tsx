@@ -214,7 +214,9 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   {decision.diagnosis ? (
                     <>
                       <br />
-                      <span className="muted">{decision.diagnosis}</span>
+                      <span className="muted" data-testid="diagnosis">
+                        {reasons.describe({ reason: decision.diagnosis, reasonCode: decision.diagnosisCode, reasonParams: decision.diagnosisParams })}
+                      </span>
                     </>
                   ) : null}
                 </td>

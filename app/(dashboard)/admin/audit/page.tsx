@@ -3,6 +3,7 @@ import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
+import { serverReasons } from "@/app/_components/server-reasons";
 import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery } from "@/lib/audit/list-audit";
 import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
@@ -77,7 +78,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 }
 
 async function AuditResults({ query, filterParams }: { query: AuditQuery; filterParams: Record<string, string | undefined> }) {
-  const [page, t, common] = await Promise.all([listAuditPage(await db(), query), getTranslations("audit"), getTranslations("common")]);
+  const [page, t, common, reasons] = await Promise.all([listAuditPage(await db(), query), getTranslations("audit"), getTranslations("common"), serverReasons()]);
   const filtered = Object.entries(filterParams).some(([key, value]) => key !== "pageSize" && value);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : common("empty")}</p>;
   return (
@@ -104,7 +105,10 @@ async function AuditResults({ query, filterParams }: { query: AuditQuery; filter
                 <td className="mono">
                   {row.targetType} {row.targetId}
                 </td>
-                <td className="wrap">{row.note ?? "—"}</td>
+                {/* A note the system wrote renders from its code; a person's words (no code) are shown as written. */}
+                <td className="wrap" data-testid="audit-note" data-coded={reasons.coded({ reason: row.note, reasonCode: row.noteCode, reasonParams: row.noteParams })}>
+                  {row.note === null ? "—" : reasons.describe({ reason: row.note, reasonCode: row.noteCode, reasonParams: row.noteParams })}
+                </td>
               </tr>
             ))}
           </tbody>
