@@ -3,7 +3,8 @@
 // Exit: 0 done, 1 a retry failed again or was refused, 2 bad usage or unknown id.
 import { userInfo } from "node:os";
 import { closeDb, db } from "@/lib/db/client";
-import { listDeadLetters, retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
+import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
+import { retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
 import { errorMessage } from "@/lib/log/error-message";
 import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
 
@@ -37,13 +38,11 @@ async function main(args: string[]): Promise<number> {
       console.log(JSON.stringify({ data: letters, count: letters.length }, null, 2));
       return 0;
     }
-    // The reasons' codes, to print them in the reader's locale (a row without one prints its stored sentence).
-    const codes = new Map((await database.deadLetter.findMany({ where: { id: { in: letters.map((letter) => letter.id) } }, select: { id: true, reasonCode: true, reasonParams: true } })).map((row) => [row.id, row]));
     for (const letter of letters) {
       console.log(
         [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
       );
-      console.log(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe({ reason: letter.reason, ...codes.get(letter.id) })}`);
+      console.log(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
       console.log(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
     }
     console.log(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);

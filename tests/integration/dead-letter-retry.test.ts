@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
-import { listDeadLetters, retryAllDeadLetters, retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
+import { retryAllDeadLetters, retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 
