@@ -226,6 +226,8 @@ test.describe("in es-AR", () => {
     );
     await screenshot(page, testInfo, "dead-letters-retry-result-es-AR");
     await page.goto("/admin/audit?action=dead_letter.retry");
+    await expect(page.getByLabel("Acción")).toHaveValue("dead_letter.retry");
+    await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Error reintentado");
     const note = page.getByTestId("audit-note").first();
     await expect(note).toHaveAttribute("data-coded", "yes");
     await expect(note).toContainText(/^a cola de errores: /);
