@@ -1,5 +1,6 @@
-// The fields of the dashboard's GET filter forms (the URL is the state): a labelled select whose
-// first option is "any", and a labelled input. Server components; no state of their own.
+// The fields of the dashboard's forms (the filters' GET forms, where the URL is the state, and the
+// upload form): a labelled select whose first option is empty ("any", "detect"), and a labelled input.
+// No state of their own: usable on the server and in client components.
 import type { InputHTMLAttributes } from "react";
 
 /** One option of a {@link FilterSelect}: the URL value and what the reader sees. */
