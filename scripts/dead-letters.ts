@@ -2,11 +2,11 @@
 // Lists dead letters, or retries them through the same core (an event never applies twice).
 // Exit: 0 done, 1 a retry failed again or was refused, 2 bad usage or unknown id.
 import { userInfo } from "node:os";
-import { closeDb, db } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
 import { retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
-import { errorMessage } from "@/lib/log/error-message";
 import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
+import { runCli } from "@/lib/background/run-cli";
 
 const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all";
 const SUCCESS: ReadonlySet<RetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
@@ -65,13 +65,4 @@ async function main(args: string[]): Promise<number> {
   return 2;
 }
 
-main(process.argv.slice(2))
-  .then(async (code) => {
-    await closeDb();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(`dead-letters: ${errorMessage(error)}`);
-    await closeDb().catch(() => undefined);
-    process.exit(1);
-  });
+runCli("dead-letters", () => main(process.argv.slice(2)));

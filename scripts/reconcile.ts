@@ -16,9 +16,9 @@ import { claimRun, executeRun, queueRun } from "@/lib/reconciliation/runs";
 import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } from "@/lib/reconciliation/run-scope";
 import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
 import { newWorkerId } from "@/lib/background/worker-id";
-import { errorMessage } from "@/lib/log/error-message";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { because } from "@/lib/reasons/reason-codes";
+import { runCli } from "@/lib/background/run-cli";
 
 const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json] [--locale en|es-AR]";
 const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to", "--locale"]);
@@ -171,10 +171,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`reconcile: ${errorMessage(error)}`);
-    process.exit(2);
-  },
-);
+runCli("reconcile", () => main(), { errorCode: 2 });
