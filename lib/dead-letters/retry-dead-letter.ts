@@ -109,7 +109,8 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   } catch {
     return resultOf(id, "not_retryable", because("retry_payload_not_json", {}));
   }
-  const delivery: VerifiedDelivery = { endpoint, event, bodyHash: letter.bodyHash, source: "retry" };
+  // The original delivery's secret label goes with it: the core refuses one signed with a public demo secret outside demo mode.
+  const delivery: VerifiedDelivery = { endpoint, event, bodyHash: letter.bodyHash, source: "retry", ...(letter.secretLabel ? { secretLabel: letter.secretLabel } : {}) };
   const result = endpoint.mode === "inbox" ? await storeInInbox(db, delivery, now) : await processInline(db, delivery);
   const outcome: RetryOutcome =
     result.outcome === "accepted"
