@@ -7,6 +7,10 @@ import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
 import { retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
 import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
 import { runCli } from "@/lib/background/run-cli";
+import { terminalSafe } from "@/lib/format/terminal-safe";
+
+/** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
+const print = (line: string) => console.log(terminalSafe(line));
 
 const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all";
 const SUCCESS: ReadonlySet<RetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
@@ -28,31 +32,31 @@ async function main(args: string[]): Promise<number> {
   }
   const view = cliReasons(locale);
   // The outcome stays a machine word (scripts grep it); the reason reads in the reader's locale.
-  const printResult = (result: RetryResult) => console.log(`${result.id}  ${result.outcome}  ${view.render(result.reasonRef, result.reason)}`);
+  const printResult = (result: RetryResult) => print(`${result.id}  ${result.outcome}  ${view.render(result.reasonRef, result.reason)}`);
   const [command, ...rest] = withoutLocaleFlag(args);
   const database = await db();
   if (command === "list") {
     const status = rest.includes("--all") ? "all" : rest.includes("--resolved") ? "resolved" : "open";
     const letters = await listDeadLetters(database, { status, limit: 500 });
     if (rest.includes("--json")) {
-      console.log(JSON.stringify({ data: letters, count: letters.length }, null, 2));
+      print(JSON.stringify({ data: letters, count: letters.length }, null, 2));
       return 0;
     }
     for (const letter of letters) {
-      console.log(
+      print(
         [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
       );
-      console.log(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
-      console.log(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
+      print(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
+      print(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
     }
-    console.log(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
+    print(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
     return 0;
   }
   if (command === "retry" && rest[0] === "--all" && rest.length === 1) {
     const { results, counts } = await retryAllDeadLetters(database, actor());
     results.forEach(printResult);
     const summary = Object.entries(counts).map(([outcome, count]) => `${outcome} ${count}`).join(", ");
-    console.log(`retried ${results.length} dead letter${results.length === 1 ? "" : "s"}${summary ? `: ${summary}` : ""}`);
+    print(`retried ${results.length} dead letter${results.length === 1 ? "" : "s"}${summary ? `: ${summary}` : ""}`);
     return results.every((result) => SUCCESS.has(result.outcome)) ? 0 : 1;
   }
   if (command === "retry" && rest.length === 1 && !rest[0].startsWith("--")) {

@@ -148,9 +148,14 @@ describe("retrying dead letters", () => {
     assert.equal(applied.stdout.replaceAll("\u00a0", " "), `${letter.id}  applied  refunded ARS 8,000.00 (total ARS 8,000.00); order ord_cli paid → refunded; dead letter resolved\n`);
     assert.equal((await readOrder("ord_cli")).status, "refunded");
 
+    // An event id from a provider's body cannot drive the terminal: its escape sequences print escaped.
+    assert.equal((await deliverLab(labEvent("evt_\u001b]0;PWNED\u0007\u001b[2J", "payment.refunded", "ord_\u001b[1A\u001b[2Kfake", "pay_esc", 100))).status, 409);
+    const hostile = cli(["list"]);
+    assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(hostile.stdout), false, JSON.stringify(hostile.stdout));
+    assert.match(hostile.stdout, /lab:evt_\\x1b\]0;PWNED\\x07\\x1b\[2J {2}order=ord_\\x1b\[1A\\x1b\[2Kfake/);
     assert.equal(cli(["retry", "no_such_id"]).status, 2);
     assert.equal(cli(["frobnicate"]).status, 2);
     const json = JSON.parse(cli(["list", "--all", "--json"]).stdout);
-    assert.equal(json.count, 5);
+    assert.equal(json.count, 6);
   });
 });
