@@ -123,13 +123,3 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   }
   return resultOf(id, outcome, result);
 }
-
-/** Retries every open dead letter, oldest first. Returns one result per dead letter and counts per outcome. */
-export async function retryAllDeadLetters(db: Db, actor: string, now = new Date()): Promise<{ results: RetryResult[]; counts: Partial<Record<RetryOutcome, number>> }> {
-  const open = await db.deadLetter.findMany({ where: { status: "open" }, orderBy: [{ firstFailedAt: "asc" }, { id: "asc" }], select: { id: true } });
-  const results: RetryResult[] = [];
-  for (const { id } of open) results.push(await retryDeadLetter(db, id, actor, now));
-  const counts: Partial<Record<RetryOutcome, number>> = {};
-  for (const result of results) counts[result.outcome] = (counts[result.outcome] ?? 0) + 1;
-  return { results, counts };
-}
