@@ -38,6 +38,7 @@ test.describe("as support, in English", () => {
     const row = page.locator('tr[data-event-id="evt_e2e_rf_amount"]');
     const retry = row.getByRole("button", { name: "Retry evt_e2e_rf_amount" });
     await expect(retry).toHaveText("Retry…");
+    await expect(row.getByTestId("retry-badge")).toHaveText("review first");
     await retry.click();
     const dialog = page.getByRole("dialog", { name: "Retry evt_e2e_rf_amount? It will most likely fail again" });
     await expect(dialog).toBeVisible();

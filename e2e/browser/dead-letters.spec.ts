@@ -71,6 +71,7 @@ test.describe("as support", () => {
     await page.goto("/dead-letters");
     const row = page.locator('tr[data-event-id="evt_e2e_dl_again"]');
     await expect(row.getByTestId("attempts")).toHaveText("1");
+    await expect(row.getByTestId("retry-badge")).toHaveText("retryable");
     await row.getByRole("button", { name: "Retry evt_e2e_dl_again" }).click();
     await expect(page.getByTestId("action-result")).toContainText("failed again (attempt 2)");
     await expect(row.getByTestId("attempts")).toHaveText("2");

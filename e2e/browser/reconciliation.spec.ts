@@ -92,7 +92,7 @@ test.describe("in es-AR", () => {
     await expect(page.getByRole("heading", { name: "Totales por moneda" })).toBeVisible();
     const usd = text(await page.getByTestId("totals-table").locator('tr[data-currency="USD"] td[data-column="gross"]').innerText());
     expect(usd).toBe("US$ 400.000,00");
-    await expect(page.getByTestId("code-filter").getByRole("link", { name: "crédito faltante" })).toBeVisible();
+    await expect(page.getByTestId("code-filter").getByRole("link", { name: "falta la acreditación" })).toBeVisible();
     await expect(page.getByTestId("run-progress")).toContainText("terminada");
   });
 });

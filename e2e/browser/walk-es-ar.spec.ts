@@ -230,7 +230,7 @@ test.describe("in es-AR", () => {
     await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Error reintentado");
     const note = page.getByTestId("audit-note").first();
     await expect(note).toHaveAttribute("data-coded", "yes");
-    await expect(note).toContainText(/^a cola de errores: /);
+    await expect(note).toContainText(/^en cola de errores: /);
     await expect(note).toContainText("pay_w_parked");
   });
 });

@@ -22,11 +22,11 @@ export interface Money {
 /**
  * How a parameter is rendered: `money` formatted by currency, `status` / `category` / `mode` /
  * `outcome` / `what` / `phase` / `variant` (what a signature diagnosis found changed) / `role`
- * translated from a fixed list, `id` / `text` / `type` shown verbatim
+ * translated from a fixed list, `time` an ISO 8601 UTC instant formatted by Intl (in UTC), `id` / `text` / `type` shown verbatim
  * (ids, currency codes, event types), `number` / `seconds` formatted as numbers, `cause` a nested
  * reason (or a plain sentence when its source had no code).
  */
-export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "number" | "seconds" | "cause";
+export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "time" | "number" | "seconds" | "cause";
 
 /** A reason as stored: its code, its parameters and, for a compound sentence, the reasons that follow it. */
 export interface ReasonRef {
@@ -191,7 +191,7 @@ export const REASONS = {
   retry_requeued: define({ eventId: "id" }, (p) => `event ${p.eventId} re-queued for the worker`),
   retry_requeued_concurrently: define({ eventId: "id" }, (p) => `event ${p.eventId} was re-queued concurrently`),
   retry_endpoint_misconfigured: define({ endpoint: "id" }, (p) => `endpoint ${p.endpoint} is misconfigured; fix its configuration, then retry`),
-  retry_endpoint_gone: define({ endpoint: "id", provider: "id", account: "id" }, (p) => `endpoint ${p.endpoint} is no longer configured for ${p.provider}/${p.account}`),
+  retry_endpoint_gone: define({ endpoint: "id", provider: "id", account: "id" }, (p) => `endpoint ${p.endpoint} is not configured for ${p.provider}/${p.account} in this process: set its signing secret, or run with ACREDITA_MODE=demo against the demo's database`),
   retry_payload_not_json: define({}, () => "stored payload is not valid JSON"),
   review_first: define({ category: "category" }, (p) => `${p.category}: a retry meets the same check and fails again; review the order first`),
 
@@ -213,7 +213,7 @@ export const REASONS = {
   audit_reconciliation_queued_key: define({ source: "text", bytes: "number", keyStart: "id" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API key ${p.keyStart}…)`),
   audit_reconciliation_queued_token: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API_TOKEN)`),
   audit_retention: define(
-    { payloadDays: "number", payloadCutoff: "id", eventsPurged: "number", deadLettersPurged: "number", eventsKept: "number", deadLettersKept: "number", decisionDays: "number", decisionCutoff: "id", decisionsDeleted: "number", countDays: "number", countCutoff: "id", countsDeleted: "number" },
+    { payloadDays: "number", payloadCutoff: "time", eventsPurged: "number", deadLettersPurged: "number", eventsKept: "number", deadLettersKept: "number", decisionDays: "number", decisionCutoff: "time", decisionsDeleted: "number", countDays: "number", countCutoff: "time", countsDeleted: "number" },
     (p) =>
       `Payload retention (${p.payloadDays} days, cutoff ${p.payloadCutoff}): purged ${p.eventsPurged} event payload(s) and ${p.deadLettersPurged} dead-letter payload(s); kept ${p.eventsKept} unfinished event(s) and ${p.deadLettersKept} open dead letter(s) older than the cutoff. Ledger and orders are never purged. ` +
       `Decision retention (${p.decisionDays} days, cutoff ${p.decisionCutoff}): deleted ${p.decisionsDeleted} decision row(s). Rejection count retention (${p.countDays} days, cutoff ${p.countCutoff}): deleted ${p.countsDeleted} per-minute count(s).`,
@@ -284,6 +284,7 @@ const KIND_SCHEMA: Record<Exclude<ParamKind, "cause">, z.ZodType> = {
   phase: z.string(),
   variant: z.string(),
   role: z.string(),
+  time: z.string().datetime(),
   number: z.number(),
   seconds: z.number(),
 };

@@ -4,7 +4,7 @@
  * the currency's digits), its statuses, categories and modes translated, ids verbatim. The same on the
  * server, in client components and in the CLIs (which pass a translator over the same messages).
  */
-import { formatCount, formatMoney } from "@/lib/format/format";
+import { formatCount, formatDateTime, formatMoney } from "@/lib/format/format";
 import { readStoredReason, REASONS, type Money, type ParamKind, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** A translator over the whole catalogue (next-intl's `getTranslations()` / `useTranslations()` without a namespace). */
@@ -37,6 +37,7 @@ function renderParam(kind: ParamKind, value: unknown, t: ReasonTranslator, local
     return formatMoney(money.amount, money.currency, locale);
   }
   if (kind === "number" || kind === "seconds") return formatCount(value as number, locale);
+  if (kind === "time") return formatDateTime(value as string, locale);
   if (kind === "cause") return typeof value === "string" ? value : renderReason(value as ReasonRef, t, locale);
   const namespace = WORD_NAMESPACE[kind];
   return namespace ? translateWord(t, namespace, String(value)) : String(value);

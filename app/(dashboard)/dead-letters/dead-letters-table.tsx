@@ -110,9 +110,19 @@ function Age({ from, now }: { from: string; now: string }) {
   return <>{formatAge((new Date(now).getTime() - new Date(from).getTime()) / 1000, locale)}</>;
 }
 
-function Retryable({ retryable }: { retryable: boolean }) {
+/**
+ * Whether a person's retry can help: "review first" when it meets the same check again (review-first
+ * categories) or is never retried (a conflict), else "retryable" (a missing transition, an unknown
+ * order, retries exhausted on a transient failure): the same rule as the Retry button's dialog.
+ */
+function Retryable({ row }: { row: DeadLetterRow }) {
   const t = useTranslations("deadLetters");
-  return <span className={`badge ${retryable ? "info" : "warn"}`}>{retryable ? t("retryable") : t("notRetryable")}</span>;
+  const review = row.reviewFirst || row.category === "conflict";
+  return (
+    <span className={`badge ${review ? "warn" : "info"}`} data-testid="retry-badge">
+      {review ? t("notRetryable") : t("retryable")}
+    </span>
+  );
 }
 
 function Owner({ owner }: { owner: string | null }) {
@@ -147,7 +157,7 @@ const openColumns = helper.columns([
     header: () => <Label id="nextAction" />,
     cell: (info) => (
       <span className="wrap">
-        <Retryable retryable={info.row.original.retryable} /> <NextAction row={info.row.original} />
+        <Retryable row={info.row.original} /> <NextAction row={info.row.original} />
       </span>
     ),
   }),
