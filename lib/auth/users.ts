@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Auth } from "@/lib/auth/auth";
 import { PASSWORD_MAX_LENGTH, passwordProblem } from "@/lib/auth/passwords";
 import { assertCan, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
+import { runMode } from "@/lib/config/settings";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
@@ -90,9 +91,15 @@ export function adminCalls(auth: Auth, headers: Headers): AdminCalls {
   };
 }
 
-/** Admin creates a user: checks `users.manage`, writes an audit row. Throws ForbiddenError. */
-export async function createUserAs(db: Db, actor: Actor, input: NewUser) {
+/**
+ * Admin creates a user: checks `users.manage`, writes an audit row. Returns `demo_mode` and creates
+ * nothing while the demo runs (ACREDITA_MODE=demo): a user besides the demo's makes the database look
+ * real, and `npm run demo` then refuses it (it never serves a real database with its public secrets).
+ * Throws ForbiddenError.
+ */
+export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promise<{ kind: "created"; user: UserView } | { kind: "exists" } | { kind: "demo_mode" }> {
   assertCan(actor, "users.manage");
+  if (runMode() === "demo") return { kind: "demo_mode" };
   const result = await createUserWithPassword(db, input);
   if (result.kind === "created") {
     await recordAudit(db, actor, { action: "user.create", targetType: "user", targetId: result.user.id, note: because("audit_user_created", { email: input.email, role: input.role }) });

@@ -4,6 +4,7 @@ import { TEST_DB } from "@/e2e/support/test-env";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, test } from "node:test";
+import { createUserAs } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 
 function createUser(password: string, email = "ana@shop.test") {
@@ -33,4 +34,19 @@ test("a strong password creates the user, stored hashed", async () => {
   assert.deepEqual(createUser("saffron-glacier-tunnel-88"), { code: 0, stdout: "created ana@shop.test (admin)", stderr: "" });
   const account = await (await db()).account.findFirstOrThrow({ select: { password: true } });
   assert.ok(account.password && !account.password.includes("saffron"));
+});
+
+test("while the demo runs, the dashboard creates no user (the next npm run demo would refuse the database)", async () => {
+  const admin = { id: "admin_1", email: "admin@acredita.test", name: "Admin", role: "admin" } as const;
+  const input = { email: "eve@shop.test", name: "Eve", role: "merchant" as const, password: "amber-kettle-meadow-41" };
+  const before = await (await db()).user.count();
+  process.env.ACREDITA_MODE = "demo";
+  try {
+    assert.deepEqual(await createUserAs(await db(), admin, input), { kind: "demo_mode" });
+  } finally {
+    delete process.env.ACREDITA_MODE;
+  }
+  assert.equal(await (await db()).user.count(), before);
+  assert.equal(await (await db()).auditEntry.count({ where: { action: "user.create" } }), 0);
+  assert.equal((await createUserAs(await db(), admin, input)).kind, "created");
 });

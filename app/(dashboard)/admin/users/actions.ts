@@ -23,6 +23,7 @@ export async function createUserAction(_previous: ActionResult | null, formData:
     const t = await getTranslations("users");
     const result = await createUserAs(await db(), actor, data);
     revalidatePath("/admin/users");
+    if (result.kind === "demo_mode") return answer("bad", [t("demoMode")]);
     return result.kind === "created" ? answer("ok", [t("created", { email: result.user.email })]) : answer("bad", [t("exists")]);
   });
 }
