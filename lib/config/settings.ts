@@ -99,6 +99,10 @@ const settingsSchema = z.object({
   OUTBOX_DISPATCHER_ENABLED: booleanSetting.default(true),
   /** Largest settlement report an upload (POST /api/reconciliations, the reconciliation page) may send (bytes); larger ones are 413 naming the limit. */
   RECONCILIATION_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1_024).max(2_147_483_647).default(209_715_200),
+  /** Runs one uploader (user, API key, API_TOKEN) may have queued or running at once; one more upload is 429 before it is read. */
+  RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR: z.coerce.number().int().min(1).max(1_000).default(3),
+  /** Runs queued or running at once over all uploaders (each file up to RECONCILIATION_UPLOAD_MAX_BYTES on disk); one more is 429. */
+  RECONCILIATION_MAX_PENDING_RUNS: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Folder where uploaded reports wait for the reconciliation worker (deleted when their run ends). */
   RECONCILIATION_SPOOL_DIR: z.string().trim().min(1).default("data/reconciliation-uploads"),
   /** Whether this process (server or `npm run worker`) also runs a reconciliation worker; false leaves runs to other processes. */

@@ -12,7 +12,32 @@ import { declaredTooLarge, spoolUpload, UploadTooLargeError } from "@/lib/reconc
 import { because } from "@/lib/reasons/reason-codes";
 
 /** How an upload ended: queued (202 with the run's id), too large (413 naming the limit), or refused (400 with the line and problem). */
-export type SubmitResult = { kind: "queued"; runId: string; bytes: number } | { kind: "too_large"; limitBytes: number; message: string } | { kind: "invalid"; message: string };
+export type SubmitResult =
+  | { kind: "queued"; runId: string; bytes: number }
+  | { kind: "too_large"; limitBytes: number; message: string }
+  | { kind: "too_many_runs"; limit: number; scope: "actor" | "all"; message: string }
+  | { kind: "invalid"; message: string };
+
+/**
+ * Refuses an upload before it is read when its uploader already has RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR
+ * runs queued or running, or all uploaders RECONCILIATION_MAX_PENDING_RUNS: the spool holds at most that
+ * many files, so one uploader (or a leaked API key) cannot fill the disk or keep the worker busy for
+ * hours. Checked before spooling: two uploads at the same instant may both pass (one run over).
+ */
+async function pendingRunsRefusal(db: Db, actor: string): Promise<Extract<SubmitResult, { kind: "too_many_runs" }> | undefined> {
+  const config = settings();
+  const pending = { status: { in: ["queued", "running"] } };
+  const [mine, all] = await Promise.all([db.reconciliationRun.count({ where: { ...pending, actor } }), db.reconciliationRun.count({ where: pending })]);
+  if (mine >= config.RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR) {
+    const limit = config.RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR;
+    return { kind: "too_many_runs", limit, scope: "actor", message: `too many runs: ${mine} of yours are queued or running (at most ${limit}, RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR); upload again when one has finished` };
+  }
+  if (all >= config.RECONCILIATION_MAX_PENDING_RUNS) {
+    const limit = config.RECONCILIATION_MAX_PENDING_RUNS;
+    return { kind: "too_many_runs", limit, scope: "all", message: `too many runs: ${all} are queued or running (at most ${limit}, RECONCILIATION_MAX_PENDING_RUNS); upload again when one has finished` };
+  }
+  return undefined;
+}
 
 /** What an upload says besides its bytes: `format`, `provider`, `account`, `mode` (live or test), `from`, `to`, `source`. */
 export type SubmitParams = Record<string, string | undefined>;
@@ -28,7 +53,8 @@ function queuedNote(source: string, bytes: number, via: UploadVia) {
 
 /**
  * Takes an uploaded settlement report and queues its run, never reading it whole: refuses a declared
- * Content-Length over RECONCILIATION_UPLOAD_MAX_BYTES before reading, streams the body to a file in
+ * Content-Length over RECONCILIATION_UPLOAD_MAX_BYTES before reading, and an uploader with too many runs
+ * pending ({@link pendingRunsRefusal}), streams the body to a file in
  * RECONCILIATION_SPOOL_DIR under the same cap, tells its format from its head (an empty or binary
  * file, or a missing column, is refused with line 1 and the problem), resolves the scope and period
  * from `params` (lib/reconciliation/run-scope.ts), queues the run, audits it with `actor` and wakes
@@ -41,6 +67,8 @@ export async function submitReport(
   const config = settings();
   const limit = config.RECONCILIATION_UPLOAD_MAX_BYTES;
   if (declaredTooLarge(upload.contentLength, limit)) return { kind: "too_large", limitBytes: limit, message: new UploadTooLargeError(limit).message };
+  const busy = await pendingRunsRefusal(db, upload.actor.email);
+  if (busy) return busy;
   const { params } = upload;
   let spooled: { filePath: string; bytes: number } | undefined;
   try {

@@ -40,12 +40,13 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
     setMessage(null);
     try {
       const response = await fetch(`/api/reconciliations?${params}`, { method: "POST", body: file, headers: { "content-type": "text/csv" } });
-      const answer = (await response.json().catch(() => ({}))) as { runId?: string; error?: string; limitBytes?: number };
+      const answer = (await response.json().catch(() => ({}))) as { runId?: string; error?: string; limitBytes?: number; limit?: number; scope?: string };
       if (response.status === 202 && answer.runId) {
         router.push(`/reconciliation/${answer.runId}`);
         return;
       }
       if (response.status === 413) setMessage(t("tooLarge", { limit: formatLimit(answer.limitBytes ?? maxBytes, locale) }));
+      else if (response.status === 429 && answer.limit) setMessage(t(answer.scope === "all" ? "tooManyRunsAll" : "tooManyRuns", { limit: answer.limit }));
       else if (response.status === 400 && answer.error) setMessage(t("refused", { message: answer.error }));
       else setMessage(t("uploadFailed", { status: response.status }));
     } catch {

@@ -16,6 +16,7 @@ export async function POST(request: Request): Promise<Response> {
   const via: UploadVia = caller.kind === "key" ? { kind: "key", keyStart: caller.keyStart } : caller.kind === "token" ? { kind: "token" } : { kind: "dashboard" };
   const result = await submitReport(await db(), { body: request.body, contentLength: request.headers.get("content-length"), params: Object.fromEntries(new URL(request.url).searchParams), actor: apiActor(caller), via });
   if (result.kind === "too_large") return Response.json({ error: result.message, code: "too_large", limitBytes: result.limitBytes }, { status: 413, headers: { connection: "close" } });
+  if (result.kind === "too_many_runs") return Response.json({ error: result.message, code: "too_many_runs", limit: result.limit, scope: result.scope }, { status: 429, headers: { connection: "close", "retry-after": "60" } });
   if (result.kind === "invalid") return jsonError(400, "invalid_settlement", result.message);
   const location = `/api/reconciliations/${result.runId}`;
   return Response.json({ runId: result.runId, status: "queued", bytes: result.bytes, location }, { status: 202, headers: { location } });
