@@ -48,6 +48,15 @@ export interface ReconcileLoadMeasurement {
   during: PhaseLatency;
   /** p99 during the run ÷ p99 idle (target <= 2). */
   p99Ratio: number;
+  /** Peak RSS (VmHWM, MB) of the server process itself and of its reconciliation worker process (0 when the worker runs in the server). */
+  serverPeakRssMb: number;
+  /** The server's own peak RSS when the upload was answered 202. */
+  serverAfterUploadRssMb: number;
+  workerPeakRssMb: number;
+  /** CPU seconds spent during the run by the server, its worker process, and the database's PostgreSQL backends (0 on SQLite); and the machine's busy share (0..1, both cores). */
+  cpu: { serverS: number; workerS: number; postgresS: number; machineBusy: number };
+  /** The 1-minute load average when the measurement started and when the run ended. */
+  load: [number, number];
   ok: boolean;
 }
 
@@ -135,6 +144,53 @@ function peakRssMb(pid: number): number {
   return Math.round(read(pid));
 }
 
+/** The pids of `pid`'s descendants. */
+function descendants(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+    return children.flatMap((child) => [child, ...descendants(child)]);
+  } catch {
+    return [];
+  }
+}
+
+/** VmHWM (MB) of one process, 0 when gone. */
+function ownPeakRssMb(pid: number): number {
+  try {
+    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds (user + system) of the processes `pids`, from /proc (clock ticks of 100 Hz). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100;
+}
+
+/** The machine's busy and total clock ticks so far (/proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3] - fields[4], total };
+}
+
+const loadAverage = () => Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+
+/** The pids of the PostgreSQL backends connected to database `name` (the cluster runs on this machine). */
+async function postgresBackends(adminUrl: string, name: string): Promise<number[]> {
+  return withConnection(adminUrl, async (client) => (await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map((row) => row.pid));
+}
+
 function postJson(agent: Agent, url: URL, body: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -192,7 +248,7 @@ interface RunState {
 }
 
 async function runState(server: string, runId: string): Promise<RunState> {
-  const answer = (await (await fetch(`${server}/api/reconciliations/${runId}?pageSize=1`, { headers: { authorization: `Bearer ${BENCH_API_TOKEN}` } })).json()) as { run: { status: string; progress: { rows: number }; mismatchCount: number; startedAt: string; finishedAt: string | null } };
+  const answer = (await (await fetch(`${server}/api/reconciliations/${runId}?mismatches=none`, { headers: { authorization: `Bearer ${BENCH_API_TOKEN}` } })).json()) as { run: { status: string; progress: { rows: number }; mismatchCount: number; startedAt: string; finishedAt: string | null } };
   return { status: answer.run.status, rows: answer.run.progress.rows, mismatchCount: answer.run.mismatchCount, startedAt: answer.run.startedAt, finishedAt: answer.run.finishedAt };
 }
 
@@ -229,10 +285,15 @@ export async function measureReconcileLoad(options: { lines: number; matching: b
     ...options.env,
   });
   try {
+    const loadAtStart = loadAverage();
     const idle = await deliveries(server.url, 0, options.idleDeliveries, gapMs);
     const idleRssMb = peakRssMb(server.pid);
+    const workerPids = descendants(server.pid);
+    const backends = options.postgresAdminUrl && postgresName ? await postgresBackends(options.postgresAdminUrl, postgresName) : [];
+    const cpuBefore = { server: cpuSeconds([server.pid]), worker: cpuSeconds(workerPids), postgres: new Map(backends.map((pid) => [pid, cpuSeconds([pid])])), machine: machineTicks() };
     const started = performance.now();
     const runId = await upload(server.url, report);
+    const afterUploadRssMb = ownPeakRssMb(server.pid);
     let state = await runState(server.url, runId);
     const poll = (async () => {
       while (state.status === "queued" || state.status === "running") {
@@ -244,6 +305,17 @@ export async function measureReconcileLoad(options: { lines: number; matching: b
     await poll;
     const seconds = (performance.now() - started) / 1_000;
     const peak = peakRssMb(server.pid);
+    const serverPeakRssMb = ownPeakRssMb(server.pid);
+    const workerPeakRssMb = Math.max(0, ...workerPids.map(ownPeakRssMb));
+    const backendsAfter = options.postgresAdminUrl && postgresName ? await postgresBackends(options.postgresAdminUrl, postgresName) : [];
+    const machine = machineTicks();
+    // Backends that came during the run count whole; one that left during it is not counted.
+    const cpu = {
+      serverS: round(cpuSeconds([server.pid]) - cpuBefore.server),
+      workerS: round(cpuSeconds(workerPids) - cpuBefore.worker),
+      postgresS: round(backendsAfter.reduce((sum, pid) => sum + cpuSeconds([pid]) - (cpuBefore.postgres.get(pid) ?? 0), 0)),
+      machineBusy: round((machine.busy - cpuBefore.machine.busy) / Math.max(1, machine.total - cpuBefore.machine.total), 2),
+    };
     const runSeconds = state.finishedAt ? (Date.parse(state.finishedAt) - Date.parse(state.startedAt)) / 1_000 : seconds;
     const expectedMismatches = options.matching ? 0 : options.lines;
     return {
@@ -263,6 +335,11 @@ export async function measureReconcileLoad(options: { lines: number; matching: b
       idle,
       during,
       p99Ratio: round(during.p99Ms / Math.max(idle.p99Ms, 0.1), 2),
+      serverPeakRssMb,
+      serverAfterUploadRssMb: afterUploadRssMb,
+      workerPeakRssMb,
+      cpu,
+      load: [loadAtStart, loadAverage()],
       ok: state.status === "done" && state.rows === options.lines && state.mismatchCount === expectedMismatches && idle.ok === idle.deliveries && during.ok === during.deliveries,
     };
   } finally {
@@ -279,7 +356,8 @@ export function printReconcileLoad(measurements: ReconcileLoadMeasurement[], inP
     console.log(
       `  ${`${m.database}: ${m.lines} lines, all ${m.kind}`.padEnd(42)} ${m.runSeconds} s (${m.seconds} s from upload), ${m.linesPerSecond} lines/s, ${m.reportMb} MB; peak RSS ${m.peakRssMb} MB (largest process; idle ${m.idleRssMb} MB; ${m.rssRatio.toFixed(2)} of ${RECONCILE_RSS_LIMIT_MB} MB${m.peakRssMb <= RECONCILE_RSS_LIMIT_MB ? ", met" : ", NOT met"}); ` +
         `deliveries idle (${m.idle.deliveries}) p50 ${m.idle.p50Ms} ms p99 ${m.idle.p99Ms} ms, during (${m.during.deliveries}) p50 ${m.during.p50Ms} ms p99 ${m.during.p99Ms} ms (slowest ${m.during.slowestMs.join(", ")}); p99 during/idle ${m.p99Ratio.toFixed(2)} (target <= 2${m.p99Ratio <= 2 ? ", met" : ", NOT met"}); ` +
-        `${m.status}, ${m.mismatches} mismatches (${m.expectedMismatches} expected)${m.ok ? " - ok" : " - FAILED"}`,
+        `${m.status}, ${m.mismatches} mismatches (${m.expectedMismatches} expected)${m.ok ? " - ok" : " - FAILED"}; ` +
+        `peak RSS server ${m.serverPeakRssMb} MB (${m.serverAfterUploadRssMb} MB when the upload was answered), worker process ${m.workerPeakRssMb} MB; CPU during the run: server ${m.cpu.serverS} s, worker ${m.cpu.workerS} s${m.database === "PostgreSQL" ? `, PostgreSQL backends ${m.cpu.postgresS} s` : ""}, machine ${Math.round(m.cpu.machineBusy * 100)}% busy; load average ${m.load[0]} to ${m.load[1]}`,
     );
   }
 }
