@@ -2,10 +2,11 @@
 // Lists dead letters, or retries them through the same core (an event never applies twice).
 // Exit: 0 done, 1 a retry failed again or was refused, 2 bad usage or unknown id.
 import { userInfo } from "node:os";
-import { closeDb, db } from "@/lib/db/client";
-import { listDeadLetters, retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
-import { errorMessage } from "@/lib/log/error-message";
+import { db } from "@/lib/db/client";
+import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
+import { retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
 import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
+import { runCli } from "@/lib/background/run-cli";
 
 const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all";
 const SUCCESS: ReadonlySet<RetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
@@ -18,9 +19,6 @@ function actor(): string {
   }
 }
 
-function printResult(result: RetryResult): void {
-  console.log(`${result.id}  ${result.outcome}  ${result.reason}`);
-}
 
 async function main(args: string[]): Promise<number> {
   const locale = cliLocale(args, process.env);
@@ -29,6 +27,8 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   const view = cliReasons(locale);
+  // The outcome stays a machine word (scripts grep it); the reason reads in the reader's locale.
+  const printResult = (result: RetryResult) => console.log(`${result.id}  ${result.outcome}  ${view.render(result.reasonRef, result.reason)}`);
   const [command, ...rest] = withoutLocaleFlag(args);
   const database = await db();
   if (command === "list") {
@@ -38,13 +38,11 @@ async function main(args: string[]): Promise<number> {
       console.log(JSON.stringify({ data: letters, count: letters.length }, null, 2));
       return 0;
     }
-    // The reasons' codes, to print them in the reader's locale (a row without one prints its stored sentence).
-    const codes = new Map((await database.deadLetter.findMany({ where: { id: { in: letters.map((letter) => letter.id) } }, select: { id: true, reasonCode: true, reasonParams: true } })).map((row) => [row.id, row]));
     for (const letter of letters) {
       console.log(
         [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
       );
-      console.log(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe({ reason: letter.reason, ...codes.get(letter.id) })}`);
+      console.log(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
       console.log(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
     }
     console.log(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
@@ -67,13 +65,4 @@ async function main(args: string[]): Promise<number> {
   return 2;
 }
 
-main(process.argv.slice(2))
-  .then(async (code) => {
-    await closeDb();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(`dead-letters: ${errorMessage(error)}`);
-    await closeDb().catch(() => undefined);
-    process.exit(1);
-  });
+runCli("dead-letters", () => main(process.argv.slice(2)));

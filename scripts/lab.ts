@@ -10,8 +10,8 @@ import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receiver
 import { labTarget, serverProblem } from "@/lib/lab/lab-target";
 import { runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
-import { errorMessage } from "@/lib/log/error-message";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
+import { runCli } from "@/lib/background/run-cli";
 
 // The same environment files `npm start` loads (.env, .env.production, ...), so PORT and the secrets match the server's.
 loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
@@ -70,10 +70,4 @@ async function main(): Promise<number> {
   return run.report.mismatches.length === 0 ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`lab: ${errorMessage(error)}`);
-    process.exit(2);
-  },
-);
+runCli("lab", () => main(), { errorCode: 2 });

@@ -2,9 +2,9 @@
 // Outbox messages (fulfilment webhooks). Uncertain ones were sent without an answer: check with the
 // merchant, then resend (same Idempotency-Key) or resolve. Exit: 0 done, 1 refused, 2 bad usage.
 import { userInfo } from "node:os";
-import { closeDb, db } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { listOutboxMessages, settleOutboxMessage } from "@/lib/outbox/outbox-messages";
-import { errorMessage } from "@/lib/log/error-message";
+import { runCli } from "@/lib/background/run-cli";
 
 const USAGE = "usage: npm run outbox -- list [--status <status>] [--json] | resend <id> [note] | resolve <id> <note>";
 
@@ -35,13 +35,4 @@ async function main(argv: string[]): Promise<number> {
   return 2;
 }
 
-main(process.argv.slice(2))
-  .then(async (code) => {
-    await closeDb();
-    process.exit(code);
-  })
-  .catch(async (error: unknown) => {
-    console.error(`outbox: ${errorMessage(error)}`);
-    await closeDb().catch(() => undefined);
-    process.exit(1);
-  });
+runCli("outbox", () => main(process.argv.slice(2)));

@@ -7,7 +7,8 @@
 import { existsSync } from "node:fs";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
-import { closeDb, db } from "@/lib/db/client";
+import { exitOnStop } from "@/lib/background/exit-on-stop";
+import { db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { logger } from "@/lib/log/logger";
@@ -48,19 +49,7 @@ async function main(): Promise<void> {
     logger.info({ host: config.RECEIVER_HOST, port: config.RECEIVER_PORT }, "webhook receiver listening");
     console.log(`Acredita webhook receiver on http://${config.RECEIVER_HOST}:${config.RECEIVER_PORT}/api/webhooks/{endpoint}`);
   });
-  let exiting = false;
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.on(signal, () => {
-      if (exiting) return;
-      exiting = true;
-      logger.info({ signal }, "receiver stopping");
-      void receiver
-        .close()
-        .then(flushRejectionCounts)
-        .then(closeDb)
-        .then(() => process.exit(0));
-    });
-  }
+  exitOnStop("receiver", () => receiver.close().then(flushRejectionCounts));
 }
 
 void main();

@@ -16,8 +16,9 @@ import { claimRun, executeRun, queueRun } from "@/lib/reconciliation/runs";
 import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } from "@/lib/reconciliation/run-scope";
 import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
 import { newWorkerId } from "@/lib/background/worker-id";
-import { errorMessage } from "@/lib/log/error-message";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
+import { because } from "@/lib/reasons/reason-codes";
+import { runCli } from "@/lib/background/run-cli";
 
 const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json] [--locale en|es-AR]";
 const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to", "--locale"]);
@@ -155,7 +156,7 @@ async function main(): Promise<number> {
       console.error(`reconcile: ${file}: ${outcome.status === "failed" ? outcome.error : outcome.reason}`);
       return 2;
     }
-    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: `${file}: ${outcome.mismatchCount} mismatches (npm run reconcile)` });
+    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
     if (format === "lab") await printLabRun(client, runId, json, view);
     else await printPaymentRun(client, runId, json, view);
     return outcome.mismatchCount === 0 ? 0 : 1;
@@ -170,10 +171,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`reconcile: ${errorMessage(error)}`);
-    process.exit(2);
-  },
-);
+runCli("reconcile", () => main(), { errorCode: 2 });

@@ -6,7 +6,8 @@
 // goes back to the queue at its next batch, then it exits 0.
 import { notifyWork } from "@/lib/background/signals";
 import { readSettingsOrExit } from "@/lib/config/settings";
-import { closeDb, db } from "@/lib/db/client";
+import { exitOnStop } from "@/lib/background/exit-on-stop";
+import { db } from "@/lib/db/client";
 import { isPostgresUrl } from "@/lib/db/url";
 import { logger } from "@/lib/log/logger";
 import { driverOf } from "@/lib/db/driver";
@@ -46,18 +47,7 @@ async function main(): Promise<void> {
   process.on("message", (message) => {
     if (message === "wake") notifyWork("reconciliation");
   });
-  let exiting = false;
-  const stop = (why: string) => {
-    if (exiting) return;
-    exiting = true;
-    logger.info({ why }, "reconciliation worker stopping");
-    void worker
-      .stop()
-      .then(closeDb)
-      .then(() => process.exit(0));
-  };
-  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => stop(signal));
-  process.on("disconnect", () => stop("the server went away"));
+  exitOnStop("reconciliation worker", () => worker.stop(), { onDisconnect: true });
 }
 
 main().catch((error: unknown) => {

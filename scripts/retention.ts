@@ -8,7 +8,7 @@ import { settingDefault, settings, SettingsError } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
 import { formatDecisionRetentionReport, purgeExpiredDecisions } from "@/lib/retention/purge-decisions";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
-import { errorMessage } from "@/lib/log/error-message";
+import { runCli } from "@/lib/background/run-cli";
 
 const daysSchema = z.coerce.number().int().min(1).max(3_650);
 const USAGE = "usage: npm run retention -- [--days N] [--decision-days N] [--rejection-count-days N] [--dry-run] [--json]";
@@ -69,10 +69,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`retention: ${errorMessage(error)}`);
-    process.exit(1);
-  },
-);
+runCli("retention", () => main());

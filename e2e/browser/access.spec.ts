@@ -113,6 +113,7 @@ test("an admin deactivates a user in the page: the user's open session ends; a w
   await expect(audit.getByRole("row")).toHaveCount(2);
   await expect(audit).toContainText(demoUser("admin").email);
   await expect(audit).toContainText("dora@merchant.test");
+  await expect(audit.locator('tr[data-action="user.deactivate"] td').nth(2)).toHaveText("User deactivated");
   await page.getByLabel("Action").selectOption("api_key.revoke");
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(page).toHaveURL(/\/admin\/audit\?actor=&action=api_key\.revoke/);

@@ -48,7 +48,7 @@ test.describe("as support", () => {
     await expect(row).toBeVisible();
     await screenshot(page, testInfo, "dead-letters-open");
     await row.getByRole("button", { name: "Retry evt_e2e_dl_refund" }).click();
-    await expect(page.getByTestId("action-result")).toContainText("evt_e2e_dl_refund (order ord_e2e_dl_retry): applied. refunded 100000 ARS (total 100000); order ord_e2e_dl_retry paid -> refunded; dead letter resolved");
+    await expect(page.getByTestId("action-result")).toContainText("evt_e2e_dl_refund (order ord_e2e_dl_retry): applied. refunded ARS 1,000.00 (total ARS 1,000.00); order ord_e2e_dl_retry paid → refunded; dead letter resolved");
     // It stays in its place, marked resolved, until the page is loaded again.
     await expect(row).toHaveAttribute("data-state", "departed");
     await expect(row.locator('[data-column="actions"]')).toHaveText("resolved just now");

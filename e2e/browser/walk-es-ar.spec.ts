@@ -157,7 +157,7 @@ test.describe("in es-AR", () => {
       [runPage(), "reconciliation-run"],
       ["/review", "review"],
       ["/admin/users", "users"],
-      ["/admin/audit", "audit", { skipTextOf: "td" }],
+      ["/admin/audit", "audit", { skipTextOf: '[data-testid="audit-note"][data-coded="no"]' }],
       ["/account/password", "password"],
     ];
     for (const [path, name, options] of pages) {
@@ -210,10 +210,28 @@ test.describe("in es-AR", () => {
     await screenshot(page, testInfo, "reconciliation-run-es-AR");
   });
 
-  test("refusals before a valid signature read in Spanish in the decision log", async ({ page }) => {
+  test("refusals before a valid signature read in Spanish in the decision log, their diagnosis too", async ({ page }) => {
     await page.goto("/decisions?outcome=rejected");
     await expect(page.locator('tr[data-event-id="evt_w_forged"]').getByTestId("reason")).toContainText("la firma no coincide con ningún secreto de firma configurado");
-    await expect(page.locator('tr[data-event-id="evt_w_stale"]').getByTestId("reason")).toContainText(/^marca de tiempo fuera de la tolerancia: 1\.\d{3} s \(máximo 300 s\)/);
+    const stale = page.locator('tr[data-event-id="evt_w_stale"]');
+    await expect(stale.getByTestId("reason")).toContainText(/^marca de tiempo fuera de la tolerancia: 1\.\d{3} s \(máximo 300 s\)/);
+    await expect(stale.getByTestId("diagnosis")).toHaveText(/^la firma es válida \(LAB_WEBHOOK_SECRET\[0\]\) pero su marca de tiempo es de hace 1\.\d{3} s: una repetición de una entrega vieja, o el reloj del emisor está 1\.\d{3} s atrasado$/);
+  });
+
+  test("a retry's result and its audit note read in Spanish, with money formatted", async ({ page }, testInfo) => {
+    await page.goto("/dead-letters");
+    await page.locator('tr[data-event-id="evt_w_parked"]').getByRole("button", { name: "Reintentar evt_w_parked" }).click();
+    await expect(page.getByTestId("action-result")).toHaveText(
+      /evt_w_parked \(orden ord_w_parked\): volvió a fallar \(intento 2\)\. .*el pago pay_w_parked nunca se acreditó/,
+    );
+    await screenshot(page, testInfo, "dead-letters-retry-result-es-AR");
+    await page.goto("/admin/audit?action=dead_letter.retry");
+    await expect(page.getByLabel("Acción")).toHaveValue("dead_letter.retry");
+    await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Error reintentado");
+    const note = page.getByTestId("audit-note").first();
+    await expect(note).toHaveAttribute("data-coded", "yes");
+    await expect(note).toContainText(/^a cola de errores: /);
+    await expect(note).toContainText("pay_w_parked");
   });
 });
 

@@ -41,7 +41,11 @@ export interface AuditRow {
   action: string;
   targetType: string;
   targetId: string;
+  /** The note as written (a person's words, or the system's English sentence). */
   note: string | null;
+  /** The reason code of a note the system wrote, and its parameters (JSON); null for a person's words. */
+  noteCode: string | null;
+  noteParams: string | null;
 }
 
 /** One page of the audit log, newest first: `{ data, count, page, pageSize, totalPages }`. */
@@ -53,7 +57,7 @@ export async function listAuditPage(db: Db, query: AuditQuery): Promise<Page<Aud
       orderBy: [{ at: "desc" }, { id: "desc" }],
       skip: (query.page - 1) * query.pageSize,
       take: query.pageSize,
-      select: { id: true, at: true, actorEmail: true, action: true, targetType: true, targetId: true, note: true },
+      select: { id: true, at: true, actorEmail: true, action: true, targetType: true, targetId: true, note: true, noteCode: true, noteParams: true },
     }),
     db.auditEntry.count({ where }),
   ]);

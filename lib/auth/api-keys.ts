@@ -3,6 +3,7 @@ import { z } from "zod";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { assertCan, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
+import { because } from "@/lib/reasons/reason-codes";
 
 /** Every key starts with this, so a leaked one is recognisable (secret scanners, logs) and told from API_TOKEN. */
 export const API_KEY_PREFIX = "acr_";
@@ -60,7 +61,7 @@ export async function createApiKeyAs(db: Db, actor: Actor, input: NewApiKey, now
       expiresAt: new Date(now.getTime() + input.days * 86_400_000),
     },
   });
-  await recordAudit(db, actor, { action: "api_key.create", targetType: "api_key", targetId: row.id, note: `${row.name} (${row.start}…) for ${owner.email}, ${input.days} days` });
+  await recordAudit(db, actor, { action: "api_key.create", targetType: "api_key", targetId: row.id, note: because("audit_api_key_created", { name: row.name, start: row.start, email: owner.email, days: input.days }) });
   return { kind: "created", key, view: { ...row, ownerEmail: owner.email, ownerRole: owner.role } };
 }
 

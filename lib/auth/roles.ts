@@ -25,35 +25,12 @@ export type Permission =
   | "endpoints.read"
   | "users.manage";
 
-const GRANTS: Record<Role, ReadonlySet<Permission>> = {
-  merchant: new Set<Permission>(["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"]),
-  support: new Set<Permission>([
-    "orders.read",
-    "decisions.read",
-    "reconciliation.read",
-    "reconciliation.run",
-    "dead_letters.read",
-    "dead_letters.manage",
-    "review.read",
-    "review.manage",
-    "metrics.read",
-    "endpoints.read",
-  ]),
-  admin: new Set<Permission>([
-    "orders.read",
-    "decisions.read",
-    "reconciliation.read",
-    "reconciliation.run",
-    "dead_letters.read",
-    "dead_letters.manage",
-    "review.read",
-    "review.manage",
-    "orders.create",
-    "metrics.read",
-    "endpoints.read",
-    "users.manage",
-  ]),
-};
+// Each role holds the one below it and more: support what merchants may, admin what support may.
+const MERCHANT: Permission[] = ["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"];
+const SUPPORT: Permission[] = [...MERCHANT, "dead_letters.manage", "review.manage", "metrics.read", "endpoints.read"];
+const ADMIN: Permission[] = [...SUPPORT, "orders.create", "users.manage"];
+
+const GRANTS: Record<Role, ReadonlySet<Permission>> = { merchant: new Set(MERCHANT), support: new Set(SUPPORT), admin: new Set(ADMIN) };
 
 /** The signed-in person an action runs for. `role` comes from the database, never from the request. */
 export interface Actor {

@@ -7,6 +7,7 @@ import { assertCan, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
+import { because } from "@/lib/reasons/reason-codes";
 
 /**
  * A new dashboard user. The password must pass lib/auth/passwords.ts (12..128 characters, zxcvbn score
@@ -94,7 +95,7 @@ export async function createUserAs(db: Db, actor: Actor, input: NewUser) {
   assertCan(actor, "users.manage");
   const result = await createUserWithPassword(db, input);
   if (result.kind === "created") {
-    await recordAudit(db, actor, { action: "user.create", targetType: "user", targetId: result.user.id, note: `${input.email} as ${input.role}` });
+    await recordAudit(db, actor, { action: "user.create", targetType: "user", targetId: result.user.id, note: because("audit_user_created", { email: input.email, role: input.role }) });
   }
   return result;
 }
@@ -113,7 +114,7 @@ export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, use
   if (user.role === role) return "unchanged";
   await calls.setRole(userId, role);
   await calls.revokeSessions(userId);
-  await recordAudit(db, actor, { action: "user.role", targetType: "user", targetId: userId, note: `${user.email}: role ${user.role} → ${role}; sessions ended` });
+  await recordAudit(db, actor, { action: "user.role", targetType: "user", targetId: userId, note: because("audit_user_role", { email: user.email, from: user.role, to: role }) });
   return "updated";
 }
 

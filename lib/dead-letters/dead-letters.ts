@@ -1,5 +1,5 @@
-import type { Db, Tx } from "@/lib/db/client";
-import type { SqlSession } from "@/lib/db/driver";
+import type { Db } from "@/lib/db/client";
+import { driverOf, type SqlSession, type SqlValue } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { formatEventKey, type EventKey } from "@/lib/core/event-key";
 import type { ApplyFailure } from "@/lib/core/failures";
@@ -21,67 +21,18 @@ export interface DeadLetterInput {
   firstFailedAt?: Date;
 }
 
-/**
- * Records (or updates) the dead letter of one delivery: repeated failures of the same event and body
- * update one row (attempts + `input.attempts`, last failure, reason) and reopen it if it was resolved.
- * Returns its id.
- * Throws the database's errors.
- */
-export async function recordDeadLetter(client: Db | Tx, input: DeadLetterInput, now = new Date()): Promise<string> {
-  const dedupeKey = `${formatEventKey(input.key)}:${input.bodyHash}`;
-  const fields = {
-    category: input.failure.category,
-    reason: input.failure.reason.slice(0, 500),
-    ...reasonColumns(input.failure.reasonRef),
-    retryable: input.failure.retryable,
-    nextAction: input.failure.nextAction,
-    orderId: input.orderId ?? null,
-    lastFailedAt: now,
-  };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const row = await client.deadLetter.upsert({
-        where: { dedupeKey },
-        create: {
-          dedupeKey,
-          provider: input.key.provider,
-          account: input.key.account,
-          livemode: input.key.livemode,
-          eventId: input.key.eventId,
-          endpoint: input.endpoint,
-          eventType: input.eventType,
-          bodyHash: input.bodyHash,
-          payload: input.payload,
-          firstFailedAt: input.firstFailedAt ?? now,
-          attempts: input.attempts ?? 1,
-          ...fields,
-        },
-        update: { ...fields, attempts: { increment: input.attempts ?? 1 }, status: "open", resolution: null, resolutionCode: null, resolutionParams: null, resolvedAt: null, resolvedBy: null },
-        select: { id: true },
-      });
-      return row.id;
-    } catch (error) {
-      // Two first failures at once: the loser's create hits the UNIQUE key; its update then succeeds.
-      if (attempt >= 2) throw error;
-    }
-  }
-}
-
-/**
- * {@link recordDeadLetter} as one driver statement in the caller's driver transaction (the inbox
- * worker's batch): `INSERT ... ON CONFLICT ("dedupeKey") DO UPDATE`, so a repeat of the same event and
- * body updates its one row (attempts added, last failure, reason) and reopens it if it was resolved.
- */
-export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInput, now: Date): Promise<void> {
+/** The dead-letter upsert's statement and values: one row per event and body (see {@link upsertDeadLetter}). */
+function deadLetterUpsert(input: DeadLetterInput, now: Date): { sql: string; params: SqlValue[] } {
   const failure = input.failure;
-  await session.run(
-    `INSERT INTO "DeadLetter" ("id", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "payload",
+  const { reasonCode, reasonParams } = reasonColumns(failure.reasonRef);
+  return {
+    sql: `INSERT INTO "DeadLetter" ("id", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "payload",
        "category", "reason", "reasonCode", "reasonParams", "retryable", "attempts", "firstFailedAt", "lastFailedAt", "nextAction", "status")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
      ON CONFLICT ("dedupeKey") DO UPDATE SET "category" = excluded."category", "reason" = excluded."reason", "reasonCode" = excluded."reasonCode", "reasonParams" = excluded."reasonParams", "retryable" = excluded."retryable",
        "nextAction" = excluded."nextAction", "orderId" = excluded."orderId", "lastFailedAt" = excluded."lastFailedAt",
        "attempts" = "DeadLetter"."attempts" + excluded."attempts", "status" = 'open', "resolution" = NULL, "resolutionCode" = NULL, "resolutionParams" = NULL, "resolvedAt" = NULL, "resolvedBy" = NULL`,
-    [
+    params: [
       newRowId(now),
       `${formatEventKey(input.key)}:${input.bodyHash}`,
       input.key.provider,
@@ -95,15 +46,37 @@ export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInp
       input.payload,
       failure.category,
       failure.reason.slice(0, 500),
-      reasonColumns(failure.reasonRef).reasonCode,
-      reasonColumns(failure.reasonRef).reasonParams,
+      reasonCode,
+      reasonParams,
       failure.retryable,
       input.attempts ?? 1,
       input.firstFailedAt ?? now,
       now,
       failure.nextAction,
     ],
-  );
+  };
+}
+
+/**
+ * Records (or updates) the dead letter of one delivery, on its own (autocommit: one statement is
+ * atomic, so two first failures at once cannot both create a row): repeated failures of the same event
+ * and body update one row (attempts + `input.attempts`, last failure, reason) and reopen it if it was
+ * resolved. Returns its id. Throws the database's errors.
+ */
+export async function recordDeadLetter(db: Db, input: DeadLetterInput, now = new Date()): Promise<string> {
+  const { sql, params } = deadLetterUpsert(input, now);
+  const [row] = await driverOf(db).all<{ id: string }>(`${sql} RETURNING "id"`, params);
+  return row.id;
+}
+
+/**
+ * {@link recordDeadLetter} in the caller's driver transaction (the inbox worker's batch):
+ * `INSERT ... ON CONFLICT ("dedupeKey") DO UPDATE`, so a repeat of the same event and body updates its
+ * one row (attempts added, last failure, reason) and reopens it if it was resolved.
+ */
+export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInput, now: Date): Promise<void> {
+  const { sql, params } = deadLetterUpsert(input, now);
+  await session.run(sql, params);
 }
 
 /**

@@ -3,6 +3,7 @@ import { assertCan, type Actor } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
 import { retryDeadLetter, type RetryOutcome } from "@/lib/dead-letters/retry-dead-letter";
 import { isReviewFirst } from "@/lib/dead-letters/review-first";
+import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** Most dead letters one bulk retry handles (each is its own transaction through the core). */
 export const MAX_BULK_RETRY = 100;
@@ -23,7 +24,10 @@ export interface DeadLetterRetryResult {
   orderId: string | null;
   category: string | null;
   outcome: DashboardRetryOutcome;
+  /** The English sentence (audit, logs). */
   reason: string;
+  /** The reason's code and parameters, rendered in the reader's locale. */
+  reasonRef?: ReasonRef;
   /** The dead letter's attempts after a retry that failed again. */
   attempts?: number;
 }
@@ -48,7 +52,7 @@ export async function retryDeadLetterAs(db: Db, actor: Actor, id: string, option
   const letter = await db.deadLetter.findUnique({ where: { id }, select: { eventId: true, orderId: true, category: true, status: true } });
   const named = { id, eventId: letter?.eventId ?? null, orderId: letter?.orderId ?? null, category: letter?.category ?? null };
   if (letter && letter.status === "open" && isReviewFirst(letter.category) && !options.confirmReviewFirst) {
-    return { ...named, outcome: "review_first", reason: `${letter.category}: a retry meets the same check and fails again; review the order first` };
+    return { ...named, outcome: "review_first", ...because("review_first", { category: letter.category }) };
   }
   const result = await retryDeadLetter(db, id, actor.email);
   const attempts = result.outcome === "dead_lettered" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
@@ -57,9 +61,9 @@ export async function retryDeadLetterAs(db: Db, actor: Actor, id: string, option
     await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: actor.email } });
   }
   if (result.outcome !== "not_found") {
-    await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: `${result.outcome}: ${result.reason}` });
+    await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: because("audit_retry", { outcome: result.outcome, cause: result.reasonRef ?? result.reason }) });
   }
-  return { ...named, outcome: result.outcome, reason: result.reason, attempts };
+  return { ...named, outcome: result.outcome, reason: result.reason, ...(result.reasonRef ? { reasonRef: result.reasonRef } : {}), attempts };
 }
 
 /**
@@ -80,7 +84,7 @@ export async function assignDeadLetterAs(db: Db, actor: Actor, id: string): Prom
   return db.$transaction(async (tx) => {
     const { count } = await tx.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner: actor.email } });
     if (count === 0) return false;
-    await recordAudit(tx, actor, { action: "dead_letter.assign", targetType: "dead_letter", targetId: id, note: `owner ${actor.email}` });
+    await recordAudit(tx, actor, { action: "dead_letter.assign", targetType: "dead_letter", targetId: id, note: because("audit_owner", { email: actor.email }) });
     return true;
   });
 }

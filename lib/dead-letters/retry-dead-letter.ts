@@ -1,4 +1,4 @@
-import { because, reasonColumns, type Because } from "@/lib/reasons/reason-codes";
+import { because, readStoredReason, reasonColumns, reasonRef, type Because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { notifyWork } from "@/lib/background/signals";
 import type { Db } from "@/lib/db/client";
 import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
@@ -36,7 +36,15 @@ export type RetryOutcome =
 export interface RetryResult {
   id: string;
   outcome: RetryOutcome;
+  /** The English sentence (CLI, audit, logs). */
   reason: string;
+  /** The reason's code and parameters, for the dashboard and the CLI in the reader's locale. */
+  reasonRef?: ReasonRef;
+}
+
+/** A result with its reason's sentence and code. */
+function resultOf(id: string, outcome: RetryOutcome, why: Because | { reason: string; reasonRef?: ReasonRef }): RetryResult {
+  return { id, outcome, reason: why.reason, ...(why.reasonRef ? { reasonRef: why.reasonRef } : {}) };
 }
 
 /**
@@ -48,26 +56,28 @@ export interface RetryResult {
  */
 export async function retryDeadLetter(db: Db, id: string, actor: string, now = new Date()): Promise<RetryResult> {
   const letter = await db.deadLetter.findUnique({ where: { id } });
-  if (!letter) return { id, outcome: "not_found", reason: `no dead letter ${id}` };
-  if (letter.status !== "open") return { id, outcome: "already_resolved", reason: `dead letter already ${letter.status}${letter.resolution ? `: ${letter.resolution}` : ""}` };
-  if (letter.category === "conflict") {
-    return { id, outcome: "not_retryable", reason: "a conflict is not retried: compare both bodies with the provider; the stored event was kept" };
+  if (!letter) return resultOf(id, "not_found", because("retry_not_found", { id }));
+  if (letter.status !== "open") {
+    // A system resolution keeps its code; a person's note is quoted as written.
+    const resolution = letter.resolution ? (readStoredReason(letter.resolutionCode, letter.resolutionParams) ?? letter.resolution) : undefined;
+    return resultOf(id, "already_resolved", resolution ? because("retry_already_resolved_as", { status: letter.status, resolution }) : because("retry_already_resolved", { status: letter.status }));
   }
+  if (letter.category === "conflict") return resultOf(id, "not_retryable", because("retry_conflict", {}));
   const key = { provider: letter.provider, account: letter.account, livemode: letter.livemode, eventId: letter.eventId };
   const stored = await db.webhookEvent.findUnique({ where: { provider_account_livemode_eventId: key }, select: { id: true, status: true, bodyHash: true } });
 
   if (stored && stored.bodyHash !== letter.bodyHash) {
-    return { id, outcome: "not_retryable", reason: `another body is stored under event ${letter.eventId}; compare both bodies with the provider` };
+    return resultOf(id, "not_retryable", because("retry_body_differs", { eventId: letter.eventId }));
   }
   if (stored && (stored.status === "processed" || stored.status === "ignored")) {
     await db.deadLetter.updateMany({
       where: { id, status: "open" },
       data: { status: "resolved", ...resolutionOf(because("event_already_done", { status: stored.status })), resolvedBy: actor, resolvedAt: now },
     });
-    return { id, outcome: "already_applied", reason: `event ${letter.eventId} was already ${stored.status}; dead letter resolved` };
+    return resultOf(id, "already_applied", because("retry_event_was_done", { eventId: letter.eventId, status: stored.status }, [reasonRef("dead_letter_resolved", {})]));
   }
   if (stored && (stored.status === "received" || stored.status === "processing")) {
-    return { id, outcome: "requeued", reason: `event ${letter.eventId} is already queued (status ${stored.status})` };
+    return resultOf(id, "requeued", because("retry_already_queued", { eventId: letter.eventId, status: stored.status }));
   }
   if (stored) {
     // dead or failed: due again now, with a fresh attempt budget; the dead letter stays open until it applies.
@@ -80,7 +90,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
       return count === 1;
     });
     if (requeued) notifyWork("inbox");
-    return { id, outcome: "requeued", reason: requeued ? `event ${letter.eventId} re-queued for the worker` : `event ${letter.eventId} was re-queued concurrently` };
+    return resultOf(id, "requeued", because(requeued ? "retry_requeued" : "retry_requeued_concurrently", { eventId: letter.eventId }));
   }
 
   // Not stored: an inline-mode failure rolled the event back (or it was refused before storing).
@@ -88,16 +98,16 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   try {
     endpoint = resolveEndpoint(letter.endpoint);
   } catch {
-    return { id, outcome: "not_retryable", reason: `endpoint ${letter.endpoint} is misconfigured; fix its configuration, then retry` };
+    return resultOf(id, "not_retryable", because("retry_endpoint_misconfigured", { endpoint: letter.endpoint }));
   }
   if (!endpoint || endpoint.provider !== letter.provider || endpoint.account !== letter.account) {
-    return { id, outcome: "not_retryable", reason: `endpoint ${letter.endpoint} is no longer configured for ${letter.provider}/${letter.account}` };
+    return resultOf(id, "not_retryable", because("retry_endpoint_gone", { endpoint: letter.endpoint, provider: letter.provider, account: letter.account }));
   }
   let event: NormalizedEvent;
   try {
     event = JSON.parse(letter.payload) as NormalizedEvent;
   } catch {
-    return { id, outcome: "not_retryable", reason: "stored payload is not valid JSON" };
+    return resultOf(id, "not_retryable", because("retry_payload_not_json", {}));
   }
   const delivery: VerifiedDelivery = { endpoint, event, bodyHash: letter.bodyHash, source: "retry" };
   const result = endpoint.mode === "inbox" ? await storeInInbox(db, delivery, now) : await processInline(db, delivery);
@@ -110,7 +120,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   if (outcome === "requeued") {
     await db.deadLetter.updateMany({ where: { id, status: "open" }, data: { nextAction: `re-queued by ${actor} at ${now.toISOString()}; the worker applies it`, owner: letter.owner ?? actor } });
   }
-  return { id, outcome, reason: result.reason };
+  return resultOf(id, outcome, result);
 }
 
 /** Retries every open dead letter, oldest first. Returns one result per dead letter and counts per outcome. */
@@ -121,51 +131,4 @@ export async function retryAllDeadLetters(db: Db, actor: string, now = new Date(
   const counts: Partial<Record<RetryOutcome, number>> = {};
   for (const result of results) counts[result.outcome] = (counts[result.outcome] ?? 0) + 1;
   return { results, counts };
-}
-
-/** A dead letter as the CLI and the dashboard list it (no payload). Times are ISO 8601 UTC. */
-export interface DeadLetterView {
-  id: string;
-  provider: string;
-  endpoint: string;
-  eventId: string;
-  eventType: string;
-  orderId: string | null;
-  category: string;
-  reason: string;
-  retryable: boolean;
-  attempts: number;
-  firstFailedAt: string;
-  lastFailedAt: string;
-  nextAction: string;
-  owner: string | null;
-  status: string;
-  resolution: string | null;
-}
-
-/** Lists dead letters, newest failure first: `status` open (default), resolved or all; at most `limit` (1..500). */
-export async function listDeadLetters(db: Db, { status = "open", limit = 100 }: { status?: "open" | "resolved" | "all"; limit?: number } = {}): Promise<DeadLetterView[]> {
-  const rows = await db.deadLetter.findMany({
-    where: status === "all" ? {} : { status },
-    orderBy: [{ lastFailedAt: "desc" }, { id: "asc" }],
-    take: Math.min(Math.max(limit, 1), 500),
-  });
-  return rows.map((row) => ({
-    id: row.id,
-    provider: row.provider,
-    endpoint: row.endpoint,
-    eventId: row.eventId,
-    eventType: row.eventType,
-    orderId: row.orderId,
-    category: row.category,
-    reason: row.reason,
-    retryable: row.retryable,
-    attempts: row.attempts,
-    firstFailedAt: row.firstFailedAt.toISOString(),
-    lastFailedAt: row.lastFailedAt.toISOString(),
-    nextAction: row.nextAction,
-    owner: row.owner,
-    status: row.status,
-    resolution: row.resolution,
-  }));
 }

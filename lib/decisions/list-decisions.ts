@@ -60,6 +60,8 @@ const DECISION_COLUMNS = {
   reasonParams: true,
   secretLabel: true,
   diagnosis: true,
+  diagnosisCode: true,
+  diagnosisParams: true,
   source: true,
 } as const;
 

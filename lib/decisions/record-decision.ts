@@ -23,6 +23,8 @@ export interface DecisionInput {
   reasonRef?: ReasonRef | null;
   secretLabel?: string | null;
   diagnosis?: string | null;
+  /** The diagnosis's code and parameters, rendered in the reader's locale like the reason. */
+  diagnosisRef?: ReasonRef | null;
   source?: "receiver" | "worker" | "retry" | "cli";
 }
 
@@ -35,6 +37,12 @@ function clip(text: string | null | undefined, max: number): string | null {
   if (text === null || text === undefined) return null;
   const clean = text.replaceAll("\u0000", "\ufffd");
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/** A diagnosis's two columns (both null without one). */
+function diagnosisColumns(ref: ReasonRef | null | undefined): { diagnosisCode: string | null; diagnosisParams: string | null } {
+  const { reasonCode, reasonParams } = reasonColumns(ref);
+  return { diagnosisCode: reasonCode, diagnosisParams: reasonParams };
 }
 
 /** The decision row as stored: free text clipped, NUL replaced, defaults filled (no id or time: the database sets them). */
@@ -55,6 +63,7 @@ export function decisionRow(input: DecisionInput) {
     ...reasonColumns(input.reasonRef),
     secretLabel: input.secretLabel ?? null,
     diagnosis: clip(input.diagnosis, 500),
+    ...diagnosisColumns(input.diagnosisRef),
     source: input.source ?? "receiver",
   };
 }
@@ -87,8 +96,8 @@ export async function insertDecisions(session: SqlSession, rows: DecisionRow[], 
   await session.run(`INSERT INTO "Decision" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES ${placeholders}`, values);
 }
 
-/** The columns of a {@link DecisionRow}, in the order {@link insertDecisions} writes them. */
-const DECISION_ROW_COLUMNS = ["provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "source"] as const satisfies readonly (keyof DecisionRow)[];
+/** The columns of a {@link DecisionRow}, in the order {@link insertDecisions} and the inbox group commit write them. */
+export const DECISION_ROW_COLUMNS = ["provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "diagnosisCode", "diagnosisParams", "source"] as const satisfies readonly (keyof DecisionRow)[];
 
 /** Like {@link recordDecision}, but a database failure is logged instead of thrown (the answer is already decided). */
 export async function recordDecisionSafely(client: Db, input: DecisionInput): Promise<void> {

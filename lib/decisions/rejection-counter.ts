@@ -50,6 +50,8 @@ export interface PreSignatureRejection {
   eventId?: string;
   /** Why a signature failed (retired secret, whitespace, clock skew), on a sampled row. */
   diagnosis?: string;
+  /** The diagnosis's code and parameters, rendered on the decision log in the reader's locale. */
+  diagnosisRef?: ReasonRef;
   /** The retired secret's label when the diagnosis found one (sampled row's secretLabel; never a value). */
   secretLabel?: string;
 }
@@ -257,6 +259,7 @@ export async function recordPreSignatureRejection(database: Db | undefined, reje
     reason: rejection.reason,
     reasonRef: rejection.reasonRef,
     diagnosis: rejection.diagnosis,
+    diagnosisRef: rejection.diagnosisRef,
     secretLabel: rejection.secretLabel,
   });
 }

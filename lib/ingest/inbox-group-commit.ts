@@ -2,7 +2,7 @@ import { notifyWork } from "@/lib/background/signals";
 import { settings } from "@/lib/config/settings";
 import type { Db, Tx } from "@/lib/db/client";
 import { newRowId } from "@/lib/db/row-id";
-import { decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
+import { DECISION_ROW_COLUMNS, decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { duplicateBecause } from "@/lib/ingest/answers";
 import { because, type Because } from "@/lib/reasons/reason-codes";
@@ -153,7 +153,7 @@ export class InboxGroupCommit {
 }
 
 const EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
-const DECISION_COLUMNS = ["id", "at", "provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "source"] as const;
+const DECISION_COLUMNS = ["id", "at", ...DECISION_ROW_COLUMNS] as const;
 
 /** `"a", "b", ...`: quoted column names (the same spelling on SQLite and PostgreSQL). */
 function columnList(columns: readonly string[]): Prisma.Sql {

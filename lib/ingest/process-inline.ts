@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { signalAfterApply } from "@/lib/core/apply-stored-event";
+import { signalAfterApply, type AppliedEvent } from "@/lib/core/apply-stored-event";
 import { answerDelivery, answerStoredEvent, deadLetterDelivery, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
 import { EventAlreadyStored, eventKeyOf, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { driverOf } from "@/lib/db/driver";
@@ -29,7 +29,7 @@ export async function processInline(db: Db, delivery: VerifiedDelivery): Promise
   const grouped = await inlineGroupApply(db).apply(delivery);
   if (grouped.kind === "applied") {
     signalAfterApply(grouped.applied);
-    return { httpStatus: grouped.applied.httpStatus, outcome: grouped.applied.outcome, reason: grouped.applied.reason, orderId: grouped.applied.orderId };
+    return answerOf(grouped.applied);
   }
   if (grouped.kind === "refused") return deadLetterDelivery(db, delivery, key, grouped.failure);
   if (grouped.kind === "timed_out") return answerDelivery(db, delivery, FIXED_ANSWERS.not_stored);
@@ -41,6 +41,11 @@ export async function processInline(db: Db, delivery: VerifiedDelivery): Promise
   return processAlone(db, delivery);
 }
 
+/** The answer of an applied event: its status, outcome, reason (with its code) and order, nothing internal. */
+function answerOf(applied: AppliedEvent): ProcessResult {
+  return { httpStatus: applied.httpStatus, outcome: applied.outcome, reason: applied.reason, ...(applied.reasonRef ? { reasonRef: applied.reasonRef } : {}), orderId: applied.orderId };
+}
+
 /** One delivery in a transaction of its own, retrying what a retry may cure; the fallback of a group. */
 async function processAlone(db: Db, delivery: VerifiedDelivery): Promise<ProcessResult> {
   const { endpoint, event } = delivery;
@@ -49,7 +54,7 @@ async function processAlone(db: Db, delivery: VerifiedDelivery): Promise<Process
     try {
       const applied = await driverOf(db).transaction((session) => storeAndApply(session, delivery, new Date()));
       signalAfterApply(applied);
-      return { httpStatus: applied.httpStatus, outcome: applied.outcome, reason: applied.reason, orderId: applied.orderId };
+      return answerOf(applied);
     } catch (error) {
       if (error instanceof ApplyFailure) return deadLetterDelivery(db, delivery, key, error);
       const stored = error instanceof EventAlreadyStored;

@@ -98,7 +98,8 @@ export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers:
         reasonRef: verified.reasonRef,
         eventId: provider.untrustedEventId(input),
         diagnosis: verified.diagnosis,
-        secretLabel: retiredSecretLabelOf(verified.diagnosis),
+        diagnosisRef: verified.diagnosisRef,
+        secretLabel: retiredSecretLabelOf(verified.diagnosisRef),
       },
       delivery.now,
     );

@@ -32,7 +32,7 @@ export interface EndpointContext {
  */
 export type VerifyResult =
   | { ok: true; secretLabel: string }
-  | { ok: false; status: 400 | 401; reason: string; reasonRef?: ReasonRef; diagnosis?: string };
+  | { ok: false; status: 400 | 401; reason: string; reasonRef?: ReasonRef; diagnosis?: string; diagnosisRef?: ReasonRef };
 
 /** Result of parsing a verified body. `status` 400 for malformed JSON or headers, 422 for schema or account failures. */
 export type ParseResult =

@@ -21,11 +21,12 @@ export interface Money {
 
 /**
  * How a parameter is rendered: `money` formatted by currency, `status` / `category` / `mode` /
- * `outcome` / `what` / `phase` translated from a fixed list, `id` / `text` / `type` shown verbatim
+ * `outcome` / `what` / `phase` / `variant` (what a signature diagnosis found changed) / `role`
+ * translated from a fixed list, `id` / `text` / `type` shown verbatim
  * (ids, currency codes, event types), `number` / `seconds` formatted as numbers, `cause` a nested
  * reason (or a plain sentence when its source had no code).
  */
-export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "number" | "seconds" | "cause";
+export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "number" | "seconds" | "cause";
 
 /** A reason as stored: its code, its parameters and, for a compound sentence, the reasons that follow it. */
 export interface ReasonRef {
@@ -49,6 +50,24 @@ function define<const P extends Record<string, ParamKind>>(params: P, en: (param
 
 const WHAT_EN: Record<string, string> = { failed_refund: "failed refund", dispute: "dispute" };
 const what = (value: string) => WHAT_EN[value] ?? value;
+/** What a signature diagnosis found changed between the sender's signing and the bytes received. */
+export const DIAGNOSIS_VARIANTS_EN = {
+  trailing_newline: "a trailing newline",
+  trailing_crlf: "a trailing CR LF",
+  trailing_space: "a trailing space",
+  trailing_tab: "a trailing tab",
+  leading_space: "a leading space",
+  leading_newline: "a leading newline",
+  compact_json: "compact JSON (JSON.stringify of the parsed body)",
+  json_2_spaces: "JSON pretty-printed with 2 spaces",
+  json_4_spaces: "JSON pretty-printed with 4 spaces",
+  json_tabs: "JSON pretty-printed with tabs",
+  without_trailing_newline: "the body without its trailing newline",
+  with_trailing_newline: "the body with a trailing newline",
+} as const;
+/** A diagnosis variant's key. */
+export type DiagnosisVariant = keyof typeof DIAGNOSIS_VARIANTS_EN;
+const variant = (value: string) => DIAGNOSIS_VARIANTS_EN[value as DiagnosisVariant] ?? value;
 /** The English sentence of a nested cause. */
 const cause = (value: ReasonRef | string) => (typeof value === "string" ? value : reasonText(value));
 
@@ -161,6 +180,46 @@ export const REASONS = {
   applied_later: define({ outcome: "outcome" }, (p) => `applied on a later attempt (${p.outcome})`),
   event_already_done: define({ status: "status" }, (p) => `event already ${p.status}; nothing to retry`),
 
+  // What a dashboard or CLI retry of a dead letter did (lib/dead-letters/).
+  retry_not_found: define({ id: "id" }, (p) => `no dead letter ${p.id}`),
+  retry_already_resolved: define({ status: "status" }, (p) => `dead letter already ${p.status}`),
+  retry_already_resolved_as: define({ status: "status", resolution: "cause" }, (p) => `dead letter already ${p.status}: ${cause(p.resolution)}`),
+  retry_conflict: define({}, () => "a conflict is not retried: compare both bodies with the provider; the stored event was kept"),
+  retry_body_differs: define({ eventId: "id" }, (p) => `another body is stored under event ${p.eventId}; compare both bodies with the provider`),
+  retry_event_was_done: define({ eventId: "id", status: "status" }, (p) => `event ${p.eventId} was already ${p.status}`),
+  retry_already_queued: define({ eventId: "id", status: "status" }, (p) => `event ${p.eventId} is already queued (status ${p.status})`),
+  retry_requeued: define({ eventId: "id" }, (p) => `event ${p.eventId} re-queued for the worker`),
+  retry_requeued_concurrently: define({ eventId: "id" }, (p) => `event ${p.eventId} was re-queued concurrently`),
+  retry_endpoint_misconfigured: define({ endpoint: "id" }, (p) => `endpoint ${p.endpoint} is misconfigured; fix its configuration, then retry`),
+  retry_endpoint_gone: define({ endpoint: "id", provider: "id", account: "id" }, (p) => `endpoint ${p.endpoint} is no longer configured for ${p.provider}/${p.account}`),
+  retry_payload_not_json: define({}, () => "stored payload is not valid JSON"),
+  review_first: define({ category: "category" }, (p) => `${p.category}: a retry meets the same check and fails again; review the order first`),
+
+  // Why a signature did not match, when it can be found without revealing anything (lib/providers/signatures/diagnose-signature.ts).
+  diagnosis_retired_secret: define({ secretLabel: "id" }, (p) => `signed with a retired secret (${p.secretLabel}): the sender still signs with a secret this endpoint no longer accepts; give the sender the current secret`),
+  diagnosis_encoding: define({ sent: "id", expected: "id", secretLabel: "id" }, (p) => `signature is ${p.sent}-encoded but this provider's signatures are ${p.expected}: the MAC matches ${p.secretLabel}, only its encoding is wrong`),
+  diagnosis_whitespace: define({ secretLabel: "id", variant: "variant" }, (p) => `signed with ${p.secretLabel} plus ${variant(p.variant)}: the sender's copy of the secret has stray whitespace (Acredita trims its own); remove it at the sender`),
+  diagnosis_reserialised: define({ secretLabel: "id", variant: "variant" }, (p) => `signature matches ${p.secretLabel} over ${variant(p.variant)}, not over the bytes received: the body was re-serialised between signing and delivery (a proxy or framework re-encoded the JSON, or the sender signed another serialisation)`),
+  diagnosis_clock_past: define({ secretLabel: "id", seconds: "seconds" }, (p) => `signature is valid (${p.secretLabel}) but its timestamp is ${p.seconds} s in the past: a replay of an old delivery, or the sender's clock is ${p.seconds} s behind`),
+  diagnosis_clock_future: define({ secretLabel: "id", seconds: "seconds" }, (p) => `signature is valid (${p.secretLabel}) but its timestamp is ${p.seconds} s in the future: the sender's clock is ${p.seconds} s ahead`),
+
+  // Audit notes the system writes (a person's note is free text).
+  audit_retry: define({ outcome: "outcome", cause: "cause" }, (p) => `${p.outcome}: ${cause(p.cause)}`),
+  audit_owner: define({ email: "id" }, (p) => `owner ${p.email}`),
+  audit_user_created: define({ email: "id", role: "role" }, (p) => `${p.email} as ${p.role}`),
+  audit_user_role: define({ email: "id", from: "role", to: "role" }, (p) => `${p.email}: role ${p.from} → ${p.to}; sessions ended`),
+  audit_api_key_created: define({ name: "text", start: "id", email: "id", days: "number" }, (p) => `${p.name} (${p.start}…) for ${p.email}, ${p.days} days`),
+  audit_reconciliation_queued: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (dashboard upload)`),
+  audit_reconciliation_queued_key: define({ source: "text", bytes: "number", keyStart: "id" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API key ${p.keyStart}…)`),
+  audit_reconciliation_queued_token: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API_TOKEN)`),
+  audit_retention: define(
+    { payloadDays: "number", payloadCutoff: "id", eventsPurged: "number", deadLettersPurged: "number", eventsKept: "number", deadLettersKept: "number", decisionDays: "number", decisionCutoff: "id", decisionsDeleted: "number", countDays: "number", countCutoff: "id", countsDeleted: "number" },
+    (p) =>
+      `Payload retention (${p.payloadDays} days, cutoff ${p.payloadCutoff}): purged ${p.eventsPurged} event payload(s) and ${p.deadLettersPurged} dead-letter payload(s); kept ${p.eventsKept} unfinished event(s) and ${p.deadLettersKept} open dead letter(s) older than the cutoff. Ledger and orders are never purged. ` +
+      `Decision retention (${p.decisionDays} days, cutoff ${p.decisionCutoff}): deleted ${p.decisionsDeleted} decision row(s). Rejection count retention (${p.countDays} days, cutoff ${p.countCutoff}): deleted ${p.countsDeleted} per-minute count(s).`,
+  ),
+  audit_reconciliation_cli: define({ file: "text", mismatches: "number" }, (p) => `${p.file}: ${p.mismatches} mismatches (npm run reconcile)`),
+
   // The lab's order-level reconciliation (lib/reconciliation/compare.ts).
   recon_order_missing: define({}, () => "order not found in Acredita"),
   recon_not_in_settlement: define({}, () => "not in the settlement"),
@@ -223,6 +282,8 @@ const KIND_SCHEMA: Record<Exclude<ParamKind, "cause">, z.ZodType> = {
   outcome: z.string(),
   what: z.string(),
   phase: z.string(),
+  variant: z.string(),
+  role: z.string(),
   number: z.number(),
   seconds: z.number(),
 };

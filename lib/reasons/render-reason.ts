@@ -21,6 +21,8 @@ const WORD_NAMESPACE: Partial<Record<ParamKind, string>> = {
   mode: "reasons.mode",
   what: "reasons.what",
   phase: "reasons.phase",
+  variant: "reasons.variant",
+  role: "roles",
 };
 
 /** A word of a fixed list in the reader's language (the word itself when the catalogue lacks it). */

@@ -1,8 +1,10 @@
+import { recordAudit } from "@/lib/audit/record-audit";
 import { PollLoop } from "@/lib/background/poll-loop";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
-import { formatDecisionRetentionReport, purgeExpiredDecisions, type DecisionRetentionReport } from "@/lib/retention/purge-decisions";
-import { formatRetentionReport, purgeExpiredPayloads, type RetentionReport } from "@/lib/retention/purge-payloads";
+import { purgeExpiredDecisions, type DecisionRetentionReport } from "@/lib/retention/purge-decisions";
+import { purgeExpiredPayloads, type RetentionReport } from "@/lib/retention/purge-payloads";
+import { because } from "@/lib/reasons/reason-codes";
 
 /** How often retention runs: once a day. */
 export const RETENTION_INTERVAL_MS = 86_400_000;
@@ -36,10 +38,21 @@ export async function runRetentionIfDue(
     rejectionCountRetentionDays: options.rejectionCountRetentionDays ?? config.REJECTION_COUNT_RETENTION_DAYS,
     now,
   });
-  const note = `${formatRetentionReport(report)} ${formatDecisionRetentionReport(decisions)}`;
-  await db.auditEntry.create({
-    data: { at: now, actorId: AUDIT.actor, actorEmail: AUDIT.actor, action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note },
+  const note = because("audit_retention", {
+    payloadDays: report.retentionDays,
+    payloadCutoff: report.cutoff,
+    eventsPurged: report.eventsPurged,
+    deadLettersPurged: report.deadLettersPurged,
+    eventsKept: report.eventsKeptUnfinished,
+    deadLettersKept: report.deadLettersKeptOpen,
+    decisionDays: decisions.decisionRetentionDays,
+    decisionCutoff: decisions.decisionCutoff,
+    decisionsDeleted: decisions.decisionsDeleted,
+    countDays: decisions.rejectionCountRetentionDays,
+    countCutoff: decisions.rejectionCountCutoff,
+    countsDeleted: decisions.rejectionCountsDeleted,
   });
+  await recordAudit(db, { id: AUDIT.actor, email: AUDIT.actor }, { action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note }, now);
   return { ...report, decisions };
 }
 

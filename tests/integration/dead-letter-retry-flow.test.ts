@@ -52,6 +52,7 @@ describe("dashboard retry flow", () => {
       category: "amount_mismatch",
       outcome: "review_first",
       reason: "amount_mismatch: a retry meets the same check and fails again; review the order first",
+      reasonRef: { code: "review_first", params: { category: "amount_mismatch" } },
     });
     assert.equal((await letterOf("evt_rf_amount")).attempts, 1);
     assert.equal(await (await db()).auditEntry.count({ where: { targetId: letter.id } }), 0);
@@ -83,6 +84,6 @@ describe("dashboard retry flow", () => {
   });
 
   test("an unknown id is named as not found, with no event or order", async () => {
-    assert.deepEqual(await retryDeadLetterAs(await db(), support, "dl_nope"), { id: "dl_nope", eventId: null, orderId: null, category: null, outcome: "not_found", reason: "no dead letter dl_nope", attempts: undefined });
+    assert.deepEqual(await retryDeadLetterAs(await db(), support, "dl_nope"), { id: "dl_nope", eventId: null, orderId: null, category: null, outcome: "not_found", reason: "no dead letter dl_nope", reasonRef: { code: "retry_not_found", params: { id: "dl_nope" } }, attempts: undefined });
   });
 });

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
-import { listDeadLetters, retryAllDeadLetters, retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
+import { retryAllDeadLetters, retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 
@@ -50,7 +51,12 @@ describe("retrying dead letters", () => {
     const resolved = await letterOf("evt_i1r");
     assert.equal(resolved.status, "resolved");
     assert.equal(resolved.resolvedBy, "system");
-    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "test"), { id: letter.id, outcome: "already_resolved", reason: "dead letter already resolved: applied on a later attempt (applied)" });
+    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "test"), {
+      id: letter.id,
+      outcome: "already_resolved",
+      reason: "dead letter already resolved: applied on a later attempt (applied)",
+      reasonRef: { code: "retry_already_resolved_as", params: { status: "resolved", resolution: { code: "applied_later", params: { outcome: "applied" } } } },
+    });
     const order = await readOrder("ord_i1");
     assert.equal(order.status, "refunded");
     assert.equal(order.ledger.length, 2);
@@ -81,7 +87,12 @@ describe("retrying dead letters", () => {
     const row = await (await db()).webhookEvent.findFirstOrThrow({ where: { eventId: "evt_x1" } });
     assert.equal(row.status, "received");
     assert.equal(row.attempts, 0);
-    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "ops"), { id: letter.id, outcome: "requeued", reason: "event evt_x1 is already queued (status received)" });
+    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "ops"), {
+      id: letter.id,
+      outcome: "requeued",
+      reason: "event evt_x1 is already queued (status received)",
+      reasonRef: { code: "retry_already_queued", params: { eventId: "evt_x1", status: "received" } },
+    });
     assert.equal((await worker().runOnce())?.kind, "dead_lettered");
     assert.equal((await letterOf("evt_x1")).attempts, 2);
     assert.equal((await letterOf("evt_x1")).owner, "ops");
@@ -126,12 +137,15 @@ describe("retrying dead letters", () => {
     const letter = await letterOf("evt_all");
     const failed = cli(["retry", letter.id]);
     assert.equal(failed.status, 1);
-    assert.equal(failed.stdout, `${letter.id}  dead_lettered  no transition from created on payment.refunded for order ord_cli: payment pay_cli was never credited\n`);
+    assert.equal(failed.stdout, `${letter.id}  dead_lettered  order ord_cli (created) cannot be refunded: payment pay_cli was never credited\n`);
+    const failedEs = cli(["retry", letter.id, "--locale", "es-AR"]);
+    assert.equal(failedEs.status, 1);
+    assert.equal(failedEs.stdout, `${letter.id}  dead_lettered  la orden ord_cli (creada) no se puede reembolsar: el pago pay_cli nunca se acreditó\n`);
 
     assert.equal((await deliverLab(labEvent("evt_cli_a", "payment.approved", "ord_cli", "pay_cli", 800000))).json.outcome, "applied");
     const applied = cli(["retry", letter.id]);
     assert.equal(applied.status, 0, applied.stderr);
-    assert.equal(applied.stdout, `${letter.id}  applied  refunded 800000 ARS (total 800000); order ord_cli paid -> refunded; dead letter resolved\n`);
+    assert.equal(applied.stdout.replaceAll("\u00a0", " "), `${letter.id}  applied  refunded ARS 8,000.00 (total ARS 8,000.00); order ord_cli paid → refunded; dead letter resolved\n`);
     assert.equal((await readOrder("ord_cli")).status, "refunded");
 
     assert.equal(cli(["retry", "no_such_id"]).status, 2);

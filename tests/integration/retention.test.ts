@@ -8,6 +8,8 @@ import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { startBackgroundWorkers } from "@/lib/background/background-workers";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
+import { formatDecisionRetentionReport } from "@/lib/retention/purge-decisions";
+import { cliReasons } from "@/lib/reasons/cli-reasons";
 import { runRetentionIfDue } from "@/lib/retention/retention-schedule";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
 
@@ -131,6 +133,12 @@ describe("the daily run in the worker", () => {
     assert.deepEqual([second?.eventsPurged, second?.cutoff], [1, new Date(later.getTime() - 30 * DAY_MS).toISOString()]);
     assert.deepEqual((await runs()).map((run) => [run.at.getTime(), run.actorEmail]), [[now.getTime(), "system"], [later.getTime(), "system"]]);
     assert.match((await runs())[1].note ?? "", /^Payload retention \(30 days, cutoff .*\): purged 1 event payload\(s\)/);
+    // The coded note's English is the CLI's report word for word; es-AR renders it from the code.
+    const stored = (await database.auditEntry.findMany({ where: { action: "retention.purge" }, orderBy: { at: "asc" } }))[1];
+    assert.equal(stored.note, `${formatRetentionReport(second!)} ${formatDecisionRetentionReport(second!.decisions)}`);
+    assert.equal(stored.noteCode, "audit_retention");
+    const spanish = cliReasons("es-AR").describe({ reason: stored.note, reasonCode: stored.noteCode, reasonParams: stored.noteParams });
+    assert.match(spanish, /^Retención de contenidos \(30 días, corte \d{4}-\d{2}-\d{2}T[\d:.]+Z\): se borraron 1 contenidos de eventos y 0 de errores;/);
   });
 
   test("the background workers schedule it: started, they run it once it is due, and stop cleanly", async () => {

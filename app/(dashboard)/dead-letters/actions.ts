@@ -4,6 +4,7 @@
 import { revalidatePath } from "next/cache";
 import { getTranslations } from "next-intl/server";
 import { z } from "zod";
+import { serverReasons } from "@/app/_components/server-reasons";
 import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
 import { db } from "@/lib/db/client";
 import { assignDeadLetterAs, MAX_BULK_RETRY, resolveDeadLetterAs, retryDeadLettersAs } from "@/lib/dead-letters/manage-dead-letters";
@@ -28,13 +29,13 @@ function refresh(): void {
 export async function retryDeadLettersAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
   const input = { ids: formData.getAll("id"), confirmReviewFirst: formData.get("confirm") === "review-first" };
   return runAction("dead_letters.manage", retrySchema, input, async (actor, { ids, confirmReviewFirst }) => {
-    const t = await getTranslations("deadLetters");
+    const [t, reasons] = await Promise.all([getTranslations("deadLetters"), serverReasons()]);
     const results = await retryDeadLettersAs(await db(), actor, ids, { confirmReviewFirst });
     refresh();
     const messages = results.map((result) => {
       const subject = t("retrySubject", { event: result.eventId ?? result.id, order: result.orderId ?? "none" });
       const why = result.category && isReviewFirst(result.category) ? t(`retryConfirm.why.${result.category}`) : "";
-      return t(`retryResult.${result.outcome}`, { subject, reason: result.reason, attempts: result.attempts ?? 0, why });
+      return t(`retryResult.${result.outcome}`, { subject, reason: reasons.render(result.reasonRef, result.reason), attempts: result.attempts ?? 0, why });
     });
     const settled = results.every((result) => result.outcome === "applied" || result.outcome === "already_applied" || result.outcome === "requeued" || result.outcome === "ignored");
     return answer(settled ? "ok" : "info", messages);

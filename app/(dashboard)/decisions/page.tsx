@@ -14,6 +14,7 @@ import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDeci
 import { param, type SearchParams } from "@/lib/lists/paging";
 import { DecisionsChart } from "./decisions-chart";
 import { serverReasons } from "@/app/_components/server-reasons";
+import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
 
 export const dynamic = "force-dynamic";
 
@@ -41,48 +42,13 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
         {t("never")} {common("utc")}
       </p>
       <form method="get" action="/decisions" className="filters" role="search" aria-label={t("filters")}>
-        <div className="field">
-          <label htmlFor="d-outcome">{t("outcome")}</label>
-          <select id="d-outcome" name="outcome" defaultValue={query.outcome ?? ""}>
-            <option value="">{common("any")}</option>
-            {DECISION_OUTCOMES.map((outcome) => (
-              <option key={outcome} value={outcome}>
-                {outcomes(outcome)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="d-provider">{t("provider")}</label>
-          <select id="d-provider" name="provider" defaultValue={query.provider ?? ""}>
-            <option value="">{common("any")}</option>
-            {providers.map((provider) => (
-              <option key={provider} value={provider}>
-                {provider}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="d-status">{t("httpStatus")}</label>
-          <input id="d-status" name="status" inputMode="numeric" pattern="[1-5][0-9][0-9]" size={5} defaultValue={query.httpStatus ?? ""} />
-        </div>
-        <div className="field">
-          <label htmlFor="d-event">{t("eventId")}</label>
-          <input id="d-event" name="eventId" defaultValue={query.eventId ?? ""} maxLength={255} />
-        </div>
-        <div className="field">
-          <label htmlFor="d-order">{t("orderId")}</label>
-          <input id="d-order" name="orderId" defaultValue={query.orderId ?? ""} maxLength={255} />
-        </div>
-        <div className="field">
-          <label htmlFor="d-from">{common("from")}</label>
-          <input id="d-from" name="from" type="datetime-local" defaultValue={filterParams.from ?? ""} />
-        </div>
-        <div className="field">
-          <label htmlFor="d-to">{common("to")}</label>
-          <input id="d-to" name="to" type="datetime-local" defaultValue={filterParams.to ?? ""} />
-        </div>
+        <FilterSelect id="d-outcome" name="outcome" label={t("outcome")} anyLabel={common("any")} value={query.outcome} options={DECISION_OUTCOMES.map((outcome) => ({ value: outcome, label: outcomes(outcome) }))} />
+        <FilterSelect id="d-provider" name="provider" label={t("provider")} anyLabel={common("any")} value={query.provider} options={verbatimOptions(providers)} />
+        <FilterInput id="d-status" name="status" label={t("httpStatus")} value={query.httpStatus} inputMode="numeric" pattern="[1-5][0-9][0-9]" size={5} />
+        <FilterInput id="d-event" name="eventId" label={t("eventId")} value={query.eventId} maxLength={255} />
+        <FilterInput id="d-order" name="orderId" label={t("orderId")} value={query.orderId} maxLength={255} />
+        <FilterInput id="d-from" name="from" type="datetime-local" label={common("from")} value={filterParams.from} />
+        <FilterInput id="d-to" name="to" type="datetime-local" label={common("to")} value={filterParams.to} />
         <button type="submit">{common("filter")}</button>
         <Link href="/decisions" className="button secondary">
           {common("clear")}
@@ -214,7 +180,9 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   {decision.diagnosis ? (
                     <>
                       <br />
-                      <span className="muted">{decision.diagnosis}</span>
+                      <span className="muted" data-testid="diagnosis">
+                        {reasons.describe({ reason: decision.diagnosis, reasonCode: decision.diagnosisCode, reasonParams: decision.diagnosisParams })}
+                      </span>
                     </>
                   ) : null}
                 </td>

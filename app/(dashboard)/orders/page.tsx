@@ -6,6 +6,7 @@ import { db } from "@/lib/db/client";
 import { param, toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { listOrdersPage, ORDER_STATUSES, orderCurrencies, orderQueryFromParams, type OrderQuery } from "@/lib/orders/list-orders";
 import { OrdersTable } from "./orders-table";
+import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
 
 export const dynamic = "force-dynamic";
 
@@ -26,40 +27,11 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
         <input type="hidden" name="sort" value={query.sort} />
         <input type="hidden" name="dir" value={query.dir} />
         <input type="hidden" name="pageSize" value={query.pageSize} />
-        <div className="field">
-          <label htmlFor="f-q">{t("search")}</label>
-          <input id="f-q" name="q" type="search" defaultValue={query.q ?? ""} placeholder="ord_10" maxLength={255} />
-        </div>
-        <div className="field">
-          <label htmlFor="f-status">{t("status")}</label>
-          <select id="f-status" name="status" defaultValue={query.status ?? ""}>
-            <option value="">{common("any")}</option>
-            {ORDER_STATUSES.map((status) => (
-              <option key={status} value={status}>
-                {statuses(status)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="f-currency">{t("currency")}</label>
-          <select id="f-currency" name="currency" defaultValue={query.currency ?? ""}>
-            <option value="">{common("any")}</option>
-            {currencies.map((currency) => (
-              <option key={currency} value={currency}>
-                {currency}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="f-from">{t("updatedFrom")}</label>
-          <input id="f-from" name="from" type="date" defaultValue={day("from") ?? ""} />
-        </div>
-        <div className="field">
-          <label htmlFor="f-to">{t("updatedTo")}</label>
-          <input id="f-to" name="to" type="date" defaultValue={day("to") ?? ""} />
-        </div>
+        <FilterInput id="f-q" name="q" type="search" label={t("search")} value={query.q} placeholder="ord_10" maxLength={255} />
+        <FilterSelect id="f-status" name="status" label={t("status")} anyLabel={common("any")} value={query.status} options={ORDER_STATUSES.map((status) => ({ value: status, label: statuses(status) }))} />
+        <FilterSelect id="f-currency" name="currency" label={t("currency")} anyLabel={common("any")} value={query.currency} options={verbatimOptions(currencies)} />
+        <FilterInput id="f-from" name="from" type="date" label={t("updatedFrom")} value={day("from")} />
+        <FilterInput id="f-to" name="to" type="date" label={t("updatedTo")} value={day("to")} />
         <button type="submit">{common("filter")}</button>
         <Link href="/orders" className="button secondary">
           {common("clear")}

@@ -3,19 +3,20 @@
 // RECONCILIATION_UPLOAD_MAX_BYTES), never through a server action and its 10 MB body limit; on 202 the
 // browser goes to the run's page, which shows its progress.
 import { useRouter } from "next/navigation";
-import { useTranslations } from "next-intl";
+import { useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { FilterInput, FilterSelect } from "@/app/_components/filter-fields";
 
-/** Bytes as the limit is written in the settings' documentation: 209715200 -> "200 MB". */
-function formatLimit(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
-  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KB`;
-  return `${bytes} B`;
+/** Bytes in binary units, as the settings' documentation writes the limit (209715200 -> "200 MB"), by Intl in `locale` ("1,5 MB" in es-AR). */
+function formatLimit(bytes: number, locale: string): string {
+  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), "megabyte"] : bytes >= 1024 ? [bytes / 1024, "kilobyte"] : [bytes, "byte"];
+  return new Intl.NumberFormat(locale, { style: "unit", unit, unitDisplay: "short", maximumFractionDigits: 1 }).format(value);
 }
 
 /** Settlement upload: the file, its format and scope (optional: detected or the endpoint's) and period; answers shown in place. */
 export function UploadForm({ maxBytes }: { maxBytes: number }) {
   const t = useTranslations("reconciliation");
+  const locale = useLocale();
   const router = useRouter();
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
@@ -26,7 +27,7 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
     const file = form.get("file");
     if (!(file instanceof File) || file.size === 0) return;
     if (file.size > maxBytes) {
-      setMessage(t("tooLarge", { limit: formatLimit(maxBytes) }));
+      setMessage(t("tooLarge", { limit: formatLimit(maxBytes, locale) }));
       return;
     }
     const params = new URLSearchParams();
@@ -44,7 +45,7 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
         router.push(`/reconciliation/${answer.runId}`);
         return;
       }
-      if (response.status === 413) setMessage(t("tooLarge", { limit: formatLimit(answer.limitBytes ?? maxBytes) }));
+      if (response.status === 413) setMessage(t("tooLarge", { limit: formatLimit(answer.limitBytes ?? maxBytes, locale) }));
       else if (response.status === 400 && answer.error) setMessage(t("refused", { message: answer.error }));
       else setMessage(t("uploadFailed", { status: response.status }));
     } catch {
@@ -60,47 +61,38 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
         <label htmlFor="settlement-file">{t("file")}</label>
         <input id="settlement-file" name="file" type="file" accept=".csv,text/csv" required aria-describedby="settlement-max" />
         <small id="settlement-max" className="muted">
-          {t("maxSize", { limit: formatLimit(maxBytes) })}
+          {t("maxSize", { limit: formatLimit(maxBytes, locale) })}
         </small>
       </div>
-      <div className="field">
-        <label htmlFor="settlement-format">{t("format")}</label>
-        <select id="settlement-format" name="format" defaultValue="">
-          <option value="">{t("formatAuto")}</option>
-          <option value="stripe-balance">{t("formatStripeBalance")}</option>
-          <option value="stripe-payout">{t("formatStripePayout")}</option>
-          <option value="neutral">{t("formatNeutral")}</option>
-          <option value="lab">{t("formatLab")}</option>
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="settlement-provider">{t("provider")}</label>
-        <input id="settlement-provider" name="provider" maxLength={40} />
-      </div>
-      <div className="field">
-        <label htmlFor="settlement-account">{t("account")}</label>
-        <input id="settlement-account" name="account" maxLength={200} />
-      </div>
-      <div className="field">
-        <label htmlFor="settlement-mode">{t("mode")}</label>
-        <select id="settlement-mode" name="mode" defaultValue="">
-          <option value="">{t("modeAuto")}</option>
-          <option value="live">{t("modeLive")}</option>
-          <option value="test">{t("modeTest")}</option>
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor="settlement-from">{t("from")}</label>
-        <input id="settlement-from" name="from" type="date" />
-      </div>
-      <div className="field">
-        <label htmlFor="settlement-to">{t("to")}</label>
-        <input id="settlement-to" name="to" type="date" />
-      </div>
-      <div className="field">
-        <label htmlFor="settlement-source">{t("source")}</label>
-        <input id="settlement-source" name="source" maxLength={100} />
-      </div>
+      <FilterSelect
+        id="settlement-format"
+        name="format"
+        label={t("format")}
+        anyLabel={t("formatAuto")}
+        value={undefined}
+        options={[
+          { value: "stripe-balance", label: t("formatStripeBalance") },
+          { value: "stripe-payout", label: t("formatStripePayout") },
+          { value: "neutral", label: t("formatNeutral") },
+          { value: "lab", label: t("formatLab") },
+        ]}
+      />
+      <FilterInput id="settlement-provider" name="provider" label={t("provider")} value={undefined} maxLength={40} />
+      <FilterInput id="settlement-account" name="account" label={t("account")} value={undefined} maxLength={200} />
+      <FilterSelect
+        id="settlement-mode"
+        name="mode"
+        label={t("mode")}
+        anyLabel={t("modeAuto")}
+        value={undefined}
+        options={[
+          { value: "live", label: t("modeLive") },
+          { value: "test", label: t("modeTest") },
+        ]}
+      />
+      <FilterInput id="settlement-from" name="from" type="date" label={t("from")} value={undefined} />
+      <FilterInput id="settlement-to" name="to" type="date" label={t("to")} value={undefined} />
+      <FilterInput id="settlement-source" name="source" label={t("source")} value={undefined} maxLength={100} />
       <button type="submit" disabled={pending}>
         {pending ? t("running") : t("run")}
       </button>

@@ -6,14 +6,14 @@
 import { apiActor, authorizeApi } from "@/lib/api/authorize-api";
 import { jsonError, refusal } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
-import { submitReport } from "@/lib/reconciliation/submit-report";
+import { submitReport, type UploadVia } from "@/lib/reconciliation/submit-report";
 
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
   const caller = await authorizeApi(request, "reconciliation.run");
   if (caller === "unauthenticated" || caller === "forbidden") return refusal(caller) as Response;
-  const via = caller.kind === "key" ? `API, API key ${caller.keyStart}…` : caller.kind === "token" ? "API, API_TOKEN" : "dashboard upload";
+  const via: UploadVia = caller.kind === "key" ? { kind: "key", keyStart: caller.keyStart } : caller.kind === "token" ? { kind: "token" } : { kind: "dashboard" };
   const result = await submitReport(await db(), { body: request.body, contentLength: request.headers.get("content-length"), params: Object.fromEntries(new URL(request.url).searchParams), actor: apiActor(caller), via });
   if (result.kind === "too_large") return Response.json({ error: result.message, code: "too_large", limitBytes: result.limitBytes }, { status: 413, headers: { connection: "close" } });
   if (result.kind === "invalid") return jsonError(400, "invalid_settlement", result.message);

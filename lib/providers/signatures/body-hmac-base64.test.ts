@@ -19,7 +19,7 @@ describe("Yolfi's base64 body HMAC", () => {
 
   test("missing, non-base64 and wrong signatures are 401", () => {
     assert.deepEqual(verifyBodyHmacBase64("X-Yolfi-Signature", null, body, keys), { ok: false, status: 401, reason: "missing X-Yolfi-Signature header", reasonRef: { code: "signature_missing", params: { header: "X-Yolfi-Signature" } } });
-    assert.deepEqual(verifyBodyHmacBase64("X-Yolfi-Signature", "%%%", body, keys), { ok: false, status: 401, reason: "malformed X-Yolfi-Signature header: expected base64", reasonRef: { code: "signature_malformed_base64", params: { header: "X-Yolfi-Signature" } }, diagnosis: undefined });
+    assert.deepEqual(verifyBodyHmacBase64("X-Yolfi-Signature", "%%%", body, keys), { ok: false, status: 401, reason: "malformed X-Yolfi-Signature header: expected base64", reasonRef: { code: "signature_malformed_base64", params: { header: "X-Yolfi-Signature" } } });
     const wrong = verifyBodyHmacBase64("X-Yolfi-Signature", signBodyBase64(SECRET, Buffer.from(`${body} `)), body, keys);
     assert.deepEqual([wrong.ok, !wrong.ok && wrong.reason], [false, "signature does not match any configured signing secret"]);
   });

@@ -1,5 +1,5 @@
 import { because } from "@/lib/reasons/reason-codes";
-import { diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
+import { diagnoseSignatureMismatch, diagnosisFields } from "@/lib/providers/signatures/diagnose-signature";
 import { constantTimeEqual, decodeBase64, hmacSha256 } from "@/lib/providers/signatures/hmac";
 import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
 
@@ -32,5 +32,5 @@ export function verifyBodyHmacBase64(headerName: string, header: string | null, 
     retiredSecrets: keys.retiredSecrets,
   });
   const why = candidate === undefined ? because("signature_malformed_base64", { header: headerName }) : because("signature_mismatch", {});
-  return { ok: false, status: 401, ...why, diagnosis };
+  return { ok: false, status: 401, ...why, ...diagnosisFields(diagnosis) };
 }

@@ -1,15 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { diagnoseClockSkew, diagnoseSignatureMismatch, MAX_DIAGNOSED_BODY_BYTES, retiredSecretLabelOf, type SignatureScheme } from "@/lib/providers/signatures/diagnose-signature";
+import { createTranslator } from "next-intl";
+import esAR from "@/lib/i18n/messages/es-AR.json";
 import { hmacSha256 } from "@/lib/providers/signatures/hmac";
+import { renderReason, type ReasonTranslator } from "@/lib/reasons/render-reason";
 
 const ACTIVE = "active_secret_value_0001";
 const RETIRED = "retired_secret_value_0000";
 const hexScheme: SignatureScheme = { encoding: "hex", mac: (secret, body) => hmacSha256(secret, "1700000000.", body) };
 const body = Buffer.from('{"id":"evt_1","data":{"amount":100}}');
 
-function diagnose(sent: string, signedBody: Buffer = body) {
+function diagnosed(sent: string, signedBody: Buffer = body) {
   return diagnoseSignatureMismatch({ scheme: hexScheme, body: signedBody, sent: [sent], secrets: [{ label: "ACTIVE[0]", value: ACTIVE }], retiredSecrets: [{ label: "OLD[0]", value: RETIRED }] });
+}
+
+/** The diagnosis's English sentence (what the decision row's `diagnosis` and the logs keep). */
+function diagnose(sent: string, signedBody: Buffer = body): string | undefined {
+  return diagnosed(sent, signedBody)?.reason;
 }
 
 describe("signature diagnosis", () => {
@@ -54,17 +62,30 @@ describe("signature diagnosis", () => {
   });
 
   test("clock skew names the direction and the exact seconds", () => {
-    assert.equal(diagnoseClockSkew("S[0]", 259200), "signature is valid (S[0]) but its timestamp is 259200 s in the past: a replay of an old delivery, or the sender's clock is 259200 s behind");
-    assert.equal(diagnoseClockSkew("S[0]", -400), "signature is valid (S[0]) but its timestamp is 400 s in the future: the sender's clock is 400 s ahead");
+    assert.equal(diagnoseClockSkew("S[0]", 259200).reason, "signature is valid (S[0]) but its timestamp is 259200 s in the past: a replay of an old delivery, or the sender's clock is 259200 s behind");
+    assert.equal(diagnoseClockSkew("S[0]", -400).reason, "signature is valid (S[0]) but its timestamp is 400 s in the future: the sender's clock is 400 s ahead");
+    assert.deepEqual(diagnoseClockSkew("S[0]", -400).reasonRef, { code: "diagnosis_clock_future", params: { secretLabel: "S[0]", seconds: 400 } });
+  });
+
+  test("every diagnosis is a code the dashboard renders in es-AR, secrets named by label only", () => {
+    const t = createTranslator({ locale: "es-AR", messages: esAR }) as unknown as ReasonTranslator;
+    const pretty = Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 2));
+    const cases: [ReturnType<typeof diagnosed>, string][] = [
+      [diagnosed(hexScheme.mac(RETIRED, body).toString("hex")), "firmado con un secreto retirado (OLD[0]): el emisor todavía firma con un secreto que este endpoint ya no acepta; dale el secreto actual"],
+      [diagnosed(hexScheme.mac(ACTIVE, body).toString("base64")), "la firma está en base64 pero las firmas de este proveedor son hex: el MAC coincide con ACTIVE[0], solo la codificación está mal"],
+      [diagnosed(hexScheme.mac(`${ACTIVE}\r\n`, body).toString("hex")), "firmado con ACTIVE[0] más un CR LF al final: la copia del secreto del emisor tiene espacios de más (Acredita recorta la suya); quitalos en el emisor"],
+      [diagnosed(hexScheme.mac(ACTIVE, pretty).toString("hex")), "la firma coincide con ACTIVE[0] sobre JSON indentado con 2 espacios, no sobre los bytes recibidos: el cuerpo se volvió a serializar entre la firma y la entrega (un proxy o framework recodificó el JSON, o el emisor firmó otra serialización)"],
+      [diagnoseClockSkew("S[0]", 259200), "la firma es válida (S[0]) pero su marca de tiempo es de hace 259.200 s: una repetición de una entrega vieja, o el reloj del emisor está 259.200 s atrasado"],
+    ];
+    for (const [found, spanish] of cases) assert.equal(renderReason(found!.reasonRef, t, "es-AR"), spanish);
   });
 });
 
 describe("retiredSecretLabelOf", () => {
   test("reads the retired secret's label from its diagnosis, and nothing from any other", () => {
-    assert.equal(retiredSecretLabelOf(diagnose(hexScheme.mac(RETIRED, body).toString("hex"))), "OLD[0]");
-    assert.equal(retiredSecretLabelOf("signed with a retired secret (LAB_WEBHOOK_RETIRED_SECRETS[12]): give the sender the current secret"), "LAB_WEBHOOK_RETIRED_SECRETS[12]");
-    assert.equal(retiredSecretLabelOf("signature is valid (LAB_WEBHOOK_SECRET[0]) but its timestamp is 900 s in the past"), undefined);
-    assert.equal(retiredSecretLabelOf("signed with a retired secret (lowercase[0]): x"), undefined);
+    assert.equal(retiredSecretLabelOf(diagnosed(hexScheme.mac(RETIRED, body).toString("hex"))?.reasonRef), "OLD[0]");
+    assert.equal(retiredSecretLabelOf(diagnoseClockSkew("LAB_WEBHOOK_SECRET[0]", 900).reasonRef), undefined);
+    assert.equal(retiredSecretLabelOf(diagnosed(hexScheme.mac(`${ACTIVE} `, body).toString("hex"))?.reasonRef), undefined);
     assert.equal(retiredSecretLabelOf(undefined), undefined);
   });
 });

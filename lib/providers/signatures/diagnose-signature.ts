@@ -1,5 +1,6 @@
 import { constantTimeEqual, decodeBase64, decodeHex } from "@/lib/providers/signatures/hmac";
 import type { SigningSecret } from "@/lib/providers/types";
+import { because, type Because, type DiagnosisVariant, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** How a provider encodes its MAC in the header. */
 export type SignatureEncoding = "hex" | "base64";
@@ -27,13 +28,13 @@ export interface DiagnosisInput {
  */
 export const MAX_DIAGNOSED_BODY_BYTES = 262_144;
 
-const WHITESPACE_VARIANTS: { describe: string; apply: (secret: string) => string }[] = [
-  { describe: "a trailing newline", apply: (secret) => `${secret}\n` },
-  { describe: "a trailing CR LF", apply: (secret) => `${secret}\r\n` },
-  { describe: "a trailing space", apply: (secret) => `${secret} ` },
-  { describe: "a trailing tab", apply: (secret) => `${secret}\t` },
-  { describe: "a leading space", apply: (secret) => ` ${secret}` },
-  { describe: "a leading newline", apply: (secret) => `\n${secret}` },
+const WHITESPACE_VARIANTS: { variant: DiagnosisVariant; apply: (secret: string) => string }[] = [
+  { variant: "trailing_newline", apply: (secret) => `${secret}\n` },
+  { variant: "trailing_crlf", apply: (secret) => `${secret}\r\n` },
+  { variant: "trailing_space", apply: (secret) => `${secret} ` },
+  { variant: "trailing_tab", apply: (secret) => `${secret}\t` },
+  { variant: "leading_space", apply: (secret) => ` ${secret}` },
+  { variant: "leading_newline", apply: (secret) => `\n${secret}` },
 ];
 
 function decode(text: string, encoding: SignatureEncoding): Buffer | undefined {
@@ -48,9 +49,9 @@ function matchesAny(expected: Buffer, candidates: Buffer[]): boolean {
 }
 
 /** Re-serialisations of a JSON body a proxy, a framework or a sender's code commonly produces. */
-function reserialisedBodies(body: Buffer): { describe: string; body: Buffer }[] {
+function reserialisedBodies(body: Buffer): { variant: DiagnosisVariant; body: Buffer }[] {
   const text = body.toString("utf8");
-  const variants: { describe: string; body: Buffer }[] = [];
+  const variants: { variant: DiagnosisVariant; body: Buffer }[] = [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -59,46 +60,47 @@ function reserialisedBodies(body: Buffer): { describe: string; body: Buffer }[] 
   }
   if (parsed !== undefined) {
     variants.push(
-      { describe: "compact JSON (JSON.stringify of the parsed body)", body: Buffer.from(JSON.stringify(parsed)) },
-      { describe: "JSON pretty-printed with 2 spaces", body: Buffer.from(JSON.stringify(parsed, null, 2)) },
-      { describe: "JSON pretty-printed with 4 spaces", body: Buffer.from(JSON.stringify(parsed, null, 4)) },
-      { describe: "JSON pretty-printed with tabs", body: Buffer.from(JSON.stringify(parsed, null, "\t")) },
+      { variant: "compact_json", body: Buffer.from(JSON.stringify(parsed)) },
+      { variant: "json_2_spaces", body: Buffer.from(JSON.stringify(parsed, null, 2)) },
+      { variant: "json_4_spaces", body: Buffer.from(JSON.stringify(parsed, null, 4)) },
+      { variant: "json_tabs", body: Buffer.from(JSON.stringify(parsed, null, "\t")) },
     );
   }
-  if (text.endsWith("\n")) variants.push({ describe: "the body without its trailing newline", body: Buffer.from(text.replace(/\r?\n$/, "")) });
-  else variants.push({ describe: "the body with a trailing newline", body: Buffer.from(`${text}\n`) });
+  if (text.endsWith("\n")) variants.push({ variant: "without_trailing_newline", body: Buffer.from(text.replace(/\r?\n$/, "")) });
+  else variants.push({ variant: "with_trailing_newline", body: Buffer.from(`${text}\n`) });
   return variants.filter((variant) => !variant.body.equals(body));
 }
 
-/** How a diagnosis of a delivery signed with a retired secret begins; the label follows in parentheses. */
-const RETIRED_SECRET_DIAGNOSIS = "signed with a retired secret ";
-
 /**
- * The retired secret's label named by a diagnosis from {@link diagnoseSignatureMismatch}
- * ("signed with a retired secret (X_RETIRED_SECRETS[0]): ..."), or undefined for any other diagnosis.
- * The receiver stores it on the refusal's decision row, so the Endpoints page can tell when a retired
- * secret was last tried.
+ * The retired secret's label named by a diagnosis from {@link diagnoseSignatureMismatch} (its
+ * `diagnosis_retired_secret` code), or undefined for any other diagnosis or none. The receiver stores it
+ * on the refusal's decision row, so the Endpoints page can tell when a retired secret was last tried.
  */
-export function retiredSecretLabelOf(diagnosis: string | undefined): string | undefined {
-  if (!diagnosis?.startsWith(RETIRED_SECRET_DIAGNOSIS)) return undefined;
-  return /^\(([A-Z][A-Z0-9_]*\[\d+\])\)/.exec(diagnosis.slice(RETIRED_SECRET_DIAGNOSIS.length))?.[1];
+export function retiredSecretLabelOf(diagnosis: ReasonRef | undefined): string | undefined {
+  return diagnosis?.code === "diagnosis_retired_secret" ? String(diagnosis.params.secretLabel) : undefined;
+}
+
+/** A verification failure's diagnosis fields: the English sentence (logs, decision row) and its code. */
+export function diagnosisFields(found: Because | undefined): { diagnosis?: string; diagnosisRef?: ReasonRef } {
+  return found ? { diagnosis: found.reason, diagnosisRef: found.reasonRef } : {};
 }
 
 /**
  * Explains a signature that matched no active secret, when the cause can be found without revealing
  * anything: signed with a retired secret, the MAC in the other encoding (hex versus base64), a secret
  * with stray whitespace at the sender, or a body re-serialised between signing and delivery. Returns one
- * sentence naming secrets by LABEL only (never a value, a signature or body content), or undefined.
+ * reason (a `diagnosis_*` code and its English sentence) naming secrets by LABEL only (never a value, a
+ * signature or body content), or undefined.
  * Every comparison is constant time. Costs at most 12 HMACs over the body per active secret and 1 per
  * retired secret; bodies over {@link MAX_DIAGNOSED_BODY_BYTES} get the retired-secret check only.
  */
-export function diagnoseSignatureMismatch(input: DiagnosisInput): string | undefined {
+export function diagnoseSignatureMismatch(input: DiagnosisInput): Because | undefined {
   const { scheme, body, sent, secrets, retiredSecrets } = input;
   const expected = sent.map((text) => decode(text, scheme.encoding)).filter((value): value is Buffer => value !== undefined);
 
   for (const retired of retiredSecrets) {
     if (matchesAny(scheme.mac(retired.value, body), expected)) {
-      return `${RETIRED_SECRET_DIAGNOSIS}(${retired.label}): the sender still signs with a secret this endpoint no longer accepts; give the sender the current secret`;
+      return because("diagnosis_retired_secret", { secretLabel: retired.label });
     }
   }
 
@@ -109,24 +111,20 @@ export function diagnoseSignatureMismatch(input: DiagnosisInput): string | undef
   if (otherDecoded.length > 0) {
     for (const secret of secrets) {
       if (matchesAny(scheme.mac(secret.value, body), otherDecoded)) {
-        return `signature is ${other}-encoded but this provider's signatures are ${scheme.encoding}: the MAC matches ${secret.label}, only its encoding is wrong`;
+        return because("diagnosis_encoding", { sent: other, expected: scheme.encoding, secretLabel: secret.label });
       }
     }
   }
 
   for (const secret of secrets) {
-    for (const variant of WHITESPACE_VARIANTS) {
-      if (matchesAny(scheme.mac(variant.apply(secret.value), body), expected)) {
-        return `signed with ${secret.label} plus ${variant.describe}: the sender's copy of the secret has stray whitespace (Acredita trims its own); remove it at the sender`;
-      }
+    for (const { variant, apply } of WHITESPACE_VARIANTS) {
+      if (matchesAny(scheme.mac(apply(secret.value), body), expected)) return because("diagnosis_whitespace", { secretLabel: secret.label, variant });
     }
   }
 
-  for (const variant of reserialisedBodies(body)) {
+  for (const reserialised of reserialisedBodies(body)) {
     for (const secret of secrets) {
-      if (matchesAny(scheme.mac(secret.value, variant.body), expected)) {
-        return `signature matches ${secret.label} over ${variant.describe}, not over the bytes received: the body was re-serialised between signing and delivery (a proxy or framework re-encoded the JSON, or the sender signed another serialisation)`;
-      }
+      if (matchesAny(scheme.mac(secret.value, reserialised.body), expected)) return because("diagnosis_reserialised", { secretLabel: secret.label, variant: reserialised.variant });
     }
   }
   return undefined;
@@ -135,11 +133,10 @@ export function diagnoseSignatureMismatch(input: DiagnosisInput): string | undef
 /**
  * Explains a valid signature whose timestamp lies outside the window: how far off it is and in which
  * direction. Rule: providers that sign a timestamp (Stripe, Standard Webhooks, the lab) reject it beyond
- * the tolerance; the cause is a replay or a sender clock off by that much.
+ * the tolerance; the cause is a replay or a sender clock off by that much. Returns the reason
+ * (`diagnosis_clock_past` or `diagnosis_clock_future`, seconds off as a positive number).
  */
-export function diagnoseClockSkew(secretLabel: string, ageSeconds: number): string {
-  const off = Math.abs(ageSeconds);
-  return ageSeconds > 0
-    ? `signature is valid (${secretLabel}) but its timestamp is ${off} s in the past: a replay of an old delivery, or the sender's clock is ${off} s behind`
-    : `signature is valid (${secretLabel}) but its timestamp is ${off} s in the future: the sender's clock is ${off} s ahead`;
+export function diagnoseClockSkew(secretLabel: string, ageSeconds: number): Because {
+  const seconds = Math.abs(ageSeconds);
+  return ageSeconds > 0 ? because("diagnosis_clock_past", { secretLabel, seconds }) : because("diagnosis_clock_future", { secretLabel, seconds });
 }

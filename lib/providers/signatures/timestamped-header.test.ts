@@ -23,7 +23,7 @@ describe("Stripe-style t=,v1= headers", () => {
     const header = signTimestamped(SECRET, 1700000000, body);
     const answers = [-301, -300, 300, 301].map((offset) => verifyTimestampedHeader("Stripe-Signature", header, body, keys, at(1700000000 + offset)));
     assert.deepEqual(answers.map((answer) => answer.ok), [false, true, true, false]);
-    assert.deepEqual(answers[0], { ok: false, status: 401, reason: "timestamp outside tolerance: 301 s (max 300)", reasonRef: { code: "timestamp_outside_tolerance", params: { age: 301, max: 300 } }, diagnosis: "signature is valid (S[0]) but its timestamp is 301 s in the future: the sender's clock is 301 s ahead" });
+    assert.deepEqual(answers[0], { ok: false, status: 401, reason: "timestamp outside tolerance: 301 s (max 300)", reasonRef: { code: "timestamp_outside_tolerance", params: { age: 301, max: 300 } }, diagnosis: "signature is valid (S[0]) but its timestamp is 301 s in the future: the sender's clock is 301 s ahead", diagnosisRef: { code: "diagnosis_clock_future", params: { secretLabel: "S[0]", seconds: 301 } } });
   });
 
   test("v0 and unknown schemes are ignored; several v1 values are all kept", () => {

@@ -1,5 +1,6 @@
 import { because } from "@/lib/reasons/reason-codes";
-import { diagnoseClockSkew, diagnoseSignatureMismatch } from "@/lib/providers/signatures/diagnose-signature";
+import { diagnoseSignatureMismatch, diagnosisFields } from "@/lib/providers/signatures/diagnose-signature";
+import { withinTimestampWindow } from "@/lib/providers/signatures/timestamp-window";
 import { constantTimeEqual, decodeHex, hmacSha256 } from "@/lib/providers/signatures/hmac";
 import type { SigningSecret, VerificationKeys, VerifyResult } from "@/lib/providers/types";
 
@@ -70,16 +71,7 @@ export function verifyTimestampedHeader(headerName: string, header: string | nul
       secrets: keys.secrets,
       retiredSecrets: keys.retiredSecrets,
     });
-    return { ok: false, status: 401, ...because("signature_mismatch", {}), diagnosis };
+    return { ok: false, status: 401, ...because("signature_mismatch", {}), ...diagnosisFields(diagnosis) };
   }
-  const ageSeconds = Math.floor(now.getTime() / 1000) - Number(parsed.timestamp);
-  if (Math.abs(ageSeconds) > keys.toleranceSeconds) {
-    return {
-      ok: false,
-      status: 401,
-      ...because("timestamp_outside_tolerance", { age: Math.abs(ageSeconds), max: keys.toleranceSeconds }),
-      diagnosis: diagnoseClockSkew(matched.label, ageSeconds),
-    };
-  }
-  return { ok: true, secretLabel: matched.label };
+  return withinTimestampWindow(matched, parsed.timestamp, keys.toleranceSeconds, now);
 }

@@ -3,11 +3,19 @@ import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
+import { serverReasons } from "@/app/_components/server-reasons";
 import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery } from "@/lib/audit/list-audit";
 import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, type SearchParams } from "@/lib/lists/paging";
+import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
+
+/** An audit action ("dead_letter.retry") in the reader's language; an action the catalogue lacks is shown as stored. */
+function actionLabel(t: { has(key: string): boolean; (key: string): string }, action: string): string {
+  const key = `actions.${action}`;
+  return /^[a-z_]+\.[a-z_]+$/.test(action) && t.has(key) ? t(key) : action;
+}
 
 export const dynamic = "force-dynamic";
 
@@ -34,36 +42,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         {t("help")} {common("utc")}
       </p>
       <form method="get" action="/admin/audit" className="filters" role="search" aria-label={t("title")}>
-        <div className="field">
-          <label htmlFor="a-actor">{t("actor")}</label>
-          <select id="a-actor" name="actor" defaultValue={query.actor ?? ""}>
-            <option value="">{common("any")}</option>
-            {options.actors.map((email) => (
-              <option key={email} value={email}>
-                {email}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="a-action">{t("action")}</label>
-          <select id="a-action" name="action" defaultValue={query.action ?? ""}>
-            <option value="">{common("any")}</option>
-            {options.actions.map((action) => (
-              <option key={action} value={action}>
-                {action}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="a-from">{common("from")}</label>
-          <input id="a-from" name="from" type="datetime-local" defaultValue={filterParams.from ?? ""} />
-        </div>
-        <div className="field">
-          <label htmlFor="a-to">{common("to")}</label>
-          <input id="a-to" name="to" type="datetime-local" defaultValue={filterParams.to ?? ""} />
-        </div>
+        <FilterSelect id="a-actor" name="actor" label={t("actor")} anyLabel={common("any")} value={query.actor} options={verbatimOptions(options.actors)} />
+        <FilterSelect id="a-action" name="action" label={t("action")} anyLabel={common("any")} value={query.action} options={options.actions.map((action) => ({ value: action, label: actionLabel(t, action) }))} />
+        <FilterInput id="a-from" name="from" type="datetime-local" label={common("from")} value={filterParams.from} />
+        <FilterInput id="a-to" name="to" type="datetime-local" label={common("to")} value={filterParams.to} />
         <button type="submit">{common("filter")}</button>
         <Link href="/admin/audit" className="button secondary">
           {common("clear")}
@@ -77,7 +59,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 }
 
 async function AuditResults({ query, filterParams }: { query: AuditQuery; filterParams: Record<string, string | undefined> }) {
-  const [page, t, common] = await Promise.all([listAuditPage(await db(), query), getTranslations("audit"), getTranslations("common")]);
+  const [page, t, common, reasons] = await Promise.all([listAuditPage(await db(), query), getTranslations("audit"), getTranslations("common"), serverReasons()]);
   const filtered = Object.entries(filterParams).some(([key, value]) => key !== "pageSize" && value);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : common("empty")}</p>;
   return (
@@ -100,11 +82,14 @@ async function AuditResults({ query, filterParams }: { query: AuditQuery; filter
                   <DateTime value={row.at} />
                 </td>
                 <td className="mono">{row.actorEmail}</td>
-                <td className="mono">{row.action}</td>
+                <td title={row.action}>{actionLabel(t, row.action)}</td>
                 <td className="mono">
                   {row.targetType} {row.targetId}
                 </td>
-                <td className="wrap">{row.note ?? "—"}</td>
+                {/* A note the system wrote renders from its code; a person's words (no code) are shown as written. */}
+                <td className="wrap" data-testid="audit-note" data-coded={reasons.coded({ reason: row.note, reasonCode: row.noteCode, reasonParams: row.noteParams })}>
+                  {row.note === null ? "—" : reasons.describe({ reason: row.note, reasonCode: row.noteCode, reasonParams: row.noteParams })}
+                </td>
               </tr>
             ))}
           </tbody>

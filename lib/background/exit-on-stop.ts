@@ -1,0 +1,30 @@
+import { closeDb } from "@/lib/db/client";
+import { logger } from "@/lib/log/logger";
+import { errorMessage } from "@/lib/log/error-message";
+
+/**
+ * Makes a long-running CLI process (receiver, worker, reconciliation worker) stop cleanly: on the first
+ * SIGTERM or SIGINT (and, with `onDisconnect`, when its parent's IPC channel closes) it logs
+ * `"<name> stopping"`, awaits `stop` (finish the work in hand, claim nothing new), closes the database
+ * and exits 0. A later signal while stopping is ignored; a `stop` or close that throws is logged and
+ * the process exits 1, so a supervisor sees the failure.
+ */
+export function exitOnStop(name: string, stop: () => Promise<unknown>, options: { onDisconnect?: boolean } = {}): void {
+  let exiting = false;
+  const begin = (why: string) => {
+    if (exiting) return;
+    exiting = true;
+    logger.info({ why }, `${name} stopping`);
+    stop()
+      .then(closeDb)
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: errorMessage(error) }, `${name}: stopping failed`);
+          process.exit(1);
+        },
+      );
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => begin(signal));
+  if (options.onDisconnect) process.on("disconnect", () => begin("the parent process went away"));
+}
