@@ -96,13 +96,18 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 /**
  * Called after each of a run's transactions with how long it held the database (ms). In the server's
  * process the default yields to the event loop (webhooks queued behind the batch go first). A worker
- * in its own process on SQLite pauses as long as the transaction took ({@link shareWriteLock}):
- * SQLite has one write lock per file and a waiting connection only retries it now and then (its busy
- * handler), so back-to-back batches would keep the server's webhook transactions waiting.
+ * in its own process pauses as long as the transaction took ({@link shareWriteLock}): SQLite has one
+ * write lock per file and a waiting connection only retries it now and then (its busy handler), so
+ * back-to-back batches would keep the server's webhook transactions waiting; on PostgreSQL the run
+ * and the server share the machine's cores.
  */
 export type RunPacing = (heldMs: number) => Promise<void>;
 
-/** The pacing of a worker process on SQLite: the write lock is left free at least half of the time. */
+/**
+ * The pacing of a worker process (scripts/reconciliation-worker.ts): a pause as long as the transaction
+ * took. On SQLite the write lock is then free at least half of the time; on PostgreSQL the CPU the run
+ * and its backend share with the server is.
+ */
 export const shareWriteLock: RunPacing = (heldMs) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, Math.round(heldMs))));
 
 /**
