@@ -1,4 +1,4 @@
-// A large Stripe report reconciled by the server (its in-process reconciliation worker, the default
+// A large Stripe report reconciled by the server (its reconciliation worker process, the default
 // set-up) while signed lab deliveries arrive: the run's time, lines/s and the server's peak RSS, and the
 // deliveries' p50/p99 during the run against idle in the same run. A benchmark, not a test.
 import { createReadStream, createWriteStream, readFileSync, statSync } from "node:fs";
@@ -44,10 +44,23 @@ export interface ReconcileLoadMeasurement {
   peakRssMb: number;
   idleRssMb: number;
   rssRatio: number;
+  /** The deliveries before the upload and after the run, pooled; and the p99 of each half. */
   idle: PhaseLatency;
+  idleP99BeforeAfterMs: [number, number];
   during: PhaseLatency;
   /** p99 during the run ÷ p99 idle (target <= 2). */
   p99Ratio: number;
+  /** Peak RSS (VmHWM, MB) of the server process itself and of its reconciliation worker process (0 when the worker runs in the server). */
+  serverPeakRssMb: number;
+  /** The server's own peak RSS when the upload was answered 202. */
+  serverAfterUploadRssMb: number;
+  workerPeakRssMb: number;
+  /** CPU seconds spent during the run by the server, its worker process, and the database's PostgreSQL backends (0 on SQLite); and the machine's busy share (0..1, both cores). */
+  cpu: { serverS: number; workerS: number; postgresS: number; machineBusy: number };
+  /** CPU seconds of the server and the database's PostgreSQL backends during the idle deliveries. */
+  idleCpu: { serverS: number; postgresS: number };
+  /** The 1-minute load average when the measurement started and when the run ended. */
+  load: [number, number];
   ok: boolean;
 }
 
@@ -135,6 +148,89 @@ function peakRssMb(pid: number): number {
   return Math.round(read(pid));
 }
 
+/** The pids of `pid`'s descendants. */
+function descendants(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+    return children.flatMap((child) => [child, ...descendants(child)]);
+  } catch {
+    return [];
+  }
+}
+
+/** VmHWM (MB) of one process, 0 when gone. */
+function ownPeakRssMb(pid: number): number {
+  try {
+    return Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds (user + system) of the processes `pids`, from /proc (clock ticks of 100 Hz). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100;
+}
+
+/** The machine's busy and total clock ticks so far (/proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].split(/\s+/).slice(1).map(Number);
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3] - fields[4], total };
+}
+
+const loadAverage = () => Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+
+/**
+ * Follows the CPU of database `name`'s PostgreSQL backends (pooled connections come and go): every
+ * 500 ms the backends are listed and each one's CPU seconds read; `seconds()` is what they spent since
+ * `start()` (a backend that started meanwhile counts from 0; one that left counts until last seen).
+ */
+function postgresCpu(adminUrl: string, name: string) {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let started = false;
+  const sample = async () => {
+    for (const pid of await postgresBackends(adminUrl, name).catch(() => [] as number[])) {
+      const cpu = cpuSeconds([pid]);
+      if (!first.has(pid)) first.set(pid, started ? 0 : cpu);
+      last.set(pid, cpu);
+    }
+  };
+  return {
+    async start() {
+      await sample();
+      started = true;
+      timer = setInterval(() => void sample(), 500);
+    },
+    async seconds(): Promise<number> {
+      if (timer) clearInterval(timer);
+      await sample();
+      let total = 0;
+      for (const [pid, cpu] of last) total += cpu - (first.get(pid) ?? 0);
+      first.clear();
+      last.clear();
+      started = false;
+      return round(total, 2);
+    },
+  };
+}
+
+/** The pids of the PostgreSQL backends connected to database `name` (the cluster runs on this machine). */
+async function postgresBackends(adminUrl: string, name: string): Promise<number[]> {
+  return withConnection(adminUrl, async (client) => (await client.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [name])).rows.map((row) => row.pid));
+}
+
 function postJson(agent: Agent, url: URL, body: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -149,7 +245,7 @@ function postJson(agent: Agent, url: URL, body: string, headers: Record<string, 
 }
 
 /** Sends signed lab approvals one at a time, `gapMs` apart, each signed just before it is sent, until `until()` or `count` sent. */
-async function deliveries(server: string, first: number, count: number, gapMs: number, until: () => boolean = () => false): Promise<PhaseLatency> {
+async function deliveries(server: string, first: number, count: number, gapMs: number, until: () => boolean = () => false): Promise<{ times: number[]; ok: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL("/api/webhooks/lab", server);
   const times: number[] = [];
@@ -166,7 +262,7 @@ async function deliveries(server: string, first: number, count: number, gapMs: n
   } finally {
     agent.destroy();
   }
-  return latency(times, ok);
+  return { times, ok };
 }
 
 /** Streams the report file to POST /api/reconciliations; resolves with the run id. */
@@ -192,7 +288,7 @@ interface RunState {
 }
 
 async function runState(server: string, runId: string): Promise<RunState> {
-  const answer = (await (await fetch(`${server}/api/reconciliations/${runId}?pageSize=1`, { headers: { authorization: `Bearer ${BENCH_API_TOKEN}` } })).json()) as { run: { status: string; progress: { rows: number }; mismatchCount: number; startedAt: string; finishedAt: string | null } };
+  const answer = (await (await fetch(`${server}/api/reconciliations/${runId}?mismatches=none`, { headers: { authorization: `Bearer ${BENCH_API_TOKEN}` } })).json()) as { run: { status: string; progress: { rows: number }; mismatchCount: number; startedAt: string; finishedAt: string | null } };
   return { status: answer.run.status, rows: answer.run.progress.rows, mismatchCount: answer.run.mismatchCount, startedAt: answer.run.startedAt, finishedAt: answer.run.finishedAt };
 }
 
@@ -202,7 +298,8 @@ async function runState(server: string, runId: string): Promise<RunState> {
  * the PostgreSQL cluster of `postgresAdminUrl`, dropped at the end) (its
  * reconciliation worker, inline lab processing), times `idleDeliveries` signed lab deliveries idle,
  * uploads the report through the API (streamed from disk) and keeps timing deliveries until the run is
- * done. Returns the figures; `ok` when the run ended done with exactly the expected mismatches and
+ * done, then times `idleDeliveries` more idle (pooled with the first: the shared machine's load drifts
+ * over a long run). Returns the figures; `ok` when the run ended done with exactly the expected mismatches and
  * every delivery was answered 200.
  */
 export async function measureReconcileLoad(options: { lines: number; matching: boolean; idleDeliveries: number; gapMs?: number; env?: Record<string, string>; postgresAdminUrl?: string }): Promise<ReconcileLoadMeasurement> {
@@ -229,10 +326,19 @@ export async function measureReconcileLoad(options: { lines: number; matching: b
     ...options.env,
   });
   try {
-    const idle = await deliveries(server.url, 0, options.idleDeliveries, gapMs);
+    const loadAtStart = loadAverage();
+    const pgCpu = options.postgresAdminUrl && postgresName ? postgresCpu(options.postgresAdminUrl, postgresName) : undefined;
+    await pgCpu?.start();
+    const idleServerCpu = cpuSeconds([server.pid]);
+    const idleBefore = await deliveries(server.url, 0, options.idleDeliveries, gapMs);
     const idleRssMb = peakRssMb(server.pid);
+    const workerPids = descendants(server.pid);
+    const idleCpu = { serverS: round(cpuSeconds([server.pid]) - idleServerCpu, 2), postgresS: (await pgCpu?.seconds()) ?? 0 };
+    await pgCpu?.start();
+    const cpuBefore = { server: cpuSeconds([server.pid]), worker: cpuSeconds(workerPids), machine: machineTicks() };
     const started = performance.now();
     const runId = await upload(server.url, report);
+    const afterUploadRssMb = ownPeakRssMb(server.pid);
     let state = await runState(server.url, runId);
     const poll = (async () => {
       while (state.status === "queued" || state.status === "running") {
@@ -240,10 +346,26 @@ export async function measureReconcileLoad(options: { lines: number; matching: b
         state = await runState(server.url, runId);
       }
     })();
-    const during = await deliveries(server.url, options.idleDeliveries, LAB_ORDERS - options.idleDeliveries, gapMs, () => state.status !== "queued" && state.status !== "running");
+    const duringTimes = await deliveries(server.url, options.idleDeliveries, LAB_ORDERS - 2 * options.idleDeliveries, gapMs, () => state.status !== "queued" && state.status !== "running");
     await poll;
+    const during = latency(duringTimes.times, duringTimes.ok);
     const seconds = (performance.now() - started) / 1_000;
     const peak = peakRssMb(server.pid);
+    const serverPeakRssMb = ownPeakRssMb(server.pid);
+    const workerPeakRssMb = Math.max(0, ...workerPids.map(ownPeakRssMb));
+    const postgresS = (await pgCpu?.seconds()) ?? 0;
+    const machine = machineTicks();
+    const cpu = {
+      serverS: round(cpuSeconds([server.pid]) - cpuBefore.server),
+      workerS: round(cpuSeconds(workerPids) - cpuBefore.worker),
+      postgresS,
+      machineBusy: round((machine.busy - cpuBefore.machine.busy) / Math.max(1, machine.total - cpuBefore.machine.total), 2),
+    };
+    // Idle again once the run is done (the machine is shared: its load drifts), pooled with the deliveries before the upload.
+    const idleAfter = await deliveries(server.url, options.idleDeliveries + during.deliveries, options.idleDeliveries, gapMs);
+    const idle = latency([...idleBefore.times, ...idleAfter.times], idleBefore.ok + idleAfter.ok);
+    const idleBeforeP99 = latency(idleBefore.times, idleBefore.ok).p99Ms;
+    const idleAfterP99 = latency(idleAfter.times, idleAfter.ok).p99Ms;
     const runSeconds = state.finishedAt ? (Date.parse(state.finishedAt) - Date.parse(state.startedAt)) / 1_000 : seconds;
     const expectedMismatches = options.matching ? 0 : options.lines;
     return {
@@ -261,12 +383,20 @@ export async function measureReconcileLoad(options: { lines: number; matching: b
       idleRssMb,
       rssRatio: round(peak / RECONCILE_RSS_LIMIT_MB, 2),
       idle,
+      idleP99BeforeAfterMs: [idleBeforeP99, idleAfterP99],
       during,
       p99Ratio: round(during.p99Ms / Math.max(idle.p99Ms, 0.1), 2),
+      serverPeakRssMb,
+      serverAfterUploadRssMb: afterUploadRssMb,
+      workerPeakRssMb,
+      cpu,
+      idleCpu,
+      load: [loadAtStart, loadAverage()],
       ok: state.status === "done" && state.rows === options.lines && state.mismatchCount === expectedMismatches && idle.ok === idle.deliveries && during.ok === during.deliveries,
     };
   } finally {
     await server.stop();
+    if (process.env.RB_DEBUG && postgresName) await withConnection(database, async (c) => console.error(JSON.stringify((await c.query(`SELECT relname, seq_scan, seq_tup_read, idx_scan, idx_tup_fetch, n_tup_ins, n_tup_del FROM pg_stat_user_tables WHERE seq_tup_read > 0 OR n_tup_ins > 0 ORDER BY seq_tup_read DESC`)).rows)));
     if (options.postgresAdminUrl && postgresName) await dropDatabase(options.postgresAdminUrl, postgresName);
   }
 }
@@ -274,12 +404,13 @@ export async function measureReconcileLoad(options: { lines: number; matching: b
 /** Prints the rows of {@link measureReconcileLoad}'s measurements. */
 export function printReconcileLoad(measurements: ReconcileLoadMeasurement[], inProcess = false): void {
   const where = inProcess ? "the worker on the server's event loop (RECONCILIATION_WORKER_PROCESS=false)" : "the server's reconciliation worker process";
-  console.log(`\nReconciliation under webhooks: a generated Stripe balance report uploaded to the server (${where}), signed lab deliveries one at a time (50 ms apart) idle and during the run`);
+  console.log(`\nReconciliation under webhooks: a generated Stripe balance report uploaded to the server (${where}), signed lab deliveries one at a time (50 ms apart) idle (before the upload and after the run) and during the run`);
   for (const m of measurements) {
     console.log(
       `  ${`${m.database}: ${m.lines} lines, all ${m.kind}`.padEnd(42)} ${m.runSeconds} s (${m.seconds} s from upload), ${m.linesPerSecond} lines/s, ${m.reportMb} MB; peak RSS ${m.peakRssMb} MB (largest process; idle ${m.idleRssMb} MB; ${m.rssRatio.toFixed(2)} of ${RECONCILE_RSS_LIMIT_MB} MB${m.peakRssMb <= RECONCILE_RSS_LIMIT_MB ? ", met" : ", NOT met"}); ` +
-        `deliveries idle (${m.idle.deliveries}) p50 ${m.idle.p50Ms} ms p99 ${m.idle.p99Ms} ms, during (${m.during.deliveries}) p50 ${m.during.p50Ms} ms p99 ${m.during.p99Ms} ms (slowest ${m.during.slowestMs.join(", ")}); p99 during/idle ${m.p99Ratio.toFixed(2)} (target <= 2${m.p99Ratio <= 2 ? ", met" : ", NOT met"}); ` +
-        `${m.status}, ${m.mismatches} mismatches (${m.expectedMismatches} expected)${m.ok ? " - ok" : " - FAILED"}`,
+        `deliveries idle (${m.idle.deliveries}, before and after the run) p50 ${m.idle.p50Ms} ms p99 ${m.idle.p99Ms} ms (p99 before ${m.idleP99BeforeAfterMs[0]}, after ${m.idleP99BeforeAfterMs[1]}), during (${m.during.deliveries}) p50 ${m.during.p50Ms} ms p99 ${m.during.p99Ms} ms (slowest ${m.during.slowestMs.join(", ")}); p99 during/idle ${m.p99Ratio.toFixed(2)} (target <= 2${m.p99Ratio <= 2 ? ", met" : ", NOT met"}); ` +
+        `${m.status}, ${m.mismatches} mismatches (${m.expectedMismatches} expected)${m.ok ? " - ok" : " - FAILED"}; ` +
+        `peak RSS server ${m.serverPeakRssMb} MB (${m.serverAfterUploadRssMb} MB when the upload was answered), worker process ${m.workerPeakRssMb} MB; CPU during the run: server ${m.cpu.serverS} s, worker ${m.cpu.workerS} s${m.database === "PostgreSQL" ? `, PostgreSQL backends ${m.cpu.postgresS} s` : ""}, machine ${Math.round(m.cpu.machineBusy * 100)}% busy (idle deliveries: server ${m.idleCpu.serverS} s${m.database === "PostgreSQL" ? `, PostgreSQL ${m.idleCpu.postgresS} s` : ""}); load average ${m.load[0]} to ${m.load[1]}`,
     );
   }
 }

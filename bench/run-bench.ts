@@ -1,6 +1,6 @@
 // npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,reconcile-load,profile,flood,limit
 //                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep
-//                  --reconcile-lines 1000000 --reconcile-kinds matching,mismatching --reconcile-in-process --reconcile-postgres-url postgresql://...
+//                  --reconcile-lines 1000000 --reconcile-kinds matching,mismatching --reconcile-in-process --reconcile-postgres-url postgresql://... --reconcile-postgres-only
 //                  --limit-events 20000 --limit-postgres-events 20000 --limit-worker-events 2000 --limit-inline 2000 --backlogs 20000,200000 --backlog-sample 1000 --no-inline --no-postgres]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs the benchmarks against the production build, prints the table and writes the figures as
@@ -49,6 +49,8 @@ interface BenchOptions {
   reconcileInProcess: boolean;
   /** `--reconcile-postgres-url`: the reconcile-load rows on PostgreSQL too (a database made on that cluster and dropped). */
   reconcilePostgresUrl?: string;
+  /** `--reconcile-postgres-only`: with --reconcile-postgres-url, skip the SQLite rows. */
+  reconcilePostgresOnly: boolean;
   /** Real deliveries timed in each flood phase (idle, then under the flood), and the unsigned posts per second. */
   floodDeliveries: number;
   floodRate: number;
@@ -109,6 +111,7 @@ function parseOptions(argv: string[]): BenchOptions {
     }),
     reconcileInProcess: argv.includes("--reconcile-in-process"),
     reconcilePostgresUrl: value("--reconcile-postgres-url"),
+    reconcilePostgresOnly: argv.includes("--reconcile-postgres-only"),
     floodDeliveries: number("--flood-deliveries", quick ? 100 : 300),
     floodSeconds: number("--flood-seconds", quick ? 20 : 60),
     floodTargets: (value("--flood-targets") ?? "next,receiver").split(",").map((name) => {
@@ -310,7 +313,7 @@ async function main(): Promise<number> {
   if (options.sections.includes("reconcile-load")) {
     report.reconcileLoad = [];
     const env: Record<string, string> = options.reconcileInProcess ? { RECONCILIATION_WORKER_PROCESS: "false" } : {};
-    for (const postgresAdminUrl of [undefined, ...(options.reconcilePostgresUrl ? [options.reconcilePostgresUrl] : [])]) {
+    for (const postgresAdminUrl of [...(options.reconcilePostgresUrl && options.reconcilePostgresOnly ? [] : [undefined]), ...(options.reconcilePostgresUrl ? [options.reconcilePostgresUrl] : [])]) {
       for (const kind of options.reconcileKinds) report.reconcileLoad.push(await measureReconcileLoad({ lines: options.reconcileLines, matching: kind === "matching", idleDeliveries: 200, env, postgresAdminUrl }));
     }
     printReconcileLoad(report.reconcileLoad, options.reconcileInProcess);

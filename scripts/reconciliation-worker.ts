@@ -32,13 +32,16 @@ async function main(): Promise<void> {
   // this process checkpoints the WAL its batches grow: otherwise SQLite's automatic checkpoint runs in
   // whichever connection commits past 1,000 pages, often a webhook's, which then copies megabytes of
   // the run's pages into the database before it is answered.
+  // On PostgreSQL there is no single write lock, but the same pause after each batch leaves the CPU
+  // (this process and its backend's: 2 cores shared with the server and its webhooks) to the server at
+  // least half of the time a run writes.
   let writes = 0;
   const driver = driverOf(await db());
   const pacing: RunPacing = async (heldMs) => {
-    if (++writes % CHECKPOINT_EVERY === 0) await driver.all("PRAGMA wal_checkpoint(PASSIVE)");
+    if (sqlite && ++writes % CHECKPOINT_EVERY === 0) await driver.all("PRAGMA wal_checkpoint(PASSIVE)");
     await shareWriteLock(heldMs);
   };
-  const worker = new ReconciliationWorker(db, sqlite ? { pacing } : {});
+  const worker = new ReconciliationWorker(db, { pacing });
   worker.start();
   logger.info({ reconciliationWorker: worker.owner, where: "reconciliation process" }, "reconciliation worker started");
   process.on("message", (message) => {

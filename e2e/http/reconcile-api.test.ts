@@ -73,6 +73,11 @@ describe("POST /api/reconciliations", () => {
       JPY: { gross: 500, fees: 35, net: 465, credited: 0, refunded: 0, overCredited: 0, underCredited: 500 },
       KWD: { gross: 1250, fees: 45, net: 1205, credited: 0, refunded: 0, overCredited: 0, underCredited: 1250 },
     });
+    // The progress poll's form: the summary alone, the same as with a page of mismatches.
+    const bare = await get(runId, "?mismatches=none");
+    assert.equal(bare.status, 200);
+    assert.deepEqual(Object.keys(bare.json), ["run"]);
+    assert.deepEqual(bare.json.run, done.run);
     const page2 = await get(runId, "?page=2&pageSize=3");
     assert.equal(page2.status, 200);
     assert.deepEqual([page2.json.mismatches.count, page2.json.mismatches.page, page2.json.mismatches.pageSize, page2.json.mismatches.totalPages], [4, 2, 3, 2]);

@@ -180,10 +180,19 @@ export async function ledgerKeyPage(reader: SqlReader, scope: RunScope, period: 
  * clean-up never holds SQLite's write lock for long). Returns how many were deleted.
  */
 export async function deleteStagedChunk(session: SqlSession, runId: string, limit: number): Promise<number> {
+  // PostgreSQL: the chunk's keys as one array (ARRAY(...) is computed once), then found by the primary
+  // key; an IN (SELECT ...) was planned as a hash join over a sequential scan of the whole staging table,
+  // per chunk (quadratic in the run's size).
+  if (session.dialect === "postgresql") {
+    return session.run(`DELETE FROM "ReconciliationEntry" WHERE "runId" = ? AND "transactionId" = ANY(ARRAY(SELECT "transactionId" FROM "ReconciliationEntry" WHERE "runId" = ? LIMIT ?))`, [runId, runId, limit]);
+  }
   return session.run(`DELETE FROM "ReconciliationEntry" WHERE "runId" = ? AND "transactionId" IN (SELECT "transactionId" FROM "ReconciliationEntry" WHERE "runId" = ? LIMIT ?)`, [runId, runId, limit]);
 }
 
 /** Deletes up to `limit` mismatches of run `runId` (a run taken over starts over). Returns how many were deleted. */
 export async function deleteMismatchChunk(session: SqlSession, runId: string, limit: number): Promise<number> {
+  if (session.dialect === "postgresql") {
+    return session.run(`DELETE FROM "ReconciliationMismatch" WHERE "id" = ANY(ARRAY(SELECT "id" FROM "ReconciliationMismatch" WHERE "runId" = ? LIMIT ?))`, [runId, limit]);
+  }
   return session.run(`DELETE FROM "ReconciliationMismatch" WHERE "id" IN (SELECT "id" FROM "ReconciliationMismatch" WHERE "runId" = ? LIMIT ?)`, [runId, limit]);
 }

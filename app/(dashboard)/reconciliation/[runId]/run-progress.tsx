@@ -28,7 +28,7 @@ export function RunProgress({ runId, initial }: { runId: string; initial: Progre
     if (!live) return;
     let stopped = false;
     const timer = setInterval(async () => {
-      const response = await fetch(`/api/reconciliations/${encodeURIComponent(runId)}?pageSize=1`).catch(() => undefined);
+      const response = await fetch(`/api/reconciliations/${encodeURIComponent(runId)}?mismatches=none`).catch(() => undefined);
       if (!response || response.status !== 200 || stopped) return;
       const { run } = (await response.json()) as { run: { status: string; progress: { rows: number; bytes: number; bytesTotal: number; mismatches: number } } };
       setProgress({ status: run.status, rows: run.progress.rows, bytesDone: run.progress.bytes, bytesTotal: run.progress.bytesTotal, mismatches: run.progress.mismatches });

@@ -1,5 +1,6 @@
 // GET /api/reconciliations/[id]: a run's summary (scope, period, status, progress, totals per currency)
-// and one page of its mismatches (?page, pageSize <= 500, code, sort, direction). 404 for an unknown id.
+// and one page of its mismatches (?page, pageSize <= 500, code, sort, direction); with ?mismatches=none
+// the summary alone (a progress poll: no sort or count over a large run's mismatches). 404 for an unknown id.
 import { authorizeApi } from "@/lib/api/authorize-api";
 import { jsonError, refusal } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
@@ -18,5 +19,6 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   const client = await db();
   const run = await runSummary(client, id.slice(0, 100));
   if (!run) return jsonError(404, "not_found", "no reconciliation run with this id");
+  if (search.get("mismatches") === "none") return Response.json({ run });
   return Response.json({ run, mismatches: await mismatchesPage(client, run.id, query.data) });
 }
