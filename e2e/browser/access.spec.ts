@@ -158,9 +158,9 @@ test("a user changes their password in the page: a weak one is refused with its 
 });
 
 test("a page the role may not open answers 403 inside the dashboard frame, in English and es-AR", async ({ browser }, testInfo) => {
-  for (const [locale, title, text, back] of [
-    ["en-US", "Not allowed", "Your role does not allow this.", "Go to orders"],
-    ["es-AR", "Sin permiso", "Tu rol no permite esta acción.", "Ir a órdenes"],
+  for (const [locale, title, text, back, navigation] of [
+    ["en-US", "Not allowed", "Your role does not allow this.", "Go to orders", "Main"],
+    ["es-AR", "Sin permiso", "Tu rol no permite esta acción.", "Ir a órdenes", "Principal"],
   ] as const) {
     const context = await browser.newContext({ storageState: storageStateOf("merchant"), locale });
     const page = await context.newPage();
@@ -174,7 +174,7 @@ test("a page the role may not open answers 403 inside the dashboard frame, in En
       await expect(problem).toContainText(locale === "en-US" ? `Your role (merchant) cannot open ${path}.` : `Tu rol (comercio) no puede abrir ${path}.`);
       await expect(problem.getByRole("link", { name: back })).toHaveAttribute("href", "/orders");
       // Inside the frame: the main navigation is still there.
-      await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+      await expect(page.getByRole("navigation", { name: navigation })).toBeVisible();
     }
     await screenshot(page, testInfo, `forbidden-${locale}`);
     await context.close();
