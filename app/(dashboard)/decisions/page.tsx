@@ -162,7 +162,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                     </>
                   ) : null}
                 </td>
-                <td className="breakable">
+                <td className="nowrap">
                   {decision.orderId ? (
                     <Link href={`/orders/${encodeURIComponent(decision.orderId)}`} className="mono">
                       {decision.orderId}
