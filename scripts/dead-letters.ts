@@ -1,22 +1,32 @@
-// npm run dead-letters -- list [--all|--resolved] [--json] [--locale en|es-AR] | retry <id> | retry --all
-// Lists dead letters, or retries them through the same core (an event never applies twice).
-// Exit: 0 done, 1 a retry failed again or was refused, 2 bad usage or unknown id.
+// npm run dead-letters -- list [--all|--resolved] [--json] [--locale en|es-AR] | retry <id>|--all [--confirm-review-first]
+// Lists dead letters, or retries them through the same core (an event never applies twice), with the
+// dashboard's rules: a review-first dead letter (amount or currency mismatch, ...) is retried only with
+// --confirm-review-first, and each retry writes an audit row naming the operator (cli:<user>).
+// Exit: 0 done, 1 a retry failed again or was refused (review first included), 2 bad usage or unknown id.
 import { userInfo } from "node:os";
 import { db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
-import { retryAllDeadLetters, retryDeadLetter, type RetryOutcome, type RetryResult } from "@/lib/dead-letters/retry-dead-letter";
+import { retryAllDeadLettersAs, retryDeadLetterAs, type DashboardRetryOutcome, type DeadLetterRetryResult } from "@/lib/dead-letters/manage-dead-letters";
+import type { Actor } from "@/lib/auth/roles";
 import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
 import { runCli } from "@/lib/background/run-cli";
+import { terminalSafe } from "@/lib/format/terminal-safe";
 
-const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> | retry --all";
-const SUCCESS: ReadonlySet<RetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
+/** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
+const print = (line: string) => console.log(terminalSafe(line));
 
-function actor(): string {
+const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> [--confirm-review-first] | retry --all [--confirm-review-first]";
+const SUCCESS: ReadonlySet<DashboardRetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
+
+/** The operator: whoever runs the CLI holds the database, so acts as an admin; audit rows name them `cli:<user>`. */
+function operator(): Actor {
+  let name = "cli";
   try {
-    return `cli:${userInfo().username}`;
+    name = `cli:${userInfo().username}`;
   } catch {
-    return "cli";
+    // No user name (a container without /etc/passwd): "cli".
   }
+  return { id: name, email: name, name, role: "admin" };
 }
 
 
@@ -28,35 +38,40 @@ async function main(args: string[]): Promise<number> {
   }
   const view = cliReasons(locale);
   // The outcome stays a machine word (scripts grep it); the reason reads in the reader's locale.
-  const printResult = (result: RetryResult) => console.log(`${result.id}  ${result.outcome}  ${view.render(result.reasonRef, result.reason)}`);
+  const printResult = (result: DeadLetterRetryResult) => print(`${result.id}  ${result.outcome}  ${view.render(result.reasonRef, result.reason)}`);
   const [command, ...rest] = withoutLocaleFlag(args);
   const database = await db();
   if (command === "list") {
     const status = rest.includes("--all") ? "all" : rest.includes("--resolved") ? "resolved" : "open";
     const letters = await listDeadLetters(database, { status, limit: 500 });
     if (rest.includes("--json")) {
-      console.log(JSON.stringify({ data: letters, count: letters.length }, null, 2));
+      print(JSON.stringify({ data: letters, count: letters.length }, null, 2));
       return 0;
     }
     for (const letter of letters) {
-      console.log(
+      print(
         [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
       );
-      console.log(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
-      console.log(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
+      print(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
+      print(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
     }
-    console.log(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
+    print(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
     return 0;
   }
-  if (command === "retry" && rest[0] === "--all" && rest.length === 1) {
-    const { results, counts } = await retryAllDeadLetters(database, actor());
+  const confirmReviewFirst = rest.includes("--confirm-review-first");
+  const retryArgs = rest.filter((arg) => arg !== "--confirm-review-first");
+  if (command === "retry" && retryArgs[0] === "--all" && retryArgs.length === 1) {
+    const results = await retryAllDeadLettersAs(database, operator(), { confirmReviewFirst });
     results.forEach(printResult);
-    const summary = Object.entries(counts).map(([outcome, count]) => `${outcome} ${count}`).join(", ");
-    console.log(`retried ${results.length} dead letter${results.length === 1 ? "" : "s"}${summary ? `: ${summary}` : ""}`);
+    const counts = new Map<string, number>();
+    for (const result of results) counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
+    const summary = [...counts].map(([outcome, count]) => `${outcome} ${count}`).join(", ");
+    print(`retried ${results.length} dead letter${results.length === 1 ? "" : "s"}${summary ? `: ${summary}` : ""}`);
+    if (counts.has("review_first")) print("review-first dead letters were left as they are: retry them with --confirm-review-first once the order is corrected");
     return results.every((result) => SUCCESS.has(result.outcome)) ? 0 : 1;
   }
-  if (command === "retry" && rest.length === 1 && !rest[0].startsWith("--")) {
-    const result = await retryDeadLetter(database, rest[0], actor());
+  if (command === "retry" && retryArgs.length === 1 && !retryArgs[0].startsWith("--")) {
+    const result = await retryDeadLetterAs(database, operator(), retryArgs[0], { confirmReviewFirst });
     printResult(result);
     if (result.outcome === "not_found") return 2;
     return SUCCESS.has(result.outcome) ? 0 : 1;

@@ -12,6 +12,10 @@ import { runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { runCli } from "@/lib/background/run-cli";
+import { terminalSafe } from "@/lib/format/terminal-safe";
+
+/** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
+const print = (line: string) => console.log(terminalSafe(line));
 
 // The same environment files `npm start` loads (.env, .env.production, ...), so PORT and the secrets match the server's.
 loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
@@ -44,19 +48,19 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = settings();
-  console.log(`Lab provider -> ${url}/api/webhooks/lab`);
-  console.log(`${"time".padEnd(7)} ${"event".padEnd(9)} ${"what".padEnd(52)} ${"HTTP".padEnd(4)} ${"outcome".padEnd(13)} reason`);
+  print(`Lab provider -> ${url}/api/webhooks/lab`);
+  print(`${"time".padEnd(7)} ${"event".padEnd(9)} ${"what".padEnd(52)} ${"HTTP".padEnd(4)} ${"outcome".padEnd(13)} reason`);
   // The lab plays a provider and a store against a server: it signs with the lab secret and creates
   // orders with the operator token, both taken from the environment, else the public demo values
   // (which only a demo server accepts).
-  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print: (line) => console.log(line) });
+  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print });
 
   const folder = path.join("data", "lab");
   mkdirSync(folder, { recursive: true });
   const csvPath = path.join(folder, "settlement.csv");
   writeFileSync(csvPath, run.settlementCsv);
-  console.log(`\nSettlement written to ${csvPath}. Reconciliation (run ${run.report.runId}):`);
-  console.log(formatReport({ ...run.report, source: csvPath }, view));
+  print(`\nSettlement written to ${csvPath}. Reconciliation (run ${run.report.runId}):`);
+  print(formatReport({ ...run.report, source: csvPath }, view));
 
   if (process.argv.includes("--compare")) {
     const rows: ComparisonRow[] = [
@@ -64,8 +68,8 @@ async function main(): Promise<number> {
       await runFlawedReceiver("look-up-then-mark", [1, 2]),
       { receiver: "hardened (Acredita)", scenarios: "1,2,3,4,5", mismatches: run.report.mismatches.length, orders: 5, overcredited: run.report.overcredited },
     ];
-    console.log("\nThe same deliveries against the seed article's flawed receivers (throwaway database):");
-    console.log(formatTable(rows, view));
+    print("\nThe same deliveries against the seed article's flawed receivers (throwaway database):");
+    print(formatTable(rows, view));
   }
   return run.report.mismatches.length === 0 ? 0 : 1;
 }

@@ -5,6 +5,10 @@ import { userInfo } from "node:os";
 import { db } from "@/lib/db/client";
 import { listOutboxMessages, settleOutboxMessage } from "@/lib/outbox/outbox-messages";
 import { runCli } from "@/lib/background/run-cli";
+import { terminalSafe } from "@/lib/format/terminal-safe";
+
+/** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
+const print = (line: string) => console.log(terminalSafe(line));
 
 const USAGE = "usage: npm run outbox -- list [--status <status>] [--json] | resend <id> [note] | resolve <id> <note>";
 
@@ -16,19 +20,19 @@ async function main(argv: string[]): Promise<number> {
     const status = statusIndex >= 0 ? rest[statusIndex + 1] : undefined;
     const messages = await listOutboxMessages(database, { status, limit: 500 });
     if (rest.includes("--json")) {
-      console.log(JSON.stringify({ data: messages, count: messages.length }, null, 2));
+      print(JSON.stringify({ data: messages, count: messages.length }, null, 2));
       return 0;
     }
     for (const message of messages) {
-      console.log([message.id, message.status, message.idempotencyKey, `attempts=${message.attempts}`, `last=${message.lastStatusCode ?? "-"}`, message.lastError ?? "", message.note ?? ""].filter(Boolean).join("  "));
+      print([message.id, message.status, message.idempotencyKey, `attempts=${message.attempts}`, `last=${message.lastStatusCode ?? "-"}`, message.lastError ?? "", message.note ?? ""].filter(Boolean).join("  "));
     }
-    console.log(`${messages.length} outbox message${messages.length === 1 ? "" : "s"}`);
+    print(`${messages.length} outbox message${messages.length === 1 ? "" : "s"}`);
     return 0;
   }
   if ((command === "resend" || command === "resolve") && rest[0] && (command === "resend" || rest[1])) {
     const actor = `cli:${userInfo().username}`;
     const done = await settleOutboxMessage(database, rest[0], command, actor, rest.slice(1).join(" "));
-    console.log(done ? `${rest[0]}  ${command === "resend" ? "resent" : "resolved"}` : `${rest[0]}  not changed: only uncertain or failed messages can be resent or resolved`);
+    print(done ? `${rest[0]}  ${command === "resend" ? "resent" : "resolved"}` : `${rest[0]}  not changed: only uncertain or failed messages can be resent or resolved`);
     return done ? 0 : 1;
   }
   console.error(USAGE);

@@ -20,6 +20,7 @@ import { newWorkerId } from "@/lib/background/worker-id";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { because } from "@/lib/reasons/reason-codes";
 import { runCli } from "@/lib/background/run-cli";
+import { terminalSafe } from "@/lib/format/terminal-safe";
 
 const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json] [--locale en|es-AR]";
 const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to", "--locale"]);
@@ -45,7 +46,8 @@ function parseArgs(args: string[]): { file?: string; flags: Map<string, string |
   return { file, flags };
 }
 
-const write = (text: string) => new Promise<void>((resolve) => (process.stdout.write(text) ? resolve() : process.stdout.once("drain", () => resolve())));
+// Ids and fields come from the uploaded report and the providers' events: nothing in them may drive the terminal.
+const write = (text: string) => new Promise<void>((resolve) => (process.stdout.write(terminalSafe(text)) ? resolve() : process.stdout.once("drain", () => resolve())));
 
 /** Prints an order-level (lab) run as before: one line per mismatch and the summary, or the --json shape. */
 async function printLabRun(client: Db, runId: string, json: boolean, view: CliReasons): Promise<void> {

@@ -27,6 +27,8 @@ import { applyClaimedEvent } from "@/lib/inbox/apply-claimed-event";
 import { inboxRetryPolicy } from "@/lib/inbox/retry-policy";
 import { usersWithPublicDemoPasswords } from "@/lib/demo/public-demo-passwords";
 import { freePort } from "@/lib/net/free-port";
+import { retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { yolfiEvent, yolfiSignature } from "../support/providers";
 import { ensureBuilt } from "../support/real-server";
 import { createOrder, readOrder } from "../support/http";
@@ -39,6 +41,7 @@ process.env.DATABASE_URL = DATABASE;
 delete process.env.YOLFI_WEBHOOK_SECRET;
 
 let demoAnswer: { status: number; outcome: string } | undefined;
+let inlineAnswer: { status: number; outcome: string } | undefined;
 
 before(async () => {
   ensureBuilt();
@@ -66,6 +69,10 @@ before(async () => {
     const body = yolfiEvent({ id: "evt_rt_residue", type: "payment.confirmed", orgId: "org_acredita_demo", data: { paymentId: "ypay_rt_residue", merchantOrderId: "ord_2001", amount: "49.90", token: "USDC" } });
     const response = await fetch(`${url}/api/webhooks/yolfi`, { method: "POST", body, headers: { "content-type": "application/json", "X-Yolfi-Signature": yolfiSignature(body, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET) } });
     demoAnswer = { status: response.status, outcome: (await response.json()).outcome };
+    // The lab endpoint applies inline: an event for an order not created yet is a dead letter (the event row rolled back).
+    const labBody = JSON.stringify({ id: "evt_rt_inline_future", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_rt_inline_future", order_id: "ord_rt_inline_future", amount: 999_999, currency: "USD" } });
+    const lab = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body: labBody, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), labBody) } });
+    inlineAnswer = { status: lab.status, outcome: (await lab.json()).outcome };
   } finally {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     if (child.exitCode === null) process.kill(-child.pid!, "SIGTERM");
@@ -94,4 +101,20 @@ test("events signed with a public demo secret during the demo are never applied 
     { order: "created", credited: 0 },
     `production paid a real order with an event signed by the README's demo secret (stored under label ${stored?.secretLabel})`,
   );
+});
+
+test("a dead letter of an inline delivery signed with a public demo secret is never applied by a retry in production", async () => {
+  assert.deepEqual(inlineAnswer, { status: 409, outcome: "dead_lettered" }, "the demo dead-lettered the README-signed lab event");
+  const database = await db();
+  const letter = await database.deadLetter.findFirstOrThrow({ where: { eventId: "evt_rt_inline_future" } });
+  // Production: the store creates that order; support retries the dead letter.
+  assert.equal((await createOrder("ord_rt_inline_future", 999_999, "USD")).status, 201);
+  const retried = await retryDeadLetter(database, letter.id, "support@acredita.test");
+  const order = await readOrder("ord_rt_inline_future");
+  assert.deepEqual({ order: order.status, credited: order.credited }, { order: "created", credited: 0 }, `the retry paid it: ${retried.reason}`);
+  assert.equal(retried.outcome, "dead_lettered");
+  assert.equal(retried.reasonRef?.code, "demo_secret");
+  assert.equal(await database.ledgerEntry.count({ where: { orderId: "ord_rt_inline_future" } }), 0);
+  const after = await database.deadLetter.findUniqueOrThrow({ where: { id: letter.id } });
+  assert.deepEqual([after.status, after.category, after.secretLabel], ["open", "demo_secret", "LAB_WEBHOOK_SECRET[demo]"]);
 });

@@ -11,6 +11,8 @@ export interface DeadLetterInput {
   endpoint: string;
   eventType: string;
   bodyHash: string;
+  /** The label of the secret that verified it (never a value): a retry keeps it, so a demo-signed event stays refused. */
+  secretLabel?: string | null;
   /** The normalised event (JSON), never the raw body. */
   payload: string;
   orderId?: string | null;
@@ -26,9 +28,9 @@ function deadLetterUpsert(input: DeadLetterInput, now: Date): { sql: string; par
   const failure = input.failure;
   const { reasonCode, reasonParams } = reasonColumns(failure.reasonRef);
   return {
-    sql: `INSERT INTO "DeadLetter" ("id", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "payload",
+    sql: `INSERT INTO "DeadLetter" ("id", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "secretLabel", "payload",
        "category", "reason", "reasonCode", "reasonParams", "retryable", "attempts", "firstFailedAt", "lastFailedAt", "nextAction", "status")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
      ON CONFLICT ("dedupeKey") DO UPDATE SET "category" = excluded."category", "reason" = excluded."reason", "reasonCode" = excluded."reasonCode", "reasonParams" = excluded."reasonParams", "retryable" = excluded."retryable",
        "nextAction" = excluded."nextAction", "orderId" = excluded."orderId", "lastFailedAt" = excluded."lastFailedAt",
        "attempts" = "DeadLetter"."attempts" + excluded."attempts", "status" = 'open', "resolution" = NULL, "resolutionCode" = NULL, "resolutionParams" = NULL, "resolvedAt" = NULL, "resolvedBy" = NULL`,
@@ -43,6 +45,7 @@ function deadLetterUpsert(input: DeadLetterInput, now: Date): { sql: string; par
       input.eventType,
       input.orderId ?? null,
       input.bodyHash,
+      input.secretLabel ?? null,
       input.payload,
       failure.category,
       failure.reason.slice(0, 500),

@@ -78,6 +78,20 @@ export async function retryDeadLettersAs(db: Db, actor: Actor, ids: string[], op
   return results;
 }
 
+/**
+ * Retries every open dead letter, oldest first failure first, as {@link retryDeadLetterAs} does one by
+ * one (same review-first rule, one audit row each). For `npm run dead-letters -- retry --all`, whose
+ * operator acts as an admin (it holds the database). Throws ForbiddenError for a role without
+ * `dead_letters.manage`.
+ */
+export async function retryAllDeadLettersAs(db: Db, actor: Actor, options: RetryOptions = {}): Promise<DeadLetterRetryResult[]> {
+  assertCan(actor, "dead_letters.manage");
+  const open = await db.deadLetter.findMany({ where: { status: "open" }, orderBy: [{ firstFailedAt: "asc" }, { id: "asc" }], select: { id: true } });
+  const results: DeadLetterRetryResult[] = [];
+  for (const { id } of open) results.push(await retryDeadLetterAs(db, actor, id, options));
+  return results;
+}
+
 /** Makes `actor` the owner of an open dead letter (audit row). Returns false when it is not open. */
 export async function assignDeadLetterAs(db: Db, actor: Actor, id: string): Promise<boolean> {
   assertCan(actor, "dead_letters.manage");

@@ -109,7 +109,8 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   } catch {
     return resultOf(id, "not_retryable", because("retry_payload_not_json", {}));
   }
-  const delivery: VerifiedDelivery = { endpoint, event, bodyHash: letter.bodyHash, source: "retry" };
+  // The original delivery's secret label goes with it: the core refuses one signed with a public demo secret outside demo mode.
+  const delivery: VerifiedDelivery = { endpoint, event, bodyHash: letter.bodyHash, source: "retry", ...(letter.secretLabel ? { secretLabel: letter.secretLabel } : {}) };
   const result = endpoint.mode === "inbox" ? await storeInInbox(db, delivery, now) : await processInline(db, delivery);
   const outcome: RetryOutcome =
     result.outcome === "accepted"
@@ -121,14 +122,4 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
     await db.deadLetter.updateMany({ where: { id, status: "open" }, data: { nextAction: `re-queued by ${actor} at ${now.toISOString()}; the worker applies it`, owner: letter.owner ?? actor } });
   }
   return resultOf(id, outcome, result);
-}
-
-/** Retries every open dead letter, oldest first. Returns one result per dead letter and counts per outcome. */
-export async function retryAllDeadLetters(db: Db, actor: string, now = new Date()): Promise<{ results: RetryResult[]; counts: Partial<Record<RetryOutcome, number>> }> {
-  const open = await db.deadLetter.findMany({ where: { status: "open" }, orderBy: [{ firstFailedAt: "asc" }, { id: "asc" }], select: { id: true } });
-  const results: RetryResult[] = [];
-  for (const { id } of open) results.push(await retryDeadLetter(db, id, actor, now));
-  const counts: Partial<Record<RetryOutcome, number>> = {};
-  for (const result of results) counts[result.outcome] = (counts[result.outcome] ?? 0) + 1;
-  return { results, counts };
 }

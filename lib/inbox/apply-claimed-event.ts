@@ -117,7 +117,7 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
   );
   await upsertDeadLetter(
     session,
-    { key: keyOf(claimed), endpoint: claimed.endpoint, eventType: claimed.type, bodyHash: claimed.bodyHash, payload: claimed.payload, orderId, failure: dead, attempts: claimed.attempts, firstFailedAt },
+    { key: keyOf(claimed), endpoint: claimed.endpoint, eventType: claimed.type, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, payload: claimed.payload, orderId, failure: dead, attempts: claimed.attempts, firstFailedAt },
     at,
   );
   return { result: { kind: "dead_lettered", category: dead.category, reason: dead.reason }, decision: decisionRow({ ...base, outcome: "dead_lettered", reason: dead.reason, reasonRef: dead.reasonRef }) };

@@ -92,6 +92,7 @@ export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key
       endpoint: delivery.endpoint.name,
       eventType: delivery.event.type,
       bodyHash: delivery.bodyHash,
+      secretLabel: delivery.secretLabel,
       payload: JSON.stringify(delivery.event),
       orderId,
       failure,

@@ -191,8 +191,9 @@ export function mismatchCsvHeader(): string {
 }
 
 function csvField(value: string): string {
-  // Quoted when needed; a leading =, +, - or @ is prefixed so a spreadsheet does not run it as a formula.
-  const safe = /^[=+\-@]/.test(value) ? `'${value}` : value;
+  // Quoted when needed; a leading =, +, -, @, tab or carriage return is prefixed with ' so a spreadsheet
+  // does not run the cell as a formula (OWASP, CSV injection).
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

@@ -12,13 +12,13 @@ after(closeDb);
 test("eight concurrent first failures of one event and body make one open dead letter with 8 attempts; a resolved one reopens", async () => {
   const database = await db();
   const failure = new ApplyFailure("unknown_order", because("unknown_order", { orderId: "ord_dl_race" }), "ord_dl_race");
-  const input = { key: { provider: "lab", account: "lab", livemode: true, eventId: "evt_dl_race" }, endpoint: "lab", eventType: "payment.approved", bodyHash: "h1", payload: "{}", orderId: "ord_dl_race", failure };
+  const input = { key: { provider: "lab", account: "lab", livemode: true, eventId: "evt_dl_race" }, endpoint: "lab", eventType: "payment.approved", bodyHash: "h1", secretLabel: "LAB_WEBHOOK_SECRET[0]", payload: "{}", orderId: "ord_dl_race", failure };
   const ids = await Promise.all(Array.from({ length: 8 }, () => recordDeadLetter(database, input)));
   assert.equal(new Set(ids).size, 1);
   const rows = await database.deadLetter.findMany({ where: { eventId: "evt_dl_race" } });
   assert.deepEqual(
-    rows.map((row) => [row.id, row.status, row.attempts, row.category, row.reasonCode, row.reasonParams]),
-    [[ids[0], "open", 8, "unknown_order", "unknown_order", '{"orderId":"ord_dl_race"}']],
+    rows.map((row) => [row.id, row.status, row.attempts, row.category, row.reasonCode, row.reasonParams, row.secretLabel]),
+    [[ids[0], "open", 8, "unknown_order", "unknown_order", '{"orderId":"ord_dl_race"}', "LAB_WEBHOOK_SECRET[0]"]],
   );
 
   await database.deadLetter.update({ where: { id: ids[0] }, data: { status: "resolved", resolution: "by hand", resolvedBy: "ops", resolvedAt: new Date() } });

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
-import { retryAllDeadLetters, retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 
@@ -120,9 +120,31 @@ describe("retrying dead letters", () => {
     assert.deepEqual(open.map((letter) => letter.eventId), ["evt_k1"]);
     inline();
     assert.equal((await deliverLab(labEvent("evt_all", "payment.refunded", "ord_cli", "pay_cli", 800000))).status, 409);
-    const { results, counts } = await retryAllDeadLetters(await db(), "ops");
-    assert.equal(results.length, 2);
-    assert.deepEqual(counts, { not_retryable: 1, dead_lettered: 1 });
+    // An amount mismatch is review-first: --all leaves it unless the operator confirms.
+    assert.equal((await createOrder("ord_all_amount", 500000)).status, 201);
+    assert.equal((await deliverLab(labEvent("evt_all_amount", "payment.approved", "ord_all_amount", "pay_all_amount", 400000))).status, 422);
+    const all = cli(["retry", "--all"]);
+    assert.equal(all.status, 1, all.stderr);
+    const lines = all.stdout.trim().split("\n");
+    assert.deepEqual(lines.map((line) => line.split("  ")[1]).slice(0, 3), ["not_retryable", "dead_lettered", "review_first"]);
+    assert.deepEqual(lines.slice(3), [
+      "retried 3 dead letters: not_retryable 1, dead_lettered 1, review_first 1",
+      "review-first dead letters were left as they are: retry them with --confirm-review-first once the order is corrected",
+    ]);
+    const amount = await letterOf("evt_all_amount");
+    assert.equal(amount.attempts, 1);
+    // Each retry that ran is audited under the operator's name; the review-first one ran nothing.
+    const audits = await (await db()).auditEntry.findMany({ where: { action: "dead_letter.retry" }, select: { actorEmail: true, targetId: true, noteCode: true } });
+    assert.equal(audits.length, 2);
+    assert.ok(audits.every((row) => row.actorEmail.startsWith("cli") && row.noteCode === "audit_retry"), JSON.stringify(audits));
+    assert.equal(audits.some((row) => row.targetId === amount.id), false);
+
+    const confirmed = cli(["retry", amount.id, "--confirm-review-first"]);
+    assert.equal(confirmed.status, 1);
+    assert.match(confirmed.stdout, new RegExp(`^${amount.id}  dead_lettered  `));
+    assert.equal((await letterOf("evt_all_amount")).attempts, 2);
+    assert.equal(await (await db()).auditEntry.count({ where: { action: "dead_letter.retry", targetId: amount.id } }), 1);
+    await (await db()).deadLetter.update({ where: { id: amount.id }, data: { status: "resolved", resolution: "refunded by hand", resolvedBy: "ops", resolvedAt: new Date() } });
   });
 
   test("the CLI lists dead letters and retries one by id (exit codes 0, 1, 2)", async () => {
@@ -148,9 +170,14 @@ describe("retrying dead letters", () => {
     assert.equal(applied.stdout.replaceAll("\u00a0", " "), `${letter.id}  applied  refunded ARS 8,000.00 (total ARS 8,000.00); order ord_cli paid → refunded; dead letter resolved\n`);
     assert.equal((await readOrder("ord_cli")).status, "refunded");
 
+    // An event id from a provider's body cannot drive the terminal: its escape sequences print escaped.
+    assert.equal((await deliverLab(labEvent("evt_\u001b]0;PWNED\u0007\u001b[2J", "payment.refunded", "ord_\u001b[1A\u001b[2Kfake", "pay_esc", 100))).status, 409);
+    const hostile = cli(["list"]);
+    assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(hostile.stdout), false, JSON.stringify(hostile.stdout));
+    assert.match(hostile.stdout, /lab:evt_\\x1b\]0;PWNED\\x07\\x1b\[2J {2}order=ord_\\x1b\[1A\\x1b\[2Kfake/);
     assert.equal(cli(["retry", "no_such_id"]).status, 2);
     assert.equal(cli(["frobnicate"]).status, 2);
     const json = JSON.parse(cli(["list", "--all", "--json"]).stdout);
-    assert.equal(json.count, 5);
+    assert.equal(json.count, 7);
   });
 });

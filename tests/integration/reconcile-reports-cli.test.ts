@@ -88,6 +88,15 @@ describe("npm run reconcile with a Stripe report", () => {
     assert.deepEqual([refused.code, refused.stderr], [2, `reconcile: ${refused.file}: --provider: the payments CSV needs its provider (yolfi, standard-webhooks, ...)`]);
   });
 
+  test("a report's fields cannot drive the terminal: escape sequences in a payment id are printed escaped", () => {
+    const hostile = "ypay_\u001b]0;OWNED\u0007\u001b[2K\u001b[32mOK";
+    const csv = `transaction_id,created_at,kind,payment_id,order_id,amount,currency,fee\nyt_esc,${TODAY}T12:00:00Z,charge,ypay_c_1,ord_c_yolfi,150000,ARS,1500\nyt_esc2,${TODAY}T12:00:00Z,charge,"${hostile}",,100,ARS,0\n`;
+    const result = cli(csv, "--provider", "yolfi");
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(result.stdout), false, JSON.stringify(result.stdout));
+    assert.match(result.stdout, /ypay_\\x1b\]0;OWNED\\x07\\x1b\[2K\\x1b\[32mOK/);
+  });
+
   test("the lab's file still reconciles the lab alone: 0 mismatches after Stripe's and Yolfi's credits", () => {
     const result = cli("order_id,provider_status,amount,currency\nord_c_lab,approved,1850000,ARS\n");
     assert.equal(result.code, 0, result.stderr);

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "DeadLetter" ADD COLUMN     "secretLabel" TEXT;
+
