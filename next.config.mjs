@@ -15,6 +15,8 @@ const nextConfig = {
   experimental: {
     // Settlement CSV uploads go through a server action; 1 MB is Next's default, too small for a month.
     serverActions: { bodySizeLimit: "10mb" },
+    // forbidden() from next/navigation: a page a role may not open answers 403 with app/(dashboard)/forbidden.tsx.
+    authInterrupts: true,
   },
 };
 

@@ -5,6 +5,7 @@
 // Exit 0 when everything matches, 1 on mismatches, 2 on bad input (the line number and the problem).
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
+import { basename } from "node:path";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { closeDb, db, type Db } from "@/lib/db/client";
 import { labMismatches, formatLabMismatch, formatLabSummary } from "@/lib/reconciliation/reconcile";
@@ -142,7 +143,8 @@ async function main(): Promise<number> {
     const client = await db();
     // The audit actor of a command is the operating-system user who ran it.
     const operator = `cli:${process.env.USER ?? userInfo().username}`;
-    const runId = await queueRun(client, { source: file, format, scope, actor: operator, bytesTotal: statSync(file).size });
+    // The run's source is the file's base name: the list shows it to every role, and a server path is not theirs to see.
+    const runId = await queueRun(client, { source: basename(file), format, scope, actor: operator, bytesTotal: statSync(file).size });
     const owner = newWorkerId("reconcile-cli");
     let run = await claimRun(client, runId, owner);
     // One run per scope at a time: wait for the one in progress (a worker's, or another command's).

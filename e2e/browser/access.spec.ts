@@ -4,7 +4,7 @@
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { query } from "./support/database";
 import { E2E } from "./support/e2e-env";
-import { demoUser, storageStateOf } from "./support/roles";
+import { demoUser, screenshot, storageStateOf } from "./support/roles";
 
 const OPEN_REDIRECTS = ["/%09/evil.example/", "//evil.example/", "/%5C/evil.example/", "/\\evil.example/", "https://evil.example/", "javascript:alert(document.domain)", "/%0a/evil.example/"];
 
@@ -155,4 +155,28 @@ test("a user changes their password in the page: a weak one is refused with its 
   await phone.goto("/orders");
   await expect(phone).toHaveURL(/\/sign-in/);
   await Promise.all(browsers.map((context) => context.close()));
+});
+
+test("a page the role may not open answers 403 inside the dashboard frame, in English and es-AR", async ({ browser }, testInfo) => {
+  for (const [locale, title, text, back, navigation] of [
+    ["en-US", "Not allowed", "Your role does not allow this.", "Go to orders", "Main"],
+    ["es-AR", "Sin permiso", "Tu rol no permite esta acción.", "Ir a órdenes", "Principal"],
+  ] as const) {
+    const context = await browser.newContext({ storageState: storageStateOf("merchant"), locale });
+    const page = await context.newPage();
+    for (const path of ["/endpoints", "/admin/users", "/admin/audit"]) {
+      const response = await page.goto(path);
+      expect(response?.status(), `${locale} ${path}`).toBe(403);
+      const problem = page.getByTestId("problem");
+      await expect(problem).toHaveAttribute("data-code", "403");
+      await expect(problem.getByRole("heading", { level: 1 })).toHaveText(title);
+      await expect(problem.getByTestId("not-allowed")).toHaveText(text);
+      await expect(problem).toContainText(locale === "en-US" ? `Your role (merchant) cannot open ${path}.` : `Tu rol (comercio) no puede abrir ${path}.`);
+      await expect(problem.getByRole("link", { name: back })).toHaveAttribute("href", "/orders");
+      // Inside the frame: the main navigation is still there.
+      await expect(page.getByRole("navigation", { name: navigation })).toBeVisible();
+    }
+    await screenshot(page, testInfo, `forbidden-${locale}`);
+    await context.close();
+  }
 });

@@ -103,6 +103,37 @@ test.describe("as support, in English", () => {
     await page.screenshot({ path: path.join(testInfo.project.outputDir, "screenshots", "endpoints-top.png"), fullPage: true, clip: { x: 0, y: 0, width: page.viewportSize()!.width, height: card.y + card.height + 12 } });
   });
 
+  test("a dashboard retry is not a delivery: the last delivery stays the provider's; every card lays out the same", async ({ page, request }, testInfo) => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await createOrder(request, "ord_e2e_ep_rt", 10_000);
+    // A refund before its approval is parked (409); the approval applies, then arrives again (duplicate).
+    expect((await deliverLab(request, { id: "evt_e2e_ep_rt_refund", type: "payment.refunded", orderId: "ord_e2e_ep_rt", paymentId: "pay_e2e_ep_rt", amount: 10_000 })).status).toBe(409);
+    expect((await deliverLab(request, { id: "evt_e2e_ep_rt_ok", type: "payment.approved", orderId: "ord_e2e_ep_rt", paymentId: "pay_e2e_ep_rt", amount: 10_000 })).outcome).toBe("applied");
+    expect((await deliverLab(request, { id: "evt_e2e_ep_rt_ok", type: "payment.approved", orderId: "ord_e2e_ep_rt", paymentId: "pay_e2e_ep_rt", amount: 10_000 })).outcome).toBe("duplicate");
+    // The refund retried from the dashboard applies: a newer decision, with source "retry".
+    await page.goto("/dead-letters");
+    await page.locator('tr[data-event-id="evt_e2e_ep_rt_refund"]').getByRole("button", { name: "Retry evt_e2e_ep_rt_refund" }).click();
+    await expect(page.getByTestId("action-result")).toContainText("evt_e2e_ep_rt_refund (order ord_e2e_ep_rt): applied.");
+    const [newest] = query<{ source: string; outcome: string }>("SELECT source, outcome FROM Decision WHERE endpoint = 'lab' ORDER BY at DESC LIMIT 1");
+    expect(newest).toEqual({ source: "retry", outcome: "applied" });
+
+    await page.goto("/endpoints");
+    const lab = page.locator('[data-endpoint="lab"]');
+    await expect(lab.getByTestId("last-delivery")).toContainText(/^\d+ sec ago: duplicate \(HTTP 200\) /);
+    // Every card: the details on the left, the counts (or "no traffic") on the right, at the same x.
+    const columns = await page.getByTestId("endpoint").evaluateAll((cards) =>
+      cards.map((card) => {
+        const facts = card.querySelector(".facts")!.getBoundingClientRect();
+        const side = card.querySelector(".endpoint-body")!.children[1].getBoundingClientRect();
+        return { besides: side.left >= facts.right && side.top < facts.bottom, left: Math.round(side.left) };
+      }),
+    );
+    expect(columns).toHaveLength(6);
+    expect(columns.every((column) => column.besides)).toBe(true);
+    expect(new Set(columns.map((column) => column.left)).size).toBe(1);
+    await screenshot(page, testInfo, "endpoints-1280");
+  });
+
   test("no secret value, in any form, in the served HTML or the RSC payload", async ({ page, request }) => {
     await seedRotation(request);
     const html = await (await page.request.get("/endpoints")).text();
@@ -145,10 +176,10 @@ test.describe("as admin, in Spanish", () => {
 test.describe("as merchant", () => {
   test.use({ storageState: storageStateOf("merchant") });
 
-  test("no Endpoints link, and the page itself says the role does not allow it", async ({ page }) => {
+  test("no Endpoints link, and the page itself answers 403 saying the role does not allow it", async ({ page }) => {
     await page.goto("/orders");
     await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Endpoints" })).toHaveCount(0);
-    await page.goto("/endpoints");
+    expect((await page.goto("/endpoints"))?.status()).toBe(403);
     await expect(page.getByText("Your role does not allow this.")).toBeVisible();
     await expect(page.getByTestId("endpoint")).toHaveCount(0);
   });

@@ -64,6 +64,7 @@ export interface EndpointHealth {
   retiredSecretsEnv: string | null;
   /** True while the endpoint verifies with its public demo secret (demo mode, variable unset). */
   publicDemoSecret: boolean;
+  /** The provider's last delivery (a decision with source "receiver"; dashboard and CLI retries are not deliveries), else null. */
   lastDelivery: LastDelivery | null;
   last24h: OutcomeCounts;
   last7d: OutcomeCounts;
@@ -145,7 +146,8 @@ export function rotationStatus(active: string[], retired: string[], lastSeen: Re
  * (at, endpoint, outcome, verified) index and one over RejectionCount's (minute) index (refusals before
  * a valid signature are counted there exactly; their sampled decision rows are skipped, so none counts
  * twice); one grouped MIN over the pending inbox rows ((status, receivedAt)); per endpoint one seek for
- * the last decision ((endpoint, at)); per endpoint and label one seek ((endpoint, secretLabel, source, at)).
+ * the provider's last delivery (the last decision with source "receiver": a dashboard or CLI retry is not a
+ * delivery) ((endpoint, at)); per endpoint and label one seek ((endpoint, secretLabel, source, at)).
  * Refusals are counted per UTC minute, so a slice's edge is exact to the minute. "Last matched" reaches
  * back as far as decisions are kept (DECISION_RETENTION_DAYS). Secret labels are positions
  * (`X[0]`, `X[1]`): reordering the variable's list renames them. Throws the database's errors.
@@ -179,7 +181,7 @@ export async function endpointsHealth(db: Db, { env = process.env, now = new Dat
     db.webhookEvent.groupBy({ by: ["endpoint"], where: { status: { in: [...PENDING_INBOX_STATUSES] } }, _count: { _all: true }, _min: { receivedAt: true } }),
     Promise.all(
       endpoints.map(({ definition }) =>
-        db.decision.findFirst({ where: { endpoint: definition.name }, orderBy: { at: "desc" }, select: { at: true, outcome: true, httpStatus: true, verified: true } }),
+        db.decision.findFirst({ where: { endpoint: definition.name, source: "receiver" }, orderBy: { at: "desc" }, select: { at: true, outcome: true, httpStatus: true, verified: true } }),
       ),
     ),
     Promise.all(

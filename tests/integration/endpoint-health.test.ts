@@ -87,6 +87,22 @@ describe("endpoint health", () => {
     assert.deepEqual(lab.pending, { count: 2, oldestReceivedAt: new Date(now.getTime() - 7_200_000).toISOString() });
   });
 
+  test("a dashboard or CLI retry is not a delivery: the last delivery stays the provider's newest one", async () => {
+    const client = await db();
+    const newest = await client.decision.findFirst({ where: { endpoint: "lab", source: "receiver" }, orderBy: { at: "desc" }, select: { at: true } });
+    const retries = await Promise.all(
+      (["retry", "cli"] as const).map((source, index) =>
+        client.decision.create({ data: { provider: "lab", endpoint: "lab", verified: true, outcome: "applied", httpStatus: 200, reason: "retried", source, eventId: "evt_eh_2", at: new Date(now.getTime() - 100 + index) } }),
+      ),
+    );
+    try {
+      const health = (await endpointsHealth(client, { now })).endpoints.find((endpoint) => endpoint.name === "lab")!;
+      assert.deepEqual(health.lastDelivery, { at: newest!.at.toISOString(), outcome: "rejected", httpStatus: 401, verified: false });
+    } finally {
+      await client.decision.deleteMany({ where: { id: { in: retries.map((row) => row.id) } } });
+    }
+  });
+
   test("rotation: the current secret in use, the old one quiet for 3 days safe to retire, the retired one still tried", () => {
     assert.deepEqual(
       lab.secrets.map((secret) => [secret.label, secret.kind, secret.status]),
@@ -139,7 +155,7 @@ describe("endpoint health", () => {
   test("on SQLite the slice counts read the covering index only, and the seeks use their indexes", { skip: onPostgres }, async () => {
     const plan = async (sql: string) => ((await (await db()).$queryRawUnsafe(`EXPLAIN QUERY PLAN ${sql}`, ...[now.toISOString(), now.toISOString()].slice(0, (sql.match(/\?/g) ?? []).length))) as { detail: string }[]).map((row) => row.detail).join(" | ");
     assert.match(await plan(`SELECT "endpoint", "outcome", "verified", COUNT(*) FROM "Decision" WHERE "at" >= ? AND "at" < ? GROUP BY "endpoint", "outcome", "verified"`), /USING COVERING INDEX Decision_at_endpoint_outcome_verified_idx/);
-    assert.match(await plan(`SELECT "at" FROM "Decision" WHERE "endpoint" = 'lab' ORDER BY "at" DESC LIMIT 1`), /USING (COVERING )?INDEX Decision_endpoint_at_idx/);
+    assert.match(await plan(`SELECT "at" FROM "Decision" WHERE "endpoint" = 'lab' AND "source" = 'receiver' ORDER BY "at" DESC LIMIT 1`), /USING (COVERING )?INDEX Decision_endpoint_at_idx/);
     assert.match(await plan(`SELECT "at" FROM "Decision" WHERE "endpoint" = 'lab' AND "secretLabel" = 'X[0]' AND "source" = 'receiver' ORDER BY "at" DESC LIMIT 1`), /USING COVERING INDEX Decision_endpoint_secretLabel_source_at_idx/);
   });
 

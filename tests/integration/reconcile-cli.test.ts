@@ -61,6 +61,10 @@ describe("npm run reconcile", () => {
     );
     const json = reconcileCli(csv, "--json");
     assert.equal(json.code, 1);
+    // The run's source is the file's base name, never the server path every role sees in the list.
+    const stored = await (await db()).reconciliationRun.findFirst({ orderBy: { startedAt: "desc" }, select: { source: true } });
+    assert.equal(stored?.source, path.basename(json.file));
+    assert.match(stored!.source, /^settlement-[a-z0-9]+\.csv$/);
     const report = JSON.parse(json.stdout) as { mismatches: { orderId: string; overcredited: number }[]; overcredited: Record<string, number> };
     assert.deepEqual(report.overcredited, { ARS: 1850000 });
     assert.deepEqual(report.mismatches.map((m) => [m.orderId, m.overcredited]), [["ord_r2", 1850000]]);

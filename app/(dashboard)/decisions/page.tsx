@@ -136,7 +136,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                 <td className="nowrap">
                   <DateTime value={decision.at} />
                 </td>
-                <td data-testid="decision-provider">
+                <td className="breakable" data-testid="decision-provider">
                   {decision.provider}
                   {endpointWorthShowing(decision.provider, decision.endpoint) ? (
                     <>
@@ -147,7 +147,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                     </>
                   ) : null}
                 </td>
-                <td className="mono">
+                <td className="mono breakable">
                   {decision.eventId ?? "—"}
                   {decision.verified ? null : (
                     <>
@@ -162,7 +162,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                     </>
                   ) : null}
                 </td>
-                <td>
+                <td className="nowrap">
                   {decision.orderId ? (
                     <Link href={`/orders/${encodeURIComponent(decision.orderId)}`} className="mono">
                       {decision.orderId}
@@ -175,7 +175,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   <OutcomeBadge outcome={decision.outcome} />
                 </td>
                 <td className="num">{decision.httpStatus ?? "—"}</td>
-                <td className="wrap" data-testid="reason" data-coded={reasons.coded(decision)}>
+                <td className="wrap reason-cell" data-testid="reason" data-coded={reasons.coded(decision)}>
                   {reasons.describe(decision)}
                   {decision.diagnosis ? (
                     <>
@@ -186,7 +186,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                     </>
                   ) : null}
                 </td>
-                <td className="mono muted">{decision.secretLabel ?? "—"}</td>
+                <td className="mono muted breakable" data-testid="secret-label">{decision.secretLabel ?? "—"}</td>
               </tr>
             ))}
           </tbody>

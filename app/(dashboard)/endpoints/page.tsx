@@ -1,3 +1,4 @@
+import { forbidden } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { can } from "@/lib/auth/roles";
@@ -21,7 +22,7 @@ const SECRET_TONE: Record<SecretStatus, string> = { in_use: "ok", safe_to_retire
 export default async function EndpointsPage() {
   const actor = await requireActor("/endpoints");
   const [t, common, outcomes, locale] = await Promise.all([getTranslations("endpoints"), getTranslations("common"), getTranslations("outcome"), getLocale()]);
-  if (!can(actor.role, "endpoints.read")) return <p className="notice bad">{common("notAllowed")}</p>;
+  if (!can(actor.role, "endpoints.read")) forbidden();
   const health = await endpointsHealth(await db());
   const now = new Date(health.generatedAt).getTime();
   const age = (iso: string) => formatAge((now - new Date(iso).getTime()) / 1000, locale);

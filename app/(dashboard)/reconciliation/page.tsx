@@ -62,12 +62,18 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
                             <DateTime value={run.startedAt} />
                           </Link>
                         </td>
-                        <td>{run.source}</td>
-                        <td className="mono">{run.scope}</td>
-                        <td className="nowrap">
+                        <td className="breakable" data-testid="run-source">{run.source}</td>
+                        <td className="mono breakable">{run.scope}</td>
+                        <td>
                           {run.periodFrom && run.periodTo ? (
                             <>
-                              <DateTime value={run.periodFrom} /> – <DateTime value={run.periodTo} />
+                              <span className="nowrap">
+                                <DateTime value={run.periodFrom} />
+                              </span>{" "}
+                              –{" "}
+                              <span className="nowrap">
+                                <DateTime value={run.periodTo} />
+                              </span>
                             </>
                           ) : (
                             <span className="muted">{t("noPeriod")}</span>
@@ -81,7 +87,7 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
                           {share !== undefined && run.status !== "done" ? ` (${share}%)` : ""}
                         </td>
                         <td className="num">{run.mismatchCount > 0 ? <span className="diff-bad">{formatCount(run.mismatchCount, locale)}</span> : 0}</td>
-                        <td>{run.actor}</td>
+                        <td className="breakable">{run.actor}</td>
                       </tr>
                     );
                   })}

@@ -1,3 +1,4 @@
+import { forbidden } from "next/navigation";
 import Link from "next/link";
 import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
@@ -23,7 +24,7 @@ export const dynamic = "force-dynamic";
 export default async function AuditPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const actor = await requireActor("/admin/audit");
   const [t, common] = await Promise.all([getTranslations("audit"), getTranslations("common")]);
-  if (!can(actor.role, "users.manage")) return <p className="notice bad">{common("notAllowed")}</p>;
+  if (!can(actor.role, "users.manage")) forbidden();
   const params = await searchParams;
   const query = auditQueryFromParams(params);
   const options = await auditFilterOptions(await db());

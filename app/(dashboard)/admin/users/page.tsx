@@ -1,3 +1,4 @@
+import { forbidden } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { can } from "@/lib/auth/roles";
@@ -17,8 +18,8 @@ export const dynamic = "force-dynamic";
  */
 export default async function UsersPage() {
   const actor = await requireActor("/admin/users");
-  const [t, common] = await Promise.all([getTranslations("users"), getTranslations("common")]);
-  if (!can(actor.role, "users.manage")) return <p className="notice bad">{common("notAllowed")}</p>;
+  const t = await getTranslations("users");
+  if (!can(actor.role, "users.manage")) forbidden();
   const client = await db();
   const [users, keys] = await Promise.all([listUsers(client), listApiKeys(client)]);
   const now = new Date();
