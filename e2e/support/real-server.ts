@@ -149,15 +149,20 @@ export async function startReceiver(env: Env): Promise<{ child: Child; url: stri
   return { child, url };
 }
 
-/** Posts a signed lab delivery to a running server. */
+// Each post on its own connection: a pooled keep-alive socket the server is closing at that instant
+// (its 5 s idle timeout, under load) resets the request before the server reads it, and a test asserting
+// the one answer of one delivery must not read that as the server's.
+const FRESH_CONNECTION = { connection: "close" } as const;
+
+/** Posts a signed lab delivery to a running server (on a connection of its own). */
 export async function postLab(url: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<{ status: number; json: { outcome: string; reason: string } }> {
-  const response = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(E2E_LAB_SECRET, timestamp, body) } });
+  const response = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { ...FRESH_CONNECTION, "content-type": "application/json", "Lab-Signature": signTimestamped(E2E_LAB_SECRET, timestamp, body) } });
   return { status: response.status, json: await response.json() };
 }
 
 /** Creates an order on a running server. */
 export async function postOrder(url: string, id: string, amount: number, currency = "ARS"): Promise<number> {
-  const response = await fetch(`${url}/api/orders`, { method: "POST", body: JSON.stringify({ id, amount, currency }), headers: { "content-type": "application/json", authorization: `Bearer ${E2E_API_TOKEN}` } });
+  const response = await fetch(`${url}/api/orders`, { method: "POST", body: JSON.stringify({ id, amount, currency }), headers: { ...FRESH_CONNECTION, "content-type": "application/json", authorization: `Bearer ${E2E_API_TOKEN}` } });
   await response.arrayBuffer();
   return response.status;
 }
