@@ -17,6 +17,19 @@ import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker
 /** Write transactions of a run between two WAL checkpoints (a few MB of pages). */
 const CHECKPOINT_EVERY = 8;
 
+let worker: ReconciliationWorker | undefined;
+let stopRequested = false;
+// Before any await: a server that dies while this process is still starting closes the IPC channel, and
+// a listener added later would never hear it (the process would run on, orphaned).
+exitOnStop(
+  "reconciliation worker",
+  async () => {
+    stopRequested = true;
+    await worker?.stop();
+  },
+  { onDisconnect: true },
+);
+
 async function main(): Promise<void> {
   const config = readSettingsOrExit("Acredita reconciliation worker");
   const sqlite = !isPostgresUrl(config.DATABASE_URL);
@@ -41,13 +54,13 @@ async function main(): Promise<void> {
     if (sqlite && ++writes % CHECKPOINT_EVERY === 0) await driver.all("PRAGMA wal_checkpoint(PASSIVE)");
     await shareWriteLock(heldMs);
   };
-  const worker = new ReconciliationWorker(db, { pacing });
+  if (stopRequested) return;
+  worker = new ReconciliationWorker(db, { pacing });
   worker.start();
   logger.info({ reconciliationWorker: worker.owner, where: "reconciliation process" }, "reconciliation worker started");
   process.on("message", (message) => {
     if (message === "wake") notifyWork("reconciliation");
   });
-  exitOnStop("reconciliation worker", () => worker.stop(), { onDisconnect: true });
 }
 
 main().catch((error: unknown) => {

@@ -2,7 +2,9 @@
 // default true): an upload is taken by that process, not by the server's event loop; SIGTERM to the
 // server stops the child too, and the run in hand goes back to the queue (scope freed) to start over.
 // With RECONCILIATION_WORKER_PROCESS=false there is no such process and the server runs the run itself.
+// A server that dies (SIGKILL) while the child is still starting leaves no orphan behind.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 import { baseEnv, E2E_API_TOKEN, newDatabase, waitFor } from "../support/real-server";
@@ -31,10 +33,10 @@ function workerChildren(pid: number): number[] {
   });
 }
 
+/** Whether `pid` runs (a zombie left for an init that does not reap it counts as gone). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }
@@ -94,4 +96,28 @@ test("RECONCILIATION_WORKER_PROCESS=false: no worker process; the server runs th
   }, { timeoutMs: 60_000, intervalMs: 100 });
   assert.deepEqual(done, { status: "done", rows: 200 });
   assert.deepEqual(workerChildren(server.process.pid!), []);
+});
+
+test("a server SIGKILLed while its reconciliation worker process is still starting leaves no process behind", async () => {
+  // The parent starts the child through the server's own code, prints its pid and kills itself at once:
+  // the IPC channel closes while the child is still loading its modules.
+  const parentCode = [
+    `const loaded = await import("./lib/background/reconciliation-process.ts");`,
+    `const child = (loaded.startReconciliationProcess ?? loaded.default.startReconciliationProcess)();`,
+    `process.stdout.write(String(child.pid()) + "\\n", () => process.kill(process.pid, "SIGKILL"));`,
+  ].join("\n");
+  const parent = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", parentCode], {
+    env: { ...(baseEnv(newDatabase().url, { LOG_LEVEL: "silent" }) as NodeJS.ProcessEnv) },
+    // The child inherits these: a pipe would stay open as long as an orphan lives.
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let printed = "";
+  parent.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString("utf8")));
+  const pid = await waitFor("the child's pid", () => (/^\d+\n/.test(printed) ? Number(printed.trim().split("\n")[0]) : undefined), { timeoutMs: 30_000, intervalMs: 20 });
+  parent.stdout.destroy();
+  try {
+    await waitFor("the orphaned reconciliation worker to exit by itself", () => (alive(pid) ? undefined : true), { timeoutMs: 30_000, intervalMs: 100 });
+  } finally {
+    if (alive(pid)) process.kill(pid, "SIGKILL");
+  }
 });

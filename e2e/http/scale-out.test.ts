@@ -136,7 +136,7 @@ describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostg
     const folder = mkdtempSync(path.join(tmpdir(), "acredita-scaleout-"));
     const settlement = path.join(folder, "settlement.csv");
     writeFileSync(settlement, plan.settlementCsv);
-    const reconcile = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", settlement, "--json"], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, encoding: "utf8" });
+    const reconcile = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", settlement, "--json"], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, encoding: "utf8", timeout: 300_000 });
     assert.equal(reconcile.status, 0, reconcile.stdout + reconcile.stderr);
     assert.deepEqual(JSON.parse(reconcile.stdout).mismatches, []);
 

@@ -76,6 +76,9 @@ export async function waitFor<T>(what: string, check: () => Promise<T> | T, { ti
   }
 }
 
+/** How long a test waits for a process to stop after SIGTERM or SIGINT before it kills it (ms). */
+export const STOP_GRACE_MS = 60_000;
+
 /** A child process with its output kept (for failure messages) and its exit awaited. */
 export class Child {
   readonly output: string[] = [];
@@ -90,10 +93,22 @@ export class Child {
     return this.process.exitCode === null && this.process.signalCode === null;
   }
 
-  /** Sends `signal` (if still running) and waits for the exit. */
+  /**
+   * Sends `signal` (if still running) and waits for the exit. A process still running
+   * {@link STOP_GRACE_MS} after a signal other than SIGKILL is killed, and the call throws naming it
+   * with its last output: a stop that hangs fails its test instead of holding the whole run.
+   */
   async kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.alive) this.process.kill(signal);
-    return this.exited;
+    if (signal === "SIGKILL") return this.exited;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), STOP_GRACE_MS)));
+    const result = await Promise.race([this.exited, late]);
+    clearTimeout(timer);
+    if (result !== "late") return result;
+    this.process.kill("SIGKILL");
+    await this.exited;
+    throw new Error(`${this.name} did not exit within ${STOP_GRACE_MS / 1000} s of ${signal}; killed. Its last output:\n${this.log()}`);
   }
 
   log(): string {

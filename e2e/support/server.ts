@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { freePort } from "@/lib/net/free-port";
+import { STOP_GRACE_MS } from "./real-server";
 import { newTestDatabase } from "./test-database";
 
 /** A fresh, migrated database of the kind under test (SQLite file or PostgreSQL database); returns its URL. */
@@ -51,10 +52,22 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     port,
     process: child,
     output: () => output,
+    // A server killed by a signal has a signalCode and no exitCode: either means it is gone. One still
+    // running STOP_GRACE_MS after a gentler signal is killed, and the stop fails naming it.
     stop: (signal: NodeJS.Signals = "SIGTERM") =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
+      new Promise<void>((resolve, reject) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const late =
+          signal === "SIGKILL"
+            ? undefined
+            : setTimeout(() => {
+                child.kill("SIGKILL");
+                reject(new Error(`the server did not exit within ${STOP_GRACE_MS / 1000} s of ${signal}; killed. Its output:\n${output.slice(-4_000)}`));
+              }, STOP_GRACE_MS);
+        child.once("exit", () => {
+          clearTimeout(late);
+          resolve();
+        });
         child.kill(signal);
       }),
   };

@@ -7,7 +7,9 @@ import { errorMessage } from "@/lib/log/error-message";
  * SIGTERM or SIGINT (and, with `onDisconnect`, when its parent's IPC channel closes) it logs
  * `"<name> stopping"`, awaits `stop` (finish the work in hand, claim nothing new), closes the database
  * and exits 0. A later signal while stopping is ignored; a `stop` or close that throws is logged and
- * the process exits 1, so a supervisor sees the failure.
+ * the process exits 1, so a supervisor sees the failure. With `onDisconnect`, a channel that closed
+ * before this call (the parent died while this process was still loading its modules: Node emitted
+ * "disconnect" to no listener) begins the stop at once, so the process is never left running orphaned.
  */
 export function exitOnStop(name: string, stop: () => Promise<unknown>, options: { onDisconnect?: boolean } = {}): void {
   let exiting = false;
@@ -26,5 +28,8 @@ export function exitOnStop(name: string, stop: () => Promise<unknown>, options: 
       );
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => begin(signal));
-  if (options.onDisconnect) process.on("disconnect", () => begin("the parent process went away"));
+  if (options.onDisconnect) {
+    process.on("disconnect", () => begin("the parent process went away"));
+    if (process.send && !process.connected) begin("the parent process went away before this one started");
+  }
 }
