@@ -7,7 +7,7 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { basename } from "node:path";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { closeDb, db, type Db } from "@/lib/db/client";
+import { db, type Db } from "@/lib/db/client";
 import { labMismatches, formatLabMismatch, formatLabSummary } from "@/lib/reconciliation/reconcile";
 import type { RunProgress } from "@/lib/reconciliation/payment-run";
 import { formatProgress } from "@/lib/reconciliation/progress-line";
@@ -170,8 +170,6 @@ async function main(): Promise<number> {
       return 2;
     }
     throw error;
-  } finally {
-    await closeDb();
   }
 }
 

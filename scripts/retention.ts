@@ -5,7 +5,7 @@
 // 2 on a bad argument or setting, 1 on a database failure.
 import { z } from "zod";
 import { settingDefault, settings, SettingsError } from "@/lib/config/settings";
-import { closeDb, db } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { formatDecisionRetentionReport, purgeExpiredDecisions } from "@/lib/retention/purge-decisions";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
 import { runCli } from "@/lib/background/run-cli";
@@ -52,21 +52,18 @@ async function main(): Promise<number> {
     throw error;
   }
   const dryRun = args.includes("--dry-run");
-  try {
-    const database = await db();
-    const payloads = await purgeExpiredPayloads(database, { retentionDays: days.PAYLOAD_RETENTION_DAYS, dryRun });
-    const decisions = await purgeExpiredDecisions(database, { decisionRetentionDays: days.DECISION_RETENTION_DAYS, rejectionCountRetentionDays: days.REJECTION_COUNT_RETENTION_DAYS, dryRun });
-    if (args.includes("--json")) {
-      console.log(JSON.stringify({ ...payloads, decisions }));
-    } else {
-      console.log(`Retention periods (days): ${PERIODS.map(([, setting]) => `${setting}=${days[setting]} (default ${settingDefault(setting)})`).join(", ")}`);
-      console.log(formatRetentionReport(payloads));
-      console.log(formatDecisionRetentionReport(decisions));
-    }
-    return 0;
-  } finally {
-    await closeDb();
+  // runCli closes the database once this returns or throws.
+  const database = await db();
+  const payloads = await purgeExpiredPayloads(database, { retentionDays: days.PAYLOAD_RETENTION_DAYS, dryRun });
+  const decisions = await purgeExpiredDecisions(database, { decisionRetentionDays: days.DECISION_RETENTION_DAYS, rejectionCountRetentionDays: days.REJECTION_COUNT_RETENTION_DAYS, dryRun });
+  if (args.includes("--json")) {
+    console.log(JSON.stringify({ ...payloads, decisions }));
+  } else {
+    console.log(`Retention periods (days): ${PERIODS.map(([, setting]) => `${setting}=${days[setting]} (default ${settingDefault(setting)})`).join(", ")}`);
+    console.log(formatRetentionReport(payloads));
+    console.log(formatDecisionRetentionReport(decisions));
   }
+  return 0;
 }
 
 runCli("retention", () => main());

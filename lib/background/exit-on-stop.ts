@@ -1,4 +1,4 @@
-import { closeDb } from "@/lib/db/client";
+import { closeDbWithin } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
 
@@ -6,7 +6,7 @@ import { errorMessage } from "@/lib/log/error-message";
  * Makes a long-running CLI process (receiver, worker, reconciliation worker) stop cleanly: on the first
  * SIGTERM or SIGINT (and, with `onDisconnect`, when its parent's IPC channel closes) it logs
  * `"<name> stopping"`, awaits `stop` (finish the work in hand, claim nothing new), closes the database
- * and exits 0. A later signal while stopping is ignored; a `stop` or close that throws is logged and
+ * (waiting 10 s at most) and exits 0. A later signal while stopping is ignored; a `stop` or close that throws is logged and
  * the process exits 1, so a supervisor sees the failure. With `onDisconnect`, a channel that closed
  * before this call (the parent died while this process was still loading its modules: Node emitted
  * "disconnect" to no listener) begins the stop at once, so the process is never left running orphaned.
@@ -18,7 +18,7 @@ export function exitOnStop(name: string, stop: () => Promise<unknown>, options: 
     exiting = true;
     logger.info({ why }, `${name} stopping`);
     stop()
-      .then(closeDb)
+      .then(() => closeDbWithin(10_000))
       .then(
         () => process.exit(0),
         (error: unknown) => {

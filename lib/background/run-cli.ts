@@ -1,21 +1,24 @@
-import { closeDb } from "@/lib/db/client";
+import { closeDbWithin } from "@/lib/db/client";
 import { errorMessage } from "@/lib/log/error-message";
+
+/** How long a command waits for its database connections to close before it exits anyway (ms). */
+const CLOSE_WITHIN_MS = 10_000;
 
 /**
  * Runs a CLI's `main` and exits with the code it returns, once the database is closed (so no
- * connection or SQLite lock outlives the command). An error `main` throws is printed as
+ * connection or SQLite lock outlives the command), or after 10 s of waiting for that close. An error `main` throws is printed as
  * `"<name>: <message>"` on stderr (never a stack with values in it) and exits `errorCode` (default 1;
  * commands whose code 1 means "found something", such as `npm run lab`, pass 2).
  */
 export function runCli(name: string, main: () => Promise<number>, options: { errorCode?: number } = {}): void {
   main().then(
     async (code) => {
-      await closeDb();
+      await closeDbWithin(CLOSE_WITHIN_MS);
       process.exit(code);
     },
     async (error: unknown) => {
       console.error(`${name}: ${errorMessage(error)}`);
-      await closeDb().catch(() => undefined);
+      await closeDbWithin(CLOSE_WITHIN_MS).catch(() => undefined);
       process.exit(options.errorCode ?? 1);
     },
   );

@@ -5,6 +5,7 @@ import { attachDriver, sqliteDriver, type DriverDb } from "@/lib/db/driver";
 import { openPostgres } from "@/lib/db/open-postgres";
 import { serializedSqliteFactory } from "@/lib/db/serialized-sqlite-adapter";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { logger } from "@/lib/log/logger";
 
 export type Db = PrismaClient;
 /** The client handed to `$transaction` callbacks. */
@@ -68,4 +69,19 @@ export async function closeDb(): Promise<void> {
   const pending = globalForDb.acreditaDb;
   globalForDb.acreditaDb = undefined;
   if (pending) await (await pending).$disconnect();
+}
+
+/**
+ * {@link closeDb} for a process about to exit: a close still pending after `withinMs` is given up on,
+ * logged, and the promise resolves anyway (on PostgreSQL the pool's end waits for every checked-out
+ * connection, and an exit must not hang on one that is never returned). Rejects when the close fails.
+ */
+export async function closeDbWithin(withinMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), withinMs)));
+  try {
+    if ((await Promise.race([closeDb(), gaveUp])) === "late") logger.warn({ withinMs }, "the database connections did not close in time; exiting without them");
+  } finally {
+    clearTimeout(timer);
+  }
 }
