@@ -3,7 +3,7 @@ import { decideDispute, decidePayment, decideRefund, decideRefundFailed, type Ef
 import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
 import { ConcurrentChange } from "@/lib/core/failures";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
-import { bookCredit, bookEntry, bookRefund, entryExists, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundsOf } from "@/lib/ledger/bookings";
+import { bookCredit, bookEntry, bookRefund, entryAmount, entryExists, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundsOf } from "@/lib/ledger/bookings";
 import { disputeKey, refundFailedKey, type PaymentScope } from "@/lib/ledger/business-keys";
 import { orderByCheckoutSession, orderById, touchOrder, transitionOrder } from "@/lib/orders/transition-order";
 
@@ -135,7 +135,9 @@ export async function applyEffect(tx: SqlSession, source: EffectSource, effect: 
     case "dispute": {
       const credit = await findCredit(tx, source, effect.paymentKey);
       const order = await orderOfPayment(tx, credit, effect.orderRef);
-      const withdrawn = credit ? await entryExists(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "withdrawn")) : false;
+      // A withdrawal is booked negative: what the dispute withdrew, as a positive amount.
+      const withdrawal = credit ? await entryAmount(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "withdrawn")) : null;
+      const withdrawn = withdrawal === null ? null : -withdrawal;
       const reinstated = credit ? await entryExists(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "reinstated")) : false;
       const decision = decideDispute(source, effect, { order, credit, withdrawn, reinstated });
       return carryOut(tx, source, effect.paymentKey, order, decision, now);

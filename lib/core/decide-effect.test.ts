@@ -166,26 +166,46 @@ describe("decideRefundFailed and decideDispute", () => {
   });
 
   test("a dispute withdraws once, reinstates only after a withdrawal, and closes only a disputed order", () => {
-    const withdrawal = decideDispute(scope, dispute("funds_withdrawn"), { order: paid, credit, withdrawn: false, reinstated: false });
+    const withdrawal = decideDispute(scope, dispute("funds_withdrawn"), { order: paid, credit, withdrawn: null, reinstated: false });
     assert.deepEqual(withdrawal.kind === "book_and_move" && [withdrawal.entry, withdrawal.to, withdrawal.changes], [
       { businessKey: "dispute:stripe:acct_1:test:pi_1:dp_1:withdrawn", kind: "dispute_withdrawal", amount: -1_500, currency: "USD" },
       "disputed",
       { disputedAmount: 1_500 },
     ]);
-    assert.equal(decideDispute(scope, dispute("funds_withdrawn"), { order: paid, credit, withdrawn: true, reinstated: false }).kind, "duplicate");
-    assert.deepEqual(failure(decideDispute(scope, dispute("funds_reinstated"), { order: paid, credit, withdrawn: false, reinstated: false })), [
+    assert.equal(decideDispute(scope, dispute("funds_withdrawn"), { order: paid, credit, withdrawn: 1_500, reinstated: false }).kind, "duplicate");
+    assert.deepEqual(failure(decideDispute(scope, dispute("funds_reinstated"), { order: paid, credit, withdrawn: null, reinstated: false })), [
       "transition",
       "dispute dp_1 reinstates funds that were never booked as withdrawn for order ord_1: waiting for the withdrawal",
     ]);
     const disputed: OrderFacts = { ...paid, status: "disputed", disputedAmount: 1_500 };
-    const reinstated = decideDispute(scope, dispute("funds_reinstated"), { order: disputed, credit, withdrawn: true, reinstated: false });
+    const reinstated = decideDispute(scope, dispute("funds_reinstated"), { order: disputed, credit, withdrawn: 1_500, reinstated: false });
     assert.deepEqual(reinstated.kind === "book_and_move" && [reinstated.entry?.amount, reinstated.to, reinstated.changes], [1_500, "disputed", { disputedAmount: 0 }]);
-    assert.deepEqual(decideDispute(scope, dispute("won"), { order: disputed, credit, withdrawn: true, reinstated: true }).kind === "book_and_move", true);
-    assert.deepEqual(failure(decideDispute(scope, dispute("lost"), { order: paid, credit, withdrawn: false, reinstated: false })), ["transition", "no transition from paid on dispute.lost for order ord_1"]);
-    assert.deepEqual(failure(decideDispute(scope, dispute("opened"), { order: paid, credit: null, withdrawn: false, reinstated: false })), [
+    assert.deepEqual(decideDispute(scope, dispute("won"), { order: disputed, credit, withdrawn: 1_500, reinstated: true }).kind === "book_and_move", true);
+    assert.deepEqual(failure(decideDispute(scope, dispute("lost"), { order: paid, credit, withdrawn: null, reinstated: false })), ["transition", "no transition from paid on dispute.lost for order ord_1"]);
+    assert.deepEqual(failure(decideDispute(scope, dispute("opened"), { order: paid, credit: null, withdrawn: null, reinstated: false })), [
       "transition",
       "dispute of payment pi_1 for order ord_1, which was never credited: waiting for its credit",
     ]);
-    assert.deepEqual(failure(decideDispute(scope, dispute("opened", 1_501), { order: paid, credit, withdrawn: false, reinstated: false })), ["amount_mismatch", "dispute amount 1501 is outside 1..1500 for order ord_1"]);
+    assert.deepEqual(failure(decideDispute(scope, dispute("opened", 1_501), { order: paid, credit, withdrawn: null, reinstated: false })), ["amount_mismatch", "dispute amount 1501 is outside 1..1500 for order ord_1"]);
+  });
+
+  test("a dispute's movements stay within the credit: a reinstatement at most what it withdrew, withdrawals outstanding at most the credit", () => {
+    const disputed: OrderFacts = { ...paid, status: "disputed", disputedAmount: 1 };
+    assert.deepEqual(failure(decideDispute(scope, dispute("funds_reinstated", 1_500), { order: disputed, credit, withdrawn: 1, reinstated: false })), [
+      "amount_mismatch",
+      "dispute dp_1: reinstatement of 1500 USD is more than the 1 USD it withdrew for order ord_1",
+    ]);
+    const back = decideDispute(scope, dispute("funds_reinstated", 1), { order: disputed, credit, withdrawn: 1, reinstated: false });
+    assert.deepEqual(back.kind === "book_and_move" && [back.entry?.amount, back.changes], [1, { disputedAmount: 0 }]);
+    const partly: OrderFacts = { ...paid, status: "disputed", disputedAmount: 1_000 };
+    assert.deepEqual(failure(decideDispute(scope, dispute("funds_withdrawn", 501), { order: partly, credit, withdrawn: null, reinstated: false })), [
+      "amount_mismatch",
+      "dispute dp_1: withdrawal of 501 USD is more than the 500 USD of the payment not already withdrawn for order ord_1",
+    ]);
+    const rest = decideDispute(scope, dispute("funds_withdrawn", 500), { order: partly, credit, withdrawn: null, reinstated: false });
+    assert.deepEqual(rest.kind === "book_and_move" && [rest.entry?.amount, rest.changes], [-500, { disputedAmount: 1_500 }]);
+    // A refunded payment can still be disputed for its amount (Stripe withdraws it all the same).
+    const refundedOrder: OrderFacts = { ...created, status: "refunded", refundedAmount: 1_500 };
+    assert.equal(decideDispute(scope, dispute("funds_withdrawn"), { order: refundedOrder, credit, withdrawn: null, reinstated: false }).kind, "book_and_move");
   });
 });

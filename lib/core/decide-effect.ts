@@ -213,10 +213,15 @@ export function decideRefundFailed(source: DecisionSource & PaymentScope, effect
  * Decides a dispute's phase (Stripe charge.dispute.*). `opened` moves a paid order to disputed;
  * `funds_withdrawn` books the amount out once per dispute (moving a paid order to disputed too, as
  * the events may come in any order); `funds_reinstated` books it back once, after the withdrawal;
- * `won` moves disputed -> paid and `lost` disputed -> dispute_lost. Takes which of the dispute's
- * movements are already booked.
+ * `won` moves disputed -> paid and `lost` disputed -> dispute_lost. Takes what this dispute already
+ * withdrew (minor units, positive; null when not booked) and whether it was reinstated. Bounds, so a
+ * signing secret cannot move a payment's books past its credit: the withdrawals outstanding on the
+ * order (its `disputedAmount`) never exceed the credit, and a reinstatement never exceeds what its
+ * dispute withdrew (Stripe: one dispute per charge, for at most the charge's amount; the funds
+ * reinstated are the funds withdrawn). A refunded payment can still be disputed (Stripe withdraws the
+ * disputed amount all the same), so refunds do not lower the bound. Past a bound: amount_mismatch.
  */
-export function decideDispute(source: DecisionSource & PaymentScope, effect: Extract<Effect, { kind: "dispute" }>, facts: CreditedFacts & { withdrawn: boolean; reinstated: boolean }): EffectDecision {
+export function decideDispute(source: DecisionSource & PaymentScope, effect: Extract<Effect, { kind: "dispute" }>, facts: CreditedFacts & { withdrawn: number | null; reinstated: boolean }): EffectDecision {
   const checked = creditedPayment(source, effect, facts, "dispute");
   if ("kind" in checked) return checked;
   const { order, credit } = checked;
@@ -230,7 +235,11 @@ export function decideDispute(source: DecisionSource & PaymentScope, effect: Ext
       return { kind: "book_and_move", ...because("dispute_opened", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, from: order.status, to }), ...stay, to, changes: {} };
     }
     case "funds_withdrawn": {
-      if (facts.withdrawn) return { kind: "duplicate", ...because("dispute_withdrawal_duplicate", { disputeId }), orderId: order.id };
+      if (facts.withdrawn !== null) return { kind: "duplicate", ...because("dispute_withdrawal_duplicate", { disputeId }), orderId: order.id };
+      const available = credit.amount - order.disputedAmount;
+      if (effect.amount > available) {
+        return fail("amount_mismatch", because("dispute_withdrawal_too_large", { disputeId, amount: money(effect.amount, credit.currency), available: money(Math.max(0, available), credit.currency), orderId: order.id }), order.id);
+      }
       const to: OrderStatus = order.status === "paid" ? "disputed" : (order.status as OrderStatus);
       return {
         kind: "book_and_move",
@@ -243,7 +252,10 @@ export function decideDispute(source: DecisionSource & PaymentScope, effect: Ext
     }
     case "funds_reinstated": {
       if (facts.reinstated) return { kind: "duplicate", ...because("dispute_reinstatement_duplicate", { disputeId }), orderId: order.id };
-      if (!facts.withdrawn) return fail("transition", because("dispute_reinstate_waiting", { disputeId, orderId: order.id }), order.id);
+      if (facts.withdrawn === null) return fail("transition", because("dispute_reinstate_waiting", { disputeId, orderId: order.id }), order.id);
+      if (effect.amount > facts.withdrawn) {
+        return fail("amount_mismatch", because("dispute_reinstatement_too_large", { disputeId, amount: money(effect.amount, credit.currency), withdrawn: money(facts.withdrawn, credit.currency), orderId: order.id }), order.id);
+      }
       return {
         kind: "book_and_move",
         ...because("dispute_reinstated", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, status: order.status }),

@@ -47,6 +47,12 @@ export async function entryExists(session: SqlSession, businessKey: string): Pro
   return (await session.all(`SELECT 1 AS "found" FROM "LedgerEntry" WHERE "businessKey" = ?`, [businessKey])).length > 0;
 }
 
+/** The signed amount (minor units) of the ledger entry booked under `businessKey`, or null when there is none. */
+export async function entryAmount(session: SqlSession, businessKey: string): Promise<number | null> {
+  const [row] = await session.all<{ amount: number | bigint }>(`SELECT "amount" FROM "LedgerEntry" WHERE "businessKey" = ?`, [businessKey]);
+  return row === undefined ? null : Number(row.amount);
+}
+
 /**
  * Books one ledger entry of `kind` under its business key: `INSERT ... ON CONFLICT ("businessKey") DO
  * NOTHING RETURNING`, no read first. Returns false when the key was already booked (a concurrent

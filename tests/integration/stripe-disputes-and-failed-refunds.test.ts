@@ -40,6 +40,8 @@ before(async () => {
   await pay("ord_d_unordered", "pi_d_unordered", 1_000);
   await pay("ord_r_failed", "pi_r_failed", 3_000);
   await pay("ord_r_full", "pi_r_full", 1_200);
+  await pay("ord_d_over", "pi_d_over", 5_000);
+  await pay("ord_d_under", "pi_d_under", 5_000);
 });
 after(closeDb);
 
@@ -95,6 +97,32 @@ describe("Stripe disputes", () => {
     assert.deepEqual(inquiry.json, { outcome: "ignored", reason: "dispute dp_inq has status warning_needs_response: no funds moved, order unchanged" });
     const tooMuch = await send("evt_dp_big", "charge.dispute.funds_withdrawn", dispute({ id: "dp_big", paymentIntent: "pi_d_won", amount: 2_501, status: "needs_response" }));
     assert.deepEqual([tooMuch.status, tooMuch.json], [422, { outcome: "dead_lettered", reason: "dispute amount 2501 is outside 1..2500 for order ord_d_won" }]);
+  });
+});
+
+describe("a Stripe signing secret cannot move a payment's books past its credit through disputes", () => {
+  test("a reinstatement larger than its dispute's withdrawal is a dead letter: the order is never credited above its price", async () => {
+    const withdrawn = await send("evt_dp_over_1", "charge.dispute.funds_withdrawn", dispute({ id: "dp_over", paymentIntent: "pi_d_over", amount: 1, status: "needs_response" }));
+    assert.equal(withdrawn.json.outcome, "applied");
+    const inflated = await send("evt_dp_over_2", "charge.dispute.funds_reinstated", dispute({ id: "dp_over", paymentIntent: "pi_d_over", amount: 5_000, status: "won" }));
+    assert.deepEqual([inflated.status, inflated.json], [422, { outcome: "dead_lettered", reason: "dispute dp_over: reinstatement of 5000 USD is more than the 1 USD it withdrew for order ord_d_over" }]);
+    const ledger = await ledgerOf("ord_d_over");
+    assert.deepEqual([ledger.status, ledger.credited, ledger.disputed, ledger.entries.map(([kind, amount]) => [kind, amount])], ["disputed", 4_999, 1, [["credit", 5_000], ["dispute_withdrawal", -1]]]);
+    const exact = await send("evt_dp_over_3", "charge.dispute.funds_reinstated", dispute({ id: "dp_over", paymentIntent: "pi_d_over", amount: 1, status: "won" }));
+    assert.equal(exact.json.outcome, "applied");
+    assert.deepEqual([(await ledgerOf("ord_d_over")).credited, (await ledgerOf("ord_d_over")).disputed], [5_000, 0]);
+  });
+
+  test("withdrawals outstanding never exceed the credit: a second dispute's withdrawal is a dead letter; a refunded payment can still be disputed once", async () => {
+    const refunded = await send("evt_dp_under_1", "charge.refunded", charge({ id: "ch_under", paymentIntent: "pi_d_under", amount: 5_000, amountRefunded: 5_000, currency: "usd" }));
+    assert.equal(refunded.json.outcome, "applied");
+    // Stripe withdraws a dispute's amount even from a refunded charge: that one is booked.
+    const first = await send("evt_dp_under_2", "charge.dispute.funds_withdrawn", dispute({ id: "dp_under_1", paymentIntent: "pi_d_under", amount: 5_000, status: "needs_response" }));
+    assert.equal(first.json.outcome, "applied");
+    const second = await send("evt_dp_under_3", "charge.dispute.funds_withdrawn", dispute({ id: "dp_under_2", paymentIntent: "pi_d_under", amount: 5_000, status: "needs_response" }));
+    assert.deepEqual([second.status, second.json], [422, { outcome: "dead_lettered", reason: "dispute dp_under_2: withdrawal of 5000 USD is more than the 0 USD of the payment not already withdrawn for order ord_d_under" }]);
+    const ledger = await ledgerOf("ord_d_under");
+    assert.deepEqual([ledger.status, ledger.credited, ledger.refunded, ledger.disputed, ledger.entries.length], ["refunded", -5_000, 5_000, 5_000, 3]);
   });
 });
 
