@@ -13,7 +13,7 @@ import type { RunProgress } from "@/lib/reconciliation/payment-run";
 import { formatProgress } from "@/lib/reconciliation/progress-line";
 import { formatOfFile } from "@/lib/reconciliation/report-head";
 import { allMismatches, formatMismatchLine, formatRunLine, formatTotalsLines, runSummary } from "@/lib/reconciliation/run-report";
-import { claimRun, executeRun, queueRun } from "@/lib/reconciliation/runs";
+import { claimRun, executeRun, holdQueuedRun, queueRun } from "@/lib/reconciliation/runs";
 import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } from "@/lib/reconciliation/run-scope";
 import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
 import { newWorkerId } from "@/lib/background/worker-id";
@@ -47,6 +47,8 @@ function parseArgs(args: string[]): { file?: string; flags: Map<string, string |
 }
 
 // Ids and fields come from the uploaded report and the providers' events: nothing in them may drive the terminal.
+/** Every line on stderr too is terminal-safe: error messages quote the report's cells. */
+const printError = (line: string) => console.error(terminalSafe(line));
 const write = (text: string) => new Promise<void>((resolve) => (process.stdout.write(terminalSafe(text)) ? resolve() : process.stdout.once("drain", () => resolve())));
 
 /** Prints an order-level (lab) run as before: one line per mismatch and the summary, or the --json shape. */
@@ -111,26 +113,26 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs(process.argv.slice(2));
   } catch (error) {
-    console.error(`reconcile: ${(error as Error).message}\n${USAGE}`);
+    printError(`reconcile: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
   const { file, flags } = parsed;
   if (!file) {
-    console.error(USAGE);
+    printError(USAGE);
     return 2;
   }
   if (!existsSync(file)) {
-    console.error(`reconcile: ${file}: no such file`);
+    printError(`reconcile: ${file}: no such file`);
     return 2;
   }
   if (!statSync(file).isFile()) {
-    console.error(`reconcile: ${file}: not a file`);
+    printError(`reconcile: ${file}: not a file`);
     return 2;
   }
   const json = flags.has("--json");
   const locale = cliLocale(process.argv.slice(2), process.env);
   if (typeof locale !== "string") {
-    console.error(`reconcile: ${locale.error}\n${USAGE}`);
+    printError(`reconcile: ${locale.error}\n${USAGE}`);
     return 2;
   }
   const view = cliReasons(locale);
@@ -147,17 +149,23 @@ async function main(): Promise<number> {
     const runId = await queueRun(client, { source: basename(file), format, scope, actor: operator, bytesTotal: statSync(file).size });
     const owner = newWorkerId("reconcile-cli");
     let run = await claimRun(client, runId, owner);
-    // One run per scope at a time: wait for the one in progress (a worker's, or another command's).
+    // One run per scope at a time: wait for the one in progress (a worker's, or another command's),
+    // holding this run (no worker claims a command's run; one not held is failed).
     while (!run) {
-      console.error(`reconcile: waiting for the run in progress on ${scopeKey(scope)}`);
+      printError(`reconcile: waiting for the run in progress on ${scopeKey(scope)}`);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const status = await holdQueuedRun(client, runId);
+      if (status !== "queued") {
+        printError(`reconcile: run ${runId} left the queue while waiting (${status ?? "deleted"})`);
+        return 2;
+      }
       run = await claimRun(client, runId, owner);
     }
     const progress = progressPrinter();
     const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
     progress.end();
     if (outcome.status !== "done") {
-      console.error(`reconcile: ${file}: ${outcome.status === "failed" ? outcome.error : outcome.reason}`);
+      printError(`reconcile: ${file}: ${outcome.status === "failed" ? outcome.error : outcome.reason}`);
       return 2;
     }
     await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
@@ -166,7 +174,7 @@ async function main(): Promise<number> {
     return outcome.mismatchCount === 0 ? 0 : 1;
   } catch (error) {
     if (error instanceof SettlementCsvError || error instanceof ScopeError) {
-      console.error(`reconcile: ${file}: ${error.message}`);
+      printError(`reconcile: ${file}: ${error.message}`);
       return 2;
     }
     throw error;

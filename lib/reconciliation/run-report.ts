@@ -190,14 +190,26 @@ export function mismatchCsvHeader(): string {
   return CSV_COLUMNS.join(",");
 }
 
-function csvField(value: string): string {
-  // Quoted when needed; a leading =, +, -, @, tab or carriage return is prefixed with ' so a spreadsheet
-  // does not run the cell as a formula (OWASP, CSV injection).
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+/** A cell a spreadsheet runs as a formula: one that starts with =, +, -, @, a tab or a carriage return (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Where else a cell can start: a spreadsheet whose list separator is ";" (most European locales, es-AR
+ * among them) splits this comma-separated file at every ";" as well, quotes or not, so a formula can
+ * follow a ";" (or another separator) inside a field.
+ */
+const FORMULA_AFTER_SEPARATOR = /([;,\t\r\n])(?=[=+\-@])/g;
+
+/** A text cell (ids, codes, actions: report and webhook input among them), prefixed with ' wherever a cell could start a formula, then quoted when needed. */
+function csvText(value: string): string {
+  const inner = value.replace(FORMULA_AFTER_SEPARATOR, "$1'");
+  const safe = FORMULA_START.test(inner) ? `'${inner}` : inner;
+  return /[",;\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** One mismatch as a CSV row of the export (amounts in minor units, lines separated by spaces). */
+/** One mismatch as a CSV row of the export (amounts in minor units, as numbers; lines separated by spaces). */
 export function mismatchCsvLine(m: MismatchView): string {
-  return [m.code, m.paymentId, m.orderId, m.currency, String(m.settled), String(m.booked), m.line === null ? "" : String(m.line), m.lines.join(" "), m.nextAction].map(csvField).join(",");
+  const texts = [m.code, m.paymentId, m.orderId, m.currency].map(csvText);
+  // Integers Acredita computed: a minus sign here is a negative amount, never a formula.
+  const numbers = [m.settled, m.booked].map((amount) => String(Math.trunc(amount)));
+  return [...texts, ...numbers, m.line === null ? "" : String(m.line), csvText(m.lines.join(" ")), csvText(m.nextAction)].join(",");
 }

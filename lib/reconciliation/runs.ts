@@ -32,8 +32,13 @@ export interface ClaimedRun {
   bytesTotal: number;
 }
 
-/** Creates a queued run. Returns its id. */
-export async function queueRun(db: Db, run: NewRun): Promise<string> {
+/**
+ * Creates a queued run. Returns its id. A run with a spooled file (`filePath`: an upload) is for any
+ * worker to claim; one without is a command's (`npm run reconcile` reads its own file): no worker
+ * claims it, and the command holds it while it waits its turn ({@link holdQueuedRun}, a lease of
+ * RUN_LEASE_MS from now), so a command that died waiting leaves no run queued for ever.
+ */
+export async function queueRun(db: Db, run: NewRun, now = new Date()): Promise<string> {
   const created = await db.reconciliationRun.create({
     data: {
       source: run.source.slice(0, 255),
@@ -49,6 +54,7 @@ export async function queueRun(db: Db, run: NewRun): Promise<string> {
       actor: run.actor.slice(0, 255),
       filePath: run.filePath ?? null,
       bytesTotal: run.bytesTotal ?? 0,
+      leaseUntil: run.filePath ? null : new Date(now.getTime() + RUN_LEASE_MS),
     },
     select: { id: true },
   });
@@ -83,16 +89,33 @@ export async function claimRun(db: Db, runId: string, owner: string, now = new D
   }
 }
 
+/**
+ * Renews the lease of a command's run while it waits its turn (queued). Returns the run's status: a
+ * status other than `queued` means the run left the queue without the command (failed by
+ * {@link claimNextRun} after the lease ran out), and the command must stop waiting.
+ */
+export async function holdQueuedRun(db: Db, runId: string, now = new Date()): Promise<string | null> {
+  await db.reconciliationRun.updateMany({ where: { id: runId, status: "queued" }, data: { leaseUntil: new Date(now.getTime() + RUN_LEASE_MS) } });
+  return (await db.reconciliationRun.findUnique({ where: { id: runId }, select: { status: true } }))?.status ?? null;
+}
+
 /** Claims after which a run that never ends (its worker crashing or failing each time) is failed. */
 export const MAX_RUN_ATTEMPTS = 3;
 
 /**
  * Claims the oldest queued run whose scope is free. Runs whose worker stopped renewing its lease
  * (a crash, or an error the worker logged) are queued again first, and start over from their first
- * line; after {@link MAX_RUN_ATTEMPTS} claims they are failed instead. Returns null when nothing can
- * run now.
+ * line; after {@link MAX_RUN_ATTEMPTS} claims they are failed instead. Only runs with a spooled file
+ * are claimed: a command's run (no file) is its command's to run, and is failed once its command
+ * stopped holding it (waiting or running). Returns null when nothing can run now.
  */
 export async function claimNextRun(db: Db, owner: string, now = new Date()): Promise<ClaimedRun | null> {
+  const commandGone = { filePath: null, status: { in: ["queued", "running"] }, leaseUntil: { lt: now } };
+  for (const run of await db.reconciliationRun.findMany({ where: commandGone, select: { id: true } })) {
+    // Conditional: a command that renewed its lease meanwhile keeps its run.
+    const failed = await db.reconciliationRun.updateMany({ where: { id: run.id, ...commandGone }, data: { status: "failed", error: "the command running it stopped before the run ended", finishedAt: now, activeScope: null } });
+    if (failed.count === 1) await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
+  }
   const abandoned = { status: "running", leaseUntil: { lt: now } };
   const given = await db.reconciliationRun.findMany({ where: { ...abandoned, attempts: { gte: MAX_RUN_ATTEMPTS } }, select: { id: true, filePath: true } });
   for (const run of given) {
@@ -102,7 +125,7 @@ export async function claimNextRun(db: Db, owner: string, now = new Date()): Pro
   }
   await db.reconciliationRun.updateMany({ where: abandoned, data: { status: "queued", activeScope: null, claimedBy: null } });
   const busy = new Set((await db.reconciliationRun.findMany({ where: { status: "running" }, select: { scopeKey: true } })).map((row) => row.scopeKey));
-  const queued = await db.reconciliationRun.findMany({ where: { status: "queued", ...(busy.size > 0 ? { scopeKey: { notIn: [...busy] } } : {}) }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take: 20, select: { id: true } });
+  const queued = await db.reconciliationRun.findMany({ where: { status: "queued", filePath: { not: null }, ...(busy.size > 0 ? { scopeKey: { notIn: [...busy] } } : {}) }, orderBy: [{ startedAt: "asc" }, { id: "asc" }], take: 20, select: { id: true } });
   for (const { id } of queued) {
     const claimed = await claimRun(db, id, owner, now);
     if (claimed) return claimed;

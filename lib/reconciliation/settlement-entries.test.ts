@@ -77,3 +77,13 @@ test("bad input names the line and the column; a missing required column is name
   assert.equal(await failure("order_id,provider_status,amount,currency\nord_1,approved,100,ARS\n"), "line 1: the lab's order-level file is not a payment-level report");
   assert.equal(await failure(""), "line 1: empty file: expected a header row");
 });
+
+test("an id holding a control character is refused, optional ids too: no newline or escape sequence reaches a page, a CLI line or an export", async () => {
+  const header = "transaction_id,created_at,kind,payment_id,order_id,amount,currency";
+  // A quoted newline makes the record two lines long: the error names the line where it ends.
+  assert.equal(await failure(`${header}\nt1,2026-11-29T12:00:00Z,charge,"p1\nALL GOOD: 0 mismatches",,100,USD\n`), "line 3: payment_id: not an id");
+  assert.equal(await failure(`${header}\nt1,2026-11-29T12:00:00Z,charge,p1,ord\u001b[2J,100,USD\n`), "line 2: order_id: not an id");
+  assert.equal(await failure(`${header}\nt1,2026-11-29T12:00:00Z,charge,p1\u202e,,100,USD\n`), "line 2: payment_id: not an id");
+  const stripeHeader = BALANCE_CHANGE.split("\n")[0];
+  assert.equal(await failure(`${stripeHeader}\ntxn_1,2026-11-29 12:00:00,x,x,usd,25.00,0,25.00,charge,ch_1,,,,,ch_1,pi_1,ord\u00071`), "line 2: payment_metadata[order_id]: not an id");
+});

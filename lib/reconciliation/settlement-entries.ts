@@ -124,10 +124,19 @@ function optional(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-function required(record: Record<string, string>, column: string, line: number): string {
+/** Characters no id holds: C0 and C1 controls (newlines, escapes), DEL, and the Unicode bidirectional overrides and isolates. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** An id column's value when present (trimmed), refused when it is longer than 255 or holds a control character. */
+function optionalId(record: Record<string, string>, column: string, line: number): string | undefined {
   const value = optional(record[column]);
+  if (value !== undefined && (value.length > 255 || CONTROL_CHARACTERS.test(value))) throw new SettlementCsvError(line, `${column}: not an id`);
+  return value;
+}
+
+function required(record: Record<string, string>, column: string, line: number): string {
+  const value = optionalId(record, column, line);
   if (!value) throw new SettlementCsvError(line, `${column}: missing`);
-  if (value.length > 255 || value.includes("\u0000")) throw new SettlementCsvError(line, `${column}: not an id`);
   return value;
 }
 
@@ -135,17 +144,17 @@ function required(record: Record<string, string>, column: string, line: number):
 function stripeEntry(record: Record<string, string>, line: number): SettlementEntry {
   const currency = isoCurrency(record.currency, line);
   const category = required(record, "reporting_category", line);
-  const chargeId = optional(record.charge_id);
+  const chargeId = optionalId(record, "charge_id", line);
   return {
     line,
     transactionId: required(record, "balance_transaction_id", line),
     createdAt: utcInstant(record.created_utc ?? "", "created_utc", line),
     kind: STRIPE_KINDS[category] ?? "other",
     category,
-    paymentId: optional(record.payment_intent_id) ?? chargeId ?? optional(record.source_id),
+    paymentId: optionalId(record, "payment_intent_id", line) ?? chargeId ?? optionalId(record, "source_id", line),
     chargeId,
-    orderId: optional(record["payment_metadata[order_id]"]),
-    payoutId: optional(record.automatic_payout_id),
+    orderId: optionalId(record, "payment_metadata[order_id]", line),
+    payoutId: optionalId(record, "automatic_payout_id", line),
     currency,
     gross: money(record.gross, currency, "gross", line),
     fee: money(record.fee, currency, "fee", line),
@@ -173,7 +182,7 @@ function paymentsEntry(record: Record<string, string>, line: number): Settlement
     kind,
     category: kind,
     paymentId: required(record, "payment_id", line),
-    orderId: optional(record.order_id),
+    orderId: optionalId(record, "order_id", line),
     currency,
     gross,
     fee,

@@ -19,22 +19,48 @@ export type SubmitResult =
   | { kind: "invalid"; message: string };
 
 /**
+ * Uploads this process is streaming to the spool now, per uploader and in all. A run's row exists only
+ * once its file is whole, so without these, uploads sent in parallel would all pass the limit below
+ * while each streams its file.
+ */
+const uploadsInFlight = { perActor: new Map<string, number>(), all: 0 };
+
+/** Counts an upload in flight until the returned function is called (once). */
+function startUpload(actor: string): () => void {
+  uploadsInFlight.perActor.set(actor, (uploadsInFlight.perActor.get(actor) ?? 0) + 1);
+  uploadsInFlight.all++;
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    const left = (uploadsInFlight.perActor.get(actor) ?? 1) - 1;
+    if (left > 0) uploadsInFlight.perActor.set(actor, left);
+    else uploadsInFlight.perActor.delete(actor);
+    uploadsInFlight.all--;
+  };
+}
+
+/**
  * Refuses an upload before it is read when its uploader already has RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR
- * runs queued or running, or all uploaders RECONCILIATION_MAX_PENDING_RUNS: the spool holds at most that
- * many files, so one uploader (or a leaked API key) cannot fill the disk or keep the worker busy for
- * hours. Checked before spooling: two uploads at the same instant may both pass (one run over).
+ * runs queued or running or uploads in flight, or all uploaders RECONCILIATION_MAX_PENDING_RUNS: the
+ * spool holds at most that many files, so one uploader (or a leaked API key) cannot fill the disk or
+ * keep the worker busy for hours. The uploads in flight are this process's: with several server
+ * processes each may stream that many at once.
  */
 async function pendingRunsRefusal(db: Db, actor: string): Promise<Extract<SubmitResult, { kind: "too_many_runs" }> | undefined> {
   const config = settings();
   const pending = { status: { in: ["queued", "running"] } };
-  const [mine, all] = await Promise.all([db.reconciliationRun.count({ where: { ...pending, actor } }), db.reconciliationRun.count({ where: pending })]);
+  const [queuedMine, queuedAll] = await Promise.all([db.reconciliationRun.count({ where: { ...pending, actor } }), db.reconciliationRun.count({ where: pending })]);
+  // Read after the await, with no await before the caller counts its own upload: parallel requests see each other.
+  const mine = queuedMine + (uploadsInFlight.perActor.get(actor) ?? 0);
+  const all = queuedAll + uploadsInFlight.all;
   if (mine >= config.RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR) {
     const limit = config.RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR;
-    return { kind: "too_many_runs", limit, scope: "actor", message: `too many runs: ${mine} of yours are queued or running (at most ${limit}, RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR); upload again when one has finished` };
+    return { kind: "too_many_runs", limit, scope: "actor", message: `too many runs: ${mine} of yours are uploading, queued or running (at most ${limit}, RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR); upload again when one has finished` };
   }
   if (all >= config.RECONCILIATION_MAX_PENDING_RUNS) {
     const limit = config.RECONCILIATION_MAX_PENDING_RUNS;
-    return { kind: "too_many_runs", limit, scope: "all", message: `too many runs: ${all} are queued or running (at most ${limit}, RECONCILIATION_MAX_PENDING_RUNS); upload again when one has finished` };
+    return { kind: "too_many_runs", limit, scope: "all", message: `too many runs: ${all} are uploading, queued or running (at most ${limit}, RECONCILIATION_MAX_PENDING_RUNS); upload again when one has finished` };
   }
   return undefined;
 }
@@ -69,6 +95,7 @@ export async function submitReport(
   if (declaredTooLarge(upload.contentLength, limit)) return { kind: "too_large", limitBytes: limit, message: new UploadTooLargeError(limit).message };
   const busy = await pendingRunsRefusal(db, upload.actor.email);
   if (busy) return busy;
+  const uploaded = startUpload(upload.actor.email);
   const { params } = upload;
   let spooled: { filePath: string; bytes: number } | undefined;
   try {
@@ -87,5 +114,8 @@ export async function submitReport(
     if (error instanceof UploadTooLargeError) return { kind: "too_large", limitBytes: error.limitBytes, message: error.message };
     if (error instanceof SettlementCsvError || error instanceof ScopeError) return { kind: "invalid", message: error.message };
     throw error;
+  } finally {
+    // Once queued the run's row counts instead (a moment of both only refuses more, never less).
+    uploaded();
   }
 }

@@ -7,18 +7,20 @@ import { Readable } from "node:stream";
 import { after, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { RUN_LEASE_MS } from "@/lib/reconciliation/payment-run";
-import { claimNextRun, claimRun, executeRun, MAX_RUN_ATTEMPTS, queueRun } from "@/lib/reconciliation/runs";
+import { claimNextRun, claimRun, executeRun, holdQueuedRun, MAX_RUN_ATTEMPTS, queueRun } from "@/lib/reconciliation/runs";
 import { stripeReport } from "@/e2e/support/stripe-reports";
 
 after(closeDb);
 
 const stripe = (account: string) => ({ provider: "stripe", account, livemode: true });
+/** An upload's run: its report spooled to a file (the claims below never open it). */
+const spooled = (name: string) => ({ filePath: `/spool/${name}.csv` });
 
 test("one run per scope at a time: the second of a scope waits, another scope's run goes ahead, in queue order", async () => {
   const database = await db();
-  const first = await queueRun(database, { source: "a1", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
-  const second = await queueRun(database, { source: "a2", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
-  const other = await queueRun(database, { source: "b1", format: "stripe-balance-change", scope: stripe("acct_q2"), actor: "test" });
+  const first = await queueRun(database, { ...spooled("a1"), source: "a1", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
+  const second = await queueRun(database, { ...spooled("a2"), source: "a2", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
+  const other = await queueRun(database, { ...spooled("b1"), source: "b1", format: "stripe-balance-change", scope: stripe("acct_q2"), actor: "test" });
   assert.equal((await claimNextRun(database, "w1"))?.id, first);
   assert.equal(await claimRun(database, second, "w2"), null, "the same scope is busy");
   assert.equal((await claimNextRun(database, "w2"))?.id, other);
@@ -34,7 +36,7 @@ test("one run per scope at a time: the second of a scope waits, another scope's 
 
 test("an abandoned run (lease expired) is claimed again from its first line; after three claims it is failed", async () => {
   const database = await db();
-  const runId = await queueRun(database, { source: "crashy", format: "stripe-balance-change", scope: stripe("acct_q3"), actor: "test" });
+  const runId = await queueRun(database, { ...spooled("crashy"), source: "crashy", format: "stripe-balance-change", scope: stripe("acct_q3"), actor: "test" });
   let now = Date.now();
   for (let attempt = 1; attempt <= MAX_RUN_ATTEMPTS; attempt++) {
     assert.equal((await claimNextRun(database, `w${attempt}`, new Date(now)))?.id, runId, `claim ${attempt}`);
@@ -55,4 +57,32 @@ test("a worker that stops mid-run puts the run back in the queue at its next bat
   assert.deepEqual(outcome, { status: "queued", reason: "the worker stopped; the run starts again from its first line" });
   const row = await database.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
   assert.deepEqual([row.status, row.activeScope, row.claimedBy], ["queued", null, null]);
+});
+
+test("a command's run (no spooled file) is never claimed by a worker; once its command stops holding it, it is failed and frees its scope", async () => {
+  const database = await db();
+  let now = Date.now();
+  const waiting = await queueRun(database, { source: "cli.csv", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "cli:test" }, new Date(now));
+  assert.equal(await claimNextRun(database, "w1", new Date(now)), null, "a worker never takes a command's run");
+  // The command holds it while it waits: still queued after more than one lease.
+  now += RUN_LEASE_MS - 1;
+  assert.equal(await holdQueuedRun(database, waiting, new Date(now)), "queued");
+  now += RUN_LEASE_MS - 1;
+  assert.equal(await claimNextRun(database, "w1", new Date(now)), null);
+  assert.equal((await database.reconciliationRun.findUniqueOrThrow({ where: { id: waiting } })).status, "queued");
+  // The command died: after its lease the run is failed, and the command (were it back) stops waiting.
+  now += RUN_LEASE_MS + 1;
+  assert.equal(await claimNextRun(database, "w1", new Date(now)), null);
+  const row = await database.reconciliationRun.findUniqueOrThrow({ where: { id: waiting } });
+  assert.deepEqual([row.status, row.error, row.activeScope], ["failed", "the command running it stopped before the run ended", null]);
+  assert.equal(await holdQueuedRun(database, waiting, new Date(now)), "failed");
+
+  // A command's run that it claimed and then stopped renewing (killed mid-run) is failed too, its scope freed.
+  const running = await queueRun(database, { source: "cli2.csv", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "cli:test" }, new Date(now));
+  assert.equal((await claimRun(database, running, "reconcile-cli", new Date(now)))?.id, running);
+  now += RUN_LEASE_MS + 1;
+  const upload = await queueRun(database, { ...spooled("after"), source: "after", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "test" }, new Date(now));
+  assert.equal((await claimNextRun(database, "w2", new Date(now)))?.id, upload, "the scope is free again");
+  assert.deepEqual((await database.reconciliationRun.findUniqueOrThrow({ where: { id: running } })).status, "failed");
+  await database.reconciliationRun.update({ where: { id: upload }, data: { status: "done", activeScope: null } });
 });

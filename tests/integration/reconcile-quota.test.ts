@@ -24,7 +24,7 @@ test("two pending runs per uploader and three in all; one more is refused before
     kind: "too_many_runs",
     limit: 2,
     scope: "actor",
-    message: "too many runs: 2 of yours are queued or running (at most 2, RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR); upload again when one has finished",
+    message: "too many runs: 2 of yours are uploading, queued or running (at most 2, RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR); upload again when one has finished",
   });
   assert.equal(readdirSync(spool).length, 2);
   assert.equal((await submit("bob@shop.test")).kind, "queued");
@@ -32,7 +32,7 @@ test("two pending runs per uploader and three in all; one more is refused before
     kind: "too_many_runs",
     limit: 3,
     scope: "all",
-    message: "too many runs: 3 are queued or running (at most 3, RECONCILIATION_MAX_PENDING_RUNS); upload again when one has finished",
+    message: "too many runs: 3 are uploading, queued or running (at most 3, RECONCILIATION_MAX_PENDING_RUNS); upload again when one has finished",
   });
   assert.deepEqual([readdirSync(spool).length, await (await db()).reconciliationRun.count()], [3, 3]);
 
@@ -40,4 +40,32 @@ test("two pending runs per uploader and three in all; one more is refused before
   await (await db()).reconciliationRun.update({ where: { id: first.id }, data: { status: "done", finishedAt: new Date() } });
   assert.equal((await submit("carol@shop.test")).kind, "queued");
   assert.equal((await submit("ana@shop.test")).kind, "too_many_runs");
+});
+
+test("uploads sent in parallel count while they stream: of five at once from one uploader, two are queued and three refused", async () => {
+  const database = await db();
+  await database.reconciliationRun.updateMany({ data: { status: "done", finishedAt: new Date() } });
+  const spooledBefore = readdirSync(spool).length;
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // Each body is held until every request has been checked: the five are all in flight at once.
+  const heldBody = () =>
+    new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await gate;
+        controller.enqueue(new TextEncoder().encode(csv));
+        controller.close();
+      },
+    });
+  const answers = Promise.all(
+    Array.from({ length: 5 }, () =>
+      submitReport(database, { body: heldBody(), contentLength: null, params: { format: "lab", source: "parallel.csv" }, actor: { id: "dan@shop.test", email: "dan@shop.test" }, via: { kind: "dashboard" } }),
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  release();
+  const results = await answers;
+  assert.deepEqual(results.map((result) => result.kind).sort(), ["queued", "queued", "too_many_runs", "too_many_runs", "too_many_runs"]);
+  assert.equal(results.find((result) => result.kind === "too_many_runs")?.message, "too many runs: 2 of yours are uploading, queued or running (at most 2, RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR); upload again when one has finished");
+  assert.deepEqual([readdirSync(spool).length - spooledBefore, await database.reconciliationRun.count({ where: { actor: "dan@shop.test" } })], [2, 2]);
 });

@@ -88,13 +88,15 @@ describe("npm run reconcile with a Stripe report", () => {
     assert.deepEqual([refused.code, refused.stderr], [2, `reconcile: ${refused.file}: --provider: the payments CSV needs its provider (yolfi, standard-webhooks, ...)`]);
   });
 
-  test("a report's fields cannot drive the terminal: escape sequences in a payment id are printed escaped", () => {
+  test("a report's fields cannot drive the terminal: an id with an escape sequence is refused, a bad cell quoted in an error is printed escaped", () => {
     const hostile = "ypay_\u001b]0;OWNED\u0007\u001b[2K\u001b[32mOK";
     const csv = `transaction_id,created_at,kind,payment_id,order_id,amount,currency,fee\nyt_esc,${TODAY}T12:00:00Z,charge,ypay_c_1,ord_c_yolfi,150000,ARS,1500\nyt_esc2,${TODAY}T12:00:00Z,charge,"${hostile}",,100,ARS,0\n`;
-    const result = cli(csv, "--provider", "yolfi");
-    assert.equal(result.code, 1, result.stderr);
-    assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(result.stdout), false, JSON.stringify(result.stdout));
-    assert.match(result.stdout, /ypay_\\x1b\]0;OWNED\\x07\\x1b\[2K\\x1b\[32mOK/);
+    const refusedId = cli(csv, "--provider", "yolfi");
+    assert.deepEqual([refusedId.code, refusedId.stderr], [2, `reconcile: ${refusedId.file}: line 3: payment_id: not an id`]);
+    const badKind = cli(`transaction_id,created_at,kind,payment_id,order_id,amount,currency,fee\nyt_k,${TODAY}T12:00:00Z,charge,ypay_k,,"\u001b]0;PWNED\u0007\u001b[2J",ARS,0\n`, "--provider", "yolfi");
+    assert.equal(badKind.code, 2, badKind.stderr);
+    assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(badKind.stderr), false, JSON.stringify(badKind.stderr));
+    assert.equal(badKind.stderr, `reconcile: ${badKind.file}: line 2: amount: "\\x1b]0;PWNED\\x07\\x1b[2J" must be a whole number of minor units`);
   });
 
   test("the lab's file still reconciles the lab alone: 0 mismatches after Stripe's and Yolfi's credits", () => {
