@@ -181,4 +181,28 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     db.close();
     await server.kill("SIGTERM");
   });
+
+  test("while the database stays locked, every delivery is still answered 503 (the background loops back off instead of crowding it out)", async () => {
+    const database = newDatabase();
+    const { child: server, url } = await startServer(baseEnv(database.url, { DATABASE_BUSY_TIMEOUT_MS: "200", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
+    track(server);
+    assert.equal(await postOrder(url, "ord_l1", 1500000), 201);
+    const lock = await holdWriteLock(database);
+    const answers: (number | string)[] = [];
+    try {
+      for (let i = 0; i < 5; i++) {
+        // A provider waits about 30 s for an answer. Before the back-off, the inbox worker, the outbox
+        // dispatcher and the other loops retried every 50 ms, each blocking SQLite's busy timeout, and
+        // deliveries waited 15 to 70 s or were never answered.
+        const body = labEvent(`evt_l${i}`, "payment.approved", "ord_l1", "pay_l1", 1500000);
+        answers.push(await postLab(url, body, undefined, AbortSignal.timeout(30_000)).then((answer) => answer.status, (error: Error) => `${error.name}: ${error.message}`));
+      }
+    } finally {
+      await lock.release();
+    }
+    assert.deepEqual(answers, [503, 503, 503, 503, 503]);
+    const retried = await postLab(url, labEvent("evt_l0", "payment.approved", "ord_l1", "pay_l1", 1500000));
+    assert.deepEqual([retried.status, retried.json.outcome], [200, "accepted"]);
+    await server.kill("SIGTERM");
+  });
 });

@@ -169,9 +169,9 @@ export async function startReceiver(env: Env): Promise<{ child: Child; url: stri
 // the one answer of one delivery must not read that as the server's.
 const FRESH_CONNECTION = { connection: "close" } as const;
 
-/** Posts a signed lab delivery to a running server (on a connection of its own). */
-export async function postLab(url: string, body: string, timestamp = Math.floor(Date.now() / 1000)): Promise<{ status: number; json: { outcome: string; reason: string } }> {
-  const response = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { ...FRESH_CONNECTION, "content-type": "application/json", "Lab-Signature": signTimestamped(E2E_LAB_SECRET, timestamp, body) } });
+/** Posts a signed lab delivery to a running server (on a connection of its own); `signal` can bound the wait. */
+export async function postLab(url: string, body: string, timestamp = Math.floor(Date.now() / 1000), signal?: AbortSignal): Promise<{ status: number; json: { outcome: string; reason: string } }> {
+  const response = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, signal, headers: { ...FRESH_CONNECTION, "content-type": "application/json", "Lab-Signature": signTimestamped(E2E_LAB_SECRET, timestamp, body) } });
   return { status: response.status, json: await response.json() };
 }
 

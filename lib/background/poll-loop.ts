@@ -1,13 +1,20 @@
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
 
+/** The longest wait after failed steps in a row (ms), unless the poll interval itself is longer. */
+export const FAILURE_BACKOFF_MAX_MS = 5_000;
+
 /**
  * Runs `step` again and again: at once while it reports work done, otherwise after `intervalMs` or as
  * soon as {@link PollLoop.wake} is called. A step that throws (database unavailable) is logged and
- * retried after the interval. {@link PollLoop.stop} lets the running step finish, then resolves.
+ * retried after the interval, doubled for each further failure in a row up to
+ * {@link FAILURE_BACKOFF_MAX_MS}: on SQLite a locked database blocks the thread for the busy timeout
+ * at every attempt, and loops retrying at their poll interval kept the server from answering webhooks
+ * (503) for tens of seconds. {@link PollLoop.stop} lets the running step finish, then resolves.
  */
 export class PollLoop {
   private stopping = false;
+  private failuresInARow = 0;
   private pendingWake = false;
   private running: Promise<void> | undefined;
   private wakeSleeper: (() => void) | undefined;
@@ -44,8 +51,10 @@ export class PollLoop {
       let didWork = false;
       try {
         didWork = await this.step();
+        this.failuresInARow = 0;
       } catch (error) {
-        logger.error({ err: errorMessage(error), loop: this.name }, "background step failed; retrying after the poll interval");
+        this.failuresInARow++;
+        logger.error({ err: errorMessage(error), loop: this.name, retryInMs: this.delayMs() }, "background step failed; retrying after the poll interval");
       }
       if (!didWork && !this.stopping) await this.idle();
       // Between two steps, let timers, I/O callbacks and signal handlers run: on SQLite a step can
@@ -53,6 +62,12 @@ export class PollLoop {
       // microtasks, so that SIGTERM (and stop()) were only seen once the inbox was empty.
       else await new Promise<void>((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** The wait before the next step when idle: the interval, doubled per failure in a row, capped. */
+  private delayMs(): number {
+    if (this.failuresInARow === 0) return this.intervalMs;
+    return Math.min(this.intervalMs * 2 ** Math.min(this.failuresInARow, 16), Math.max(this.intervalMs, FAILURE_BACKOFF_MAX_MS));
   }
 
   private idle(): Promise<void> {
@@ -67,7 +82,7 @@ export class PollLoop {
         this.pendingWake = false;
         resolve();
       };
-      const timer = setTimeout(done, this.intervalMs);
+      const timer = setTimeout(done, this.delayMs());
       this.wakeSleeper = done;
     });
   }
