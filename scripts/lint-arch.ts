@@ -7,7 +7,7 @@ import path from "node:path";
 const REPO = path.resolve(__dirname, "..");
 
 /** The folders and files cruised by default, relative to the base folder. */
-export const ARCH_ROOTS = ["lib", "app", "scripts", "bench", "e2e", "tests", "instrumentation.ts"];
+export const ARCH_ROOTS = ["lib", "app", "scripts", "bench", "e2e", "tests", "instrumentation.ts", "instrumentation-node.ts"];
 
 /** One forbidden import: the rule's name, the importing module and the imported one (paths relative to the base folder). */
 export interface ArchViolation {

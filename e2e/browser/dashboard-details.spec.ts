@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { ROLES } from "@/lib/auth/roles";
+import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 import { freePort } from "@/lib/net/free-port";
 import { createOrder } from "./support/api";
 import { E2E } from "./support/e2e-env";
@@ -157,4 +158,21 @@ test.describe("the demo users on the sign-in page of `npm run demo`", () => {
       await context.close();
     });
   }
+
+  test("the demo's admin is told up front that the demo creates no users, with no form to fill in vain", async ({ browser }, testInfo) => {
+    const context = await browser.newContext({ locale: "en" });
+    const page = await context.newPage();
+    const admin = DEMO_USERS.find((user) => user.role === "admin")!;
+    await page.goto(`${demoUrl}/sign-in`);
+    await page.getByLabel("Email").fill(admin.email);
+    await page.getByLabel("Password").fill(admin.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByTestId("signed-in-as")).toHaveAttribute("data-role", "admin");
+    await page.goto(`${demoUrl}/admin/users`);
+    await expect(page.getByTestId("users-demo-mode")).toHaveText(/^Demo mode: users are not created here\./);
+    await expect(page.locator("#u-email")).toHaveCount(0);
+    await expect(page.getByTestId("users-table")).toContainText(admin.email);
+    await screenshot(page, testInfo, "users-demo-mode");
+    await context.close();
+  });
 });

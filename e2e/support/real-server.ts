@@ -46,7 +46,7 @@ export function ensureBuilt(): void {
   try {
     const buildId = path.join(ROOT, ".next", "BUILD_ID");
     const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
-    const sources = Math.max(...["app", "lib", "instrumentation.ts", "next.config.mjs", "package.json", "prisma/schema.prisma"].map(newestSourceMtime));
+    const sources = Math.max(...["app", "lib", "instrumentation.ts", "instrumentation-node.ts", "next.config.mjs", "package.json", "prisma/schema.prisma"].map(newestSourceMtime));
     if (built > sources) return;
     const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { cwd: ROOT, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8" });
     if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout}\n${result.stderr}`);

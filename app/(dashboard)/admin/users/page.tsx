@@ -1,11 +1,11 @@
 import { forbidden } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
-import { can } from "@/lib/auth/roles";
+import { can, ROLES } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
 import { listApiKeys } from "@/lib/auth/api-keys";
 import { listUsers } from "@/lib/auth/users";
-import { settings } from "@/lib/config/settings";
+import { runMode, settings } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { endpointDefinitions, resolveEndpoint } from "@/lib/endpoints/endpoints";
 import { ActiveForm, CreateApiKeyForm, CreateUserForm, RevokeKeyForm, RevokeSessionsForm, RoleForm } from "./user-forms";
@@ -19,6 +19,7 @@ export const dynamic = "force-dynamic";
 export default async function UsersPage() {
   const actor = await requireActor("/admin/users");
   const t = await getTranslations("users");
+  const roles = await getTranslations("roles");
   if (!can(actor.role, "users.manage")) forbidden();
   const client = await db();
   const [users, keys] = await Promise.all([listUsers(client), listApiKeys(client)]);
@@ -27,7 +28,14 @@ export default async function UsersPage() {
   return (
     <>
       <h1>{t("title")}</h1>
-      <CreateUserForm />
+      {/* The action refuses in demo mode too; the page says so before anyone fills the form. */}
+      {runMode() === "demo" ? (
+        <p className="notice info" data-testid="users-demo-mode">
+          {t("demoMode")}
+        </p>
+      ) : (
+        <CreateUserForm />
+      )}
       <div className="table-wrap">
         <table data-testid="users-table">
           <thead>
@@ -48,7 +56,7 @@ export default async function UsersPage() {
                 <td className="mono">{user.email}</td>
                 <td>{user.name}</td>
                 <td>
-                  {user.role} <span className="muted">(<DateTime value={user.createdAt} />)</span>
+                  <span data-role={user.role}>{(ROLES as readonly string[]).includes(user.role) ? roles(user.role as (typeof ROLES)[number]) : user.role}</span> <span className="muted">(<DateTime value={user.createdAt} />)</span>
                 </td>
                 <td>
                   <RoleForm userId={user.id} role={user.role} email={user.email} />

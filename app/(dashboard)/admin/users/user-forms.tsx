@@ -109,6 +109,7 @@ export function RevokeKeyForm({ keyId, name }: { keyId: string; name: string }) 
 /** Create an API key for an active user; the key is shown once, in the answer. */
 export function CreateApiKeyForm({ owners, defaultDays }: { owners: { id: string; email: string; role: string }[]; defaultDays: number }) {
   const t = useTranslations("users");
+  const roles = useTranslations("roles");
   const [state, action, pending] = useActionState(createApiKeyAction, null);
   return (
     <form action={action} className="filters">
@@ -117,7 +118,7 @@ export function CreateApiKeyForm({ owners, defaultDays }: { owners: { id: string
         <select id="k-owner" name="userId">
           {owners.map((owner) => (
             <option key={owner.id} value={owner.id}>
-              {owner.email} ({owner.role})
+              {owner.email} ({(ROLES as readonly string[]).includes(owner.role) ? roles(owner.role as (typeof ROLES)[number]) : owner.role})
             </option>
           ))}
         </select>

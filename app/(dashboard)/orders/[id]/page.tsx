@@ -19,7 +19,7 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
   await requireActor(`/orders/${encodeURIComponent(id)}`);
   const timeline = await getOrderTimeline(await db(), id);
   if (!timeline) notFound();
-  const [t, o, nav, locale, reasons] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale(), serverReasons()]);
+  const [t, o, nav, locale, reasons, sources] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale(), serverReasons(), getTranslations("decisionSources")]);
   const { order } = timeline;
   return (
     <>
@@ -75,7 +75,7 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
               <td className="wrap" data-testid="reason" data-coded={reasons.coded(decision)}>
                 {reasons.describe(decision)}
               </td>
-              <td>{decision.source}</td>
+              <td data-source={decision.source}>{sources.has(decision.source) ? sources(decision.source as "receiver") : decision.source}</td>
             </tr>
           ))}
         </StaticTable>
