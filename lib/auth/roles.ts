@@ -5,6 +5,11 @@ export const ROLES = ["merchant", "support", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 export const roleSchema = z.enum(ROLES);
 
+/** Whether a stored role string is one of {@link ROLES} (a row written by another version may hold another). */
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
 /**
  * What a role may do. merchant: read orders, decisions and reconciliation, run a reconciliation;
  * support: also retry, assign and resolve dead letters and review items, and read the operational

@@ -18,7 +18,7 @@ export function exitOnStop(name: string, stop: () => Promise<unknown>, options: 
     exiting = true;
     logger.info({ why }, `${name} stopping`);
     stop()
-      .then(() => closeDbWithin(10_000))
+      .then(() => closeDbWithin())
       .then(
         () => process.exit(0),
         (error: unknown) => {

@@ -1,9 +1,6 @@
 import { closeDbWithin } from "@/lib/db/client";
 import { errorMessage } from "@/lib/log/error-message";
 
-/** How long a command waits for its database connections to close before it exits anyway (ms). */
-const CLOSE_WITHIN_MS = 10_000;
-
 /**
  * Runs a CLI's `main` and exits with the code it returns, once the database is closed (so no
  * connection or SQLite lock outlives the command), or after 10 s of waiting for that close. An error `main` throws is printed as
@@ -13,12 +10,12 @@ const CLOSE_WITHIN_MS = 10_000;
 export function runCli(name: string, main: () => Promise<number>, options: { errorCode?: number } = {}): void {
   main().then(
     async (code) => {
-      await closeDbWithin(CLOSE_WITHIN_MS);
+      await closeDbWithin();
       process.exit(code);
     },
     async (error: unknown) => {
       console.error(`${name}: ${errorMessage(error)}`);
-      await closeDbWithin(CLOSE_WITHIN_MS).catch(() => undefined);
+      await closeDbWithin().catch(() => undefined);
       process.exit(options.errorCode ?? 1);
     },
   );

@@ -72,11 +72,11 @@ export async function closeDb(): Promise<void> {
 }
 
 /**
- * {@link closeDb} for a process about to exit: a close still pending after `withinMs` is given up on,
+ * {@link closeDb} for a process about to exit: a close still pending after `withinMs` (default 10 s) is given up on,
  * logged, and the promise resolves anyway (on PostgreSQL the pool's end waits for every checked-out
  * connection, and an exit must not hang on one that is never returned). Rejects when the close fails.
  */
-export async function closeDbWithin(withinMs: number): Promise<void> {
+export async function closeDbWithin(withinMs = 10_000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), withinMs)));
   try {

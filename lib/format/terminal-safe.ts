@@ -1,9 +1,16 @@
 /**
- * Characters a terminal would act on rather than show: C0 controls but tab and newline, DEL, C1
- * controls (ESC sequences clear the screen, rewrite lines, set the window title) and the Unicode
- * bidirectional overrides and isolates (they reorder what is shown, "Trojan Source").
+ * Characters a terminal would act on rather than show: C0 controls, DEL, C1 controls (ESC sequences
+ * clear the screen, rewrite lines, set the window title) and the Unicode bidirectional overrides and
+ * isolates (they reorder what is shown, "Trojan Source"). Tab and newline among them are kept in
+ * lines printed ({@link terminalSafe}), never in an id ({@link holdsControlCharacters}).
  */
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const ANY_CONTROL = new RegExp(UNSAFE.source);
+
+/** Whether `text` holds any control character or bidirectional override, tab and newline included (ids never do). */
+export function holdsControlCharacters(text: string): boolean {
+  return ANY_CONTROL.test(text);
+}
 
 /**
  * Text safe to print on a terminal: every character of {@link UNSAFE} is shown as its escape
@@ -14,6 +21,7 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u20
  */
 export function terminalSafe(text: string): string {
   return text.replace(UNSAFE, (character) => {
+    if (character === "\t" || character === "\n") return character;
     const code = character.codePointAt(0)!;
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });

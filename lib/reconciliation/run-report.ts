@@ -210,6 +210,6 @@ function csvText(value: string): string {
 export function mismatchCsvLine(m: MismatchView): string {
   const texts = [m.code, m.paymentId, m.orderId, m.currency].map(csvText);
   // Integers Acredita computed: a minus sign here is a negative amount, never a formula.
-  const numbers = [m.settled, m.booked].map((amount) => String(Math.trunc(amount)));
+  const numbers = [m.settled, m.booked].map(String);
   return [...texts, ...numbers, m.line === null ? "" : String(m.line), csvText(m.lines.join(" ")), csvText(m.nextAction)].join(",");
 }

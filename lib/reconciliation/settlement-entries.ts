@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import { decimalToMinor, isIsoCurrency, MoneyFormatError } from "@/lib/money/minor-units";
 import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { holdsControlCharacters } from "@/lib/format/terminal-safe";
 
 /**
  * The settlement reports Acredita reads, told apart by their header row:
@@ -124,13 +125,10 @@ function optional(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-/** Characters no id holds: C0 and C1 controls (newlines, escapes), DEL, and the Unicode bidirectional overrides and isolates. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-
 /** An id column's value when present (trimmed), refused when it is longer than 255 or holds a control character. */
 function optionalId(record: Record<string, string>, column: string, line: number): string | undefined {
   const value = optional(record[column]);
-  if (value !== undefined && (value.length > 255 || CONTROL_CHARACTERS.test(value))) throw new SettlementCsvError(line, `${column}: not an id`);
+  if (value !== undefined && (value.length > 255 || holdsControlCharacters(value))) throw new SettlementCsvError(line, `${column}: not an id`);
   return value;
 }
 

@@ -1,7 +1,7 @@
 import { forbidden } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
-import { can, ROLES } from "@/lib/auth/roles";
+import { can, isRole } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
 import { listApiKeys } from "@/lib/auth/api-keys";
 import { listUsers } from "@/lib/auth/users";
@@ -56,7 +56,7 @@ export default async function UsersPage() {
                 <td className="mono">{user.email}</td>
                 <td>{user.name}</td>
                 <td>
-                  <span data-role={user.role}>{(ROLES as readonly string[]).includes(user.role) ? roles(user.role as (typeof ROLES)[number]) : user.role}</span> <span className="muted">(<DateTime value={user.createdAt} />)</span>
+                  <span data-role={user.role}>{isRole(user.role) ? roles(user.role) : user.role}</span> <span className="muted">(<DateTime value={user.createdAt} />)</span>
                 </td>
                 <td>
                   <RoleForm userId={user.id} role={user.role} email={user.email} />

@@ -1,7 +1,7 @@
 "use client";
 import { useTranslations } from "next-intl";
 import { useActionState } from "react";
-import { ROLES } from "@/lib/auth/roles";
+import { isRole, ROLES } from "@/lib/auth/roles";
 import { createApiKeyAction, createUserAction, revokeApiKeyAction, revokeSessionsAction, setActiveAction, setRoleAction } from "./actions";
 
 export function CreateUserForm() {
@@ -118,7 +118,7 @@ export function CreateApiKeyForm({ owners, defaultDays }: { owners: { id: string
         <select id="k-owner" name="userId">
           {owners.map((owner) => (
             <option key={owner.id} value={owner.id}>
-              {owner.email} ({(ROLES as readonly string[]).includes(owner.role) ? roles(owner.role as (typeof ROLES)[number]) : owner.role})
+              {owner.email} ({isRole(owner.role) ? roles(owner.role) : owner.role})
             </option>
           ))}
         </select>
