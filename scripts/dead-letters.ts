@@ -55,7 +55,7 @@ async function main(args: string[]): Promise<number> {
       print(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
       print(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
     }
-    print(`${letters.length} ${status === "all" ? "" : `${status} `}dead letter${letters.length === 1 ? "" : "s"}`);
+    print(view.t("reasons.cli.deadLetterCount", { status, count: letters.length, n: view.count(letters.length) }));
     return 0;
   }
   const confirmReviewFirst = rest.includes("--confirm-review-first");
@@ -66,8 +66,9 @@ async function main(args: string[]): Promise<number> {
     const counts = new Map<string, number>();
     for (const result of results) counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
     const summary = [...counts].map(([outcome, count]) => `${outcome} ${count}`).join(", ");
-    print(`retried ${results.length} dead letter${results.length === 1 ? "" : "s"}${summary ? `: ${summary}` : ""}`);
-    if (counts.has("review_first")) print("review-first dead letters were left as they are: retry them with --confirm-review-first once the order is corrected");
+    // The outcomes stay machine words, as on each result's line.
+    print(`${view.t("reasons.cli.retriedCount", { count: results.length, n: view.count(results.length) })}${summary ? `: ${summary}` : ""}`);
+    if (counts.has("review_first")) print(view.t("reasons.cli.reviewFirstLeft"));
     return results.every((result) => SUCCESS.has(result.outcome)) ? 0 : 1;
   }
   if (command === "retry" && retryArgs.length === 1 && !retryArgs[0].startsWith("--")) {

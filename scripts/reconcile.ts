@@ -15,7 +15,7 @@ import { formatOfFile } from "@/lib/reconciliation/report-head";
 import { allMismatches, formatMismatchLine, formatRunLine, formatTotalsLines, runSummary } from "@/lib/reconciliation/run-report";
 import { claimRun, executeRun, holdQueuedRun, queueRun } from "@/lib/reconciliation/runs";
 import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } from "@/lib/reconciliation/run-scope";
-import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { because } from "@/lib/reasons/reason-codes";
@@ -82,8 +82,8 @@ async function printPaymentRun(client: Db, runId: string, json: boolean, view: C
     return;
   }
   for await (const mismatch of allMismatches(client, runId)) await write(`${formatMismatchLine(mismatch, view)}\n`);
-  for (const line of formatTotalsLines(summary.totals)) await write(`${line}\n`);
-  await write(`${formatRunLine(summary)}\n`);
+  for (const line of formatTotalsLines(summary.totals, view)) await write(`${line}\n`);
+  await write(`${formatRunLine(summary, view)}\n`);
 }
 
 /** Progress on stderr: a bar redrawn in place on a terminal (at most 10 times a second), else a plain line every 5 s. */
@@ -165,7 +165,7 @@ async function main(): Promise<number> {
     const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
     progress.end();
     if (outcome.status !== "done") {
-      printError(`reconcile: ${file}: ${outcome.status === "failed" ? outcome.error : outcome.reason}`);
+      printError(`reconcile: ${file}: ${outcome.status === "failed" ? view.render(outcome.reason, outcome.error) : outcome.reason}`);
       return 2;
     }
     await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
@@ -174,7 +174,7 @@ async function main(): Promise<number> {
     return outcome.mismatchCount === 0 ? 0 : 1;
   } catch (error) {
     if (error instanceof SettlementCsvError || error instanceof ScopeError) {
-      printError(`reconcile: ${file}: ${error.message}`);
+      printError(`reconcile: ${file}: ${view.render(error.reason, error.message)}`);
       return 2;
     }
     throw error;

@@ -83,6 +83,7 @@ async function deliverSigned(request: Parameters<typeof deliverLab>[0], event: L
 }
 
 let runId = "";
+let failedRunId = "";
 /** The run's page with this spec's orders first (the lab's file also flags every lab order the other specs paid). */
 const runPage = () => `/reconciliation/${runId}?sort=orderId&direction=desc&pageSize=100`;
 
@@ -141,6 +142,14 @@ test.beforeAll(async ({ request }) => {
   await expect
     .poll(async () => ((await (await request.get(`/api/reconciliations/${runId}`, { headers: bearer })).json()) as { run: { status: string } }).run.status, { timeout: 30_000 })
     .toBe("done");
+  // A Stripe report with a decimal comma on its second line: a failed run whose error is a reason.
+  const stripe = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category\ntxn_w_1,2026-11-29 12:00:00,usd,\"25,00\",0,25.00,charge\n";
+  const failed = await request.post("/api/reconciliations?source=walk-es-ar-bad.csv", { data: stripe, headers: { ...bearer, "content-type": "text/csv" } });
+  expect(failed.status()).toBe(202);
+  failedRunId = ((await failed.json()) as { runId: string }).runId;
+  await expect
+    .poll(async () => ((await (await request.get(`/api/reconciliations/${failedRunId}`, { headers: bearer })).json()) as { run: { status: string } }).run.status, { timeout: 30_000 })
+    .toBe("failed");
 });
 
 test.describe("in es-AR", () => {
@@ -159,6 +168,7 @@ test.describe("in es-AR", () => {
       ["/dead-letters?tab=resolved", "dead-letters-resolved", { skipTextOf: '[data-testid="resolution"][data-note]' }],
       ["/reconciliation", "reconciliation"],
       [runPage(), "reconciliation-run"],
+      [`/reconciliation/${failedRunId}`, "reconciliation-run-failed"],
       ["/review", "review"],
       ["/admin/users", "users"],
       ["/admin/audit", "audit", { skipTextOf: '[data-testid="audit-note"][data-coded="no"]' }],
@@ -212,6 +222,22 @@ test.describe("in es-AR", () => {
     await expect(page.locator('tr[data-order-id="ord_w_nowhere"]').getByTestId("reason")).toHaveText("la orden no está en Acredita");
     await expect(page.locator('tr[data-order-id="ord_w_kept"]').getByTestId("reason")).toHaveText(/^estado pagada, se esperaba reembolsada; acreditado \$\s2\.000,00, se esperaba \$\s0,00$/);
     await screenshot(page, testInfo, "reconciliation-run-es-AR");
+  });
+
+  test("a failed run's error and a refused upload read in Spanish", async ({ page }, testInfo) => {
+    await page.goto(`/reconciliation/${failedRunId}`);
+    await expect(page.getByTestId("run-error")).toHaveText('La conciliación falló: línea 2: gross: "25,00" no es un importe decimal como 25.00 (con punto decimal)');
+    await page.goto("/reconciliation");
+    const upload = async (name: string, csv: string) => {
+      await page.getByLabel(/Reporte de liquidación/).setInputFiles({ name, mimeType: "text/csv", buffer: Buffer.from(csv) });
+      await page.getByRole("button", { name: "Subir y conciliar" }).click();
+    };
+    await upload("sin-fee.csv", "balance_transaction_id,created_utc,currency,gross,net,reporting_category\n");
+    await expect(page.getByTestId("upload-result")).toHaveText("El reporte fue rechazado: línea 1: falta(n) la(s) columna(s) para stripe-balance-change: fee");
+    await upload("otro.csv", "id,amount\n1,2\n");
+    await expect(page.getByTestId("upload-result")).toContainText("El reporte fue rechazado: línea 1: formato de liquidación desconocido");
+    await expect(page).toHaveURL(/\/reconciliation$/);
+    await screenshot(page, testInfo, "reconciliation-refused-es-AR");
   });
 
   test("refusals before a valid signature read in Spanish in the decision log, their diagnosis too", async ({ page }) => {

@@ -30,7 +30,7 @@ async function upload(body: string | Buffer, query = ""): Promise<{ status: numb
 }
 
 interface RunAnswer {
-  run: { status: string; scope: unknown; period: unknown; progress: { rows: number; bytes: number; bytesTotal: number; mismatches: number }; totals: Record<string, Record<string, number>>; error: string | null; actor: string };
+  run: { status: string; scope: unknown; period: unknown; progress: { rows: number; bytes: number; bytesTotal: number; mismatches: number }; totals: Record<string, Record<string, number>>; error: string | null; errorReason: unknown; actor: string };
   mismatches: { data: { code: string; paymentId: string; settled: number; booked: number; line: number | null }[]; count: number; page: number; pageSize: number; totalPages: number };
 }
 
@@ -116,14 +116,14 @@ describe("POST /api/reconciliations", () => {
   });
 
   test("a bad file is 400 with line 1 and the problem, before any run; a bad line fails the run, answered by GET", async () => {
-    assert.deepEqual(await upload(""), { status: 400, json: { error: "line 1: empty file: expected a header row", code: "invalid_settlement" }, location: null });
-    assert.deepEqual((await upload(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]))).json, { error: "line 1: binary file: expected a CSV report with a header row", code: "invalid_settlement" });
-    assert.deepEqual((await upload("balance_transaction_id,created_utc,currency,gross,net,reporting_category\n")).json, { error: "line 1: missing column(s) for stripe-balance-change: fee", code: "invalid_settlement" });
-    assert.deepEqual((await upload(stripeReport(LINES), "?mode=sandbox")).json, { error: 'mode: "sandbox" must be live or test', code: "invalid_settlement" });
+    assert.deepEqual(await upload(""), { status: 400, json: { error: "line 1: empty file: expected a header row", code: "invalid_settlement", reason: { code: "report_line", params: { line: 1, problem: { code: "report_empty", params: {} } } } }, location: null });
+    assert.deepEqual((await upload(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]))).json, { error: "line 1: binary file: expected a CSV report with a header row", code: "invalid_settlement", reason: { code: "report_line", params: { line: 1, problem: { code: "report_binary", params: {} } } } });
+    assert.deepEqual((await upload("balance_transaction_id,created_utc,currency,gross,net,reporting_category\n")).json, { error: "line 1: missing column(s) for stripe-balance-change: fee", code: "invalid_settlement", reason: { code: "report_line", params: { line: 1, problem: { code: "report_missing_columns_for", params: { format: "stripe-balance-change", columns: "fee" } } } } });
+    assert.deepEqual((await upload(stripeReport(LINES), "?mode=sandbox")).json, { error: 'mode: "sandbox" must be live or test', code: "invalid_settlement", reason: { code: "scope_bad_mode", params: { flag: "mode", value: "sandbox" } } });
     const bad = await upload(stripeReport([LINES[0], { ...LINES[1], txn: "txn_bad", gross: "5,00" }]));
     assert.equal(bad.status, 202);
     const failed = await finished(String(bad.json.runId));
-    assert.deepEqual([failed.run.status, failed.run.error, failed.mismatches.count], ["failed", 'line 3: gross: "5,00" is not a decimal amount like 25.00', 0]);
+    assert.deepEqual([failed.run.status, failed.run.error, failed.run.errorReason, failed.mismatches.count], ["failed", 'line 3: gross: "5,00" is not a decimal amount like 25.00', { code: "report_line", params: { line: 3, problem: { code: "report_bad_decimal", params: { column: "gross", value: "5,00" } } } }, 0]);
     assert.deepEqual(readdirSync(spool), []);
   });
 

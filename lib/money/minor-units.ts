@@ -29,10 +29,20 @@ export function isIsoCurrency(code: string): boolean {
   return known.has(code) && !NOT_MONEY.has(code);
 }
 
-/** Raised for a currency code that is not ISO 4217 money, or an amount that is not a plain decimal in that currency. */
+/** What is wrong with a currency or an amount: `problem` for callers that say it in other words. */
+export type MoneyFormatProblem = { kind: "unknown_currency"; currency: string } | { kind: "not_decimal"; text: string } | { kind: "too_many_decimals"; text: string; currency: string; exponent: number } | { kind: "too_large"; text: string };
+
+function describeMoneyProblem(problem: MoneyFormatProblem): string {
+  if (problem.kind === "unknown_currency") return `${problem.currency} is not an ISO 4217 currency`;
+  if (problem.kind === "not_decimal") return `"${problem.text}" is not a decimal amount like 25.00`;
+  if (problem.kind === "too_many_decimals") return `"${problem.text}" has more decimals than ${problem.currency} has (${problem.exponent})`;
+  return `"${problem.text}" is too large`;
+}
+
+/** Raised for a currency code that is not ISO 4217 money, or an amount that is not a plain decimal in that currency; `problem` says which (text cut to 40 characters). */
 export class MoneyFormatError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(readonly problem: MoneyFormatProblem) {
+    super(describeMoneyProblem(problem));
     this.name = "MoneyFormatError";
   }
 }
@@ -43,7 +53,7 @@ export class MoneyFormatError extends Error {
  */
 export function currencyExponent(currency: string): number {
   const code = currency.toUpperCase();
-  if (!isIsoCurrency(code)) throw new MoneyFormatError(`${currency} is not an ISO 4217 currency`);
+  if (!isIsoCurrency(code)) throw new MoneyFormatError({ kind: "unknown_currency", currency });
   return EXPONENT_NOT_TWO[code] ?? 2;
 }
 
@@ -60,15 +70,15 @@ const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 export function decimalToMinor(text: string, currency: string): number {
   const exponent = currencyExponent(currency);
   const match = DECIMAL.exec(text.trim());
-  if (!match) throw new MoneyFormatError(`"${text.slice(0, 40)}" is not a decimal amount like 25.00`);
+  if (!match) throw new MoneyFormatError({ kind: "not_decimal", text: text.slice(0, 40) });
   const [, minus, whole, fraction = ""] = match;
   if (fraction.length > exponent) {
     // Trailing zeros beyond the exponent are exact ("25.000" USD); other digits would be lost.
-    if (!/^0*$/.test(fraction.slice(exponent))) throw new MoneyFormatError(`"${text.slice(0, 40)}" has more decimals than ${currency.toUpperCase()} has (${exponent})`);
+    if (!/^0*$/.test(fraction.slice(exponent))) throw new MoneyFormatError({ kind: "too_many_decimals", text: text.slice(0, 40), currency: currency.toUpperCase(), exponent });
   }
   const digits = BigInt(whole + fraction.slice(0, exponent).padEnd(exponent, "0"));
   const minor = minus ? -digits : digits;
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < BigInt(-Number.MAX_SAFE_INTEGER)) throw new MoneyFormatError(`"${text.slice(0, 40)}" is too large`);
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER) || minor < BigInt(-Number.MAX_SAFE_INTEGER)) throw new MoneyFormatError({ kind: "too_large", text: text.slice(0, 40) });
   return Number(minor);
 }
 

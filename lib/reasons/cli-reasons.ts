@@ -4,7 +4,7 @@
  * (lib/i18n/messages/*.json) and formatting (Intl, money by currency) as the dashboard.
  */
 import { createTranslator } from "next-intl";
-import { formatMoney } from "@/lib/format/format";
+import { formatCount, formatMoney } from "@/lib/format/format";
 import en from "@/lib/i18n/messages/en.json";
 import esAR from "@/lib/i18n/messages/es-AR.json";
 import { DEFAULT_LOCALE, isLocale, type Locale } from "@/lib/i18n/locales";
@@ -37,6 +37,8 @@ export interface CliReasons extends ReaderReasons {
   locale: Locale;
   /** Minor units of `currency` formatted for the locale ("ARS 20,500.00" in en, "$ 20.500,00" in es-AR). */
   money(amount: number, currency: string): string;
+  /** A count for a line: as digits alone in English (the report's lines that scripts parse), grouped by Intl in another locale ("1.234" in es-AR). */
+  count(value: number): string;
   /** A message of the catalogue (e.g. `reasons.cli.labSummary`) with ICU values. */
   t(key: string, values?: Record<string, string | number>): string;
 }
@@ -47,7 +49,13 @@ export function cliReasons(locale: Locale): CliReasons {
   // A terminal line is read and grepped as plain text: Intl's no-break spaces become spaces.
   const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, " ");
   const translator = Object.assign((key: string, values?: Record<string, string | number>) => plain(intl(key, values)), { has: (key: string) => intl.has(key) });
-  return { ...readerReasons(translator, locale), locale, money: (amount, currency) => plain(formatMoney(amount, currency, locale)), t: translator };
+  return {
+    ...readerReasons(translator, locale),
+    locale,
+    money: (amount, currency) => plain(formatMoney(amount, currency, locale)),
+    count: (value) => (locale === "en" ? String(value) : plain(formatCount(value, locale))),
+    t: translator,
+  };
 }
 
 /** The English CLI view (the default when nothing names a locale). */

@@ -21,12 +21,12 @@ export interface Money {
 
 /**
  * How a parameter is rendered: `money` formatted by currency, `status` / `category` / `mode` /
- * `outcome` / `what` / `phase` / `variant` (what a signature diagnosis found changed) / `role`
- * translated from a fixed list, `time` an ISO 8601 UTC instant formatted by Intl (in UTC), `id` / `text` / `type` shown verbatim
+ * `outcome` / `what` / `phase` / `variant` (what a signature diagnosis found changed) / `role` /
+ * `csvProblem` (csv-parse's error code) translated from a fixed list, `time` an ISO 8601 UTC instant formatted by Intl (in UTC), `id` / `text` / `type` shown verbatim
  * (ids, currency codes, event types), `number` / `seconds` formatted as numbers, `cause` a nested
  * reason (or a plain sentence when its source had no code).
  */
-export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "time" | "number" | "seconds" | "cause";
+export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "csvProblem" | "time" | "number" | "seconds" | "cause";
 
 /** A reason as stored: its code, its parameters and, for a compound sentence, the reasons that follow it. */
 export interface ReasonRef {
@@ -222,6 +222,46 @@ export const REASONS = {
   ),
   audit_reconciliation_cli: define({ file: "text", mismatches: "number" }, (p) => `${p.file}: ${p.mismatches} mismatches (npm run reconcile)`),
 
+  // Settlement reports refused at upload or failed in a run (lib/reconciliation/report-fields.ts): a
+  // problem is always wrapped in report_line, which says where.
+  report_line: define({ line: "number", problem: "cause" }, (p) => `line ${p.line}: ${cause(p.problem)}`),
+  report_empty: define({}, () => "empty file: expected a header row"),
+  report_empty_expected: define({ header: "text" }, (p) => `empty file: expected the header ${p.header}`),
+  report_binary: define({}, () => "binary file: expected a CSV report with a header row"),
+  report_no_header: define({ bytes: "number" }, (p) => `no header row in the first ${p.bytes} bytes`),
+  report_header_not_csv: define({}, () => "the header row is not valid CSV"),
+  report_unknown_format: define({}, () => "unknown settlement format: expected a Stripe itemized report (balance_transaction_id, ...), the payments CSV (transaction_id, ...) or the lab's (order_id, provider_status, ...)"),
+  report_missing_columns: define({ columns: "text" }, (p) => `missing column(s): ${p.columns}`),
+  report_missing_columns_for: define({ format: "id", columns: "text" }, (p) => `missing column(s) for ${p.format}: ${p.columns}`),
+  report_lab_not_payment_level: define({}, () => "the lab's order-level file is not a payment-level report"),
+  report_field_count: define({ fields: "text", expected: "text" }, (p) => `${p.fields} fields where the header has ${p.expected} (an unquoted comma in a value?)`),
+  report_not_csv: define({ problem: "csvProblem", details: "text" }, (p) => `not a valid CSV: ${p.details}`),
+  report_bad_time: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" is not a UTC date and time like 2026-11-29 12:00:00`),
+  report_bad_decimal: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" is not a decimal amount like 25.00`),
+  report_too_many_decimals: define({ column: "id", value: "text", currency: "id", exponent: "number" }, (p) => `${p.column}: "${p.value}" has more decimals than ${p.currency} has (${p.exponent})`),
+  report_amount_too_large: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" is too large`),
+  report_not_minor_units: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" must be a whole number of minor units`),
+  report_bad_currency: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" is not an ISO 4217 currency`),
+  report_not_id: define({ column: "id" }, (p) => `${p.column}: not an id`),
+  report_missing_value: define({ column: "id" }, (p) => `${p.column}: missing`),
+  report_not_one_of: define({ column: "id", value: "text", allowed: "text" }, (p) => `${p.column}: "${p.value}" must be one of ${p.allowed}`),
+  report_order_twice: define({ orderId: "id" }, (p) => `order ${p.orderId} appears twice`),
+
+  // A run's scope refused (lib/reconciliation/run-scope.ts): `flag` is the CLI's flag, the upload's field.
+  scope_bad_format: define({ flag: "id", value: "text" }, (p) => `${p.flag}: "${p.value}" must be one of stripe-balance, stripe-payout, neutral, lab`),
+  scope_needs_provider: define({ flag: "id" }, (p) => `${p.flag}: the payments CSV needs its provider (yolfi, standard-webhooks, ...)`),
+  scope_stripe_only: define({ flag: "id", provider: "id" }, (p) => `${p.flag}: a Stripe report reconciles the stripe provider, not ${p.provider}`),
+  scope_no_endpoint: define({ flag: "id", provider: "id", accountFlag: "id" }, (p) => `${p.flag}: no endpoint serves "${p.provider}"; give ${p.accountFlag} too`),
+  scope_account_colon: define({ flag: "id" }, (p) => `${p.flag}: an account holds no colon`),
+  scope_bad_mode: define({ flag: "id", value: "text" }, (p) => `${p.flag}: "${p.value}" must be live or test`),
+  scope_bad_date: define({ flag: "id", value: "text" }, (p) => `${p.flag}: "${p.value}" is not an ISO 8601 date or time (e.g. 2026-11-01 or 2026-11-01T00:00:00Z)`),
+  scope_from_after_to: define({ from: "id", to: "id" }, (p) => `${p.from} must be before ${p.to} (the period is [from, to))`),
+
+  // Why a run failed without a bad line (lib/reconciliation/runs.ts).
+  run_no_file: define({}, () => "the run has no report file"),
+  run_command_stopped: define({}, () => "the command running it stopped before the run ended"),
+  run_claimed_too_often: define({ attempts: "number" }, (p) => `claimed ${p.attempts} times without ending: see the worker's log`),
+
   // The lab's order-level reconciliation (lib/reconciliation/compare.ts).
   recon_order_missing: define({}, () => "order not found in Acredita"),
   recon_not_in_settlement: define({}, () => "not in the settlement"),
@@ -286,6 +326,7 @@ const KIND_SCHEMA: Record<Exclude<ParamKind, "cause">, z.ZodType> = {
   phase: z.string(),
   variant: z.string(),
   role: z.string(),
+  csvProblem: z.string(),
   time: z.string().datetime(),
   number: z.number(),
   seconds: z.number(),
@@ -303,6 +344,12 @@ const storedReasonSchema: z.ZodType<ReasonRef> = z.lazy(() =>
       }
     }),
 );
+
+/** A reason as JSON gives it back (`{ code, params, then? }`, e.g. an API answer's `reason`), checked like a stored one; undefined when it does not fit. */
+export function readReason(value: unknown): ReasonRef | undefined {
+  const result = storedReasonSchema.safeParse(value);
+  return result.success ? result.data : undefined;
+}
 
 /** The two columns a reason is stored in: `reasonCode` and `reasonParams` (JSON of the parameters and follow-ups). */
 export interface StoredReasonColumns {

@@ -23,6 +23,7 @@ const WORD_NAMESPACE: Partial<Record<ParamKind, string>> = {
   phase: "reasons.phase",
   variant: "reasons.variant",
   role: "roles",
+  csvProblem: "reasons.csvProblem",
 };
 
 /** A word of a fixed list in the reader's language (the word itself when the catalogue lacks it). */

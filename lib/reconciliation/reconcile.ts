@@ -225,7 +225,7 @@ export function formatLabMismatch(m: Mismatch, view: CliReasons = ENGLISH_CLI): 
 export function formatLabSummary(report: { mismatchCount: number; rowCount: number; orderCount: number; overcredited: Record<string, number> }, view: CliReasons = ENGLISH_CLI): string {
   const totals = Object.entries(report.overcredited);
   const over = totals.length === 0 ? "0" : totals.map(([currency, amount]) => view.money(amount, currency)).join(", ");
-  return view.t("reasons.cli.labSummary", { count: report.mismatchCount, n: String(report.mismatchCount), rows: String(report.rowCount), orders: String(report.orderCount), over });
+  return view.t("reasons.cli.labSummary", { count: report.mismatchCount, n: view.count(report.mismatchCount), rows: view.count(report.rowCount), orders: view.count(report.orderCount), over });
 }
 
 /** The `--json` shape: `{"mismatches":[...],"overcredited":{"ARS":...}}` plus the run id and counts. */

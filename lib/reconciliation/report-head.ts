@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
-import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { badLine, type SettlementCsvError } from "@/lib/reconciliation/report-fields";
 import { detectFormat, type SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 
 /** Bytes read from the start of a report to tell its format (a header row is far shorter). */
@@ -15,16 +15,16 @@ export const HEAD_BYTES = 64 * 1024;
  */
 export function formatOfHead(head: Buffer, forced?: SettlementFormat): SettlementFormat {
   const text = head.toString("utf8").replace(/^\uFEFF/, "");
-  if (text.trim() === "") throw new SettlementCsvError(1, "empty file: expected a header row");
-  if (head.includes(0)) throw new SettlementCsvError(1, "binary file: expected a CSV report with a header row");
+  if (text.trim() === "") badLine(1, "report_empty", {});
+  if (head.includes(0)) badLine(1, "report_binary", {});
   const end = text.search(/\r?\n/);
-  if (end < 0 && head.length >= HEAD_BYTES) throw new SettlementCsvError(1, `no header row in the first ${HEAD_BYTES} bytes`);
+  if (end < 0 && head.length >= HEAD_BYTES) badLine(1, "report_no_header", { bytes: HEAD_BYTES });
   const firstLine = end < 0 ? text : text.slice(0, end);
   let names: string[];
   try {
     names = (parse(firstLine, { relax_quotes: true }) as string[][])[0] ?? [];
   } catch {
-    throw new SettlementCsvError(1, "the header row is not valid CSV");
+    badLine(1, "report_header_not_csv", {});
   }
   return detectFormat(
     names.map((name) => name.trim().toLowerCase()),

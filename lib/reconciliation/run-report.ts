@@ -21,7 +21,10 @@ export interface RunSummary {
   actor: string;
   startedAt: string;
   finishedAt: string | null;
+  /** Why a failed run failed, in English (as logged). */
   error: string | null;
+  /** The same as a reason code and parameters, for the reader's locale; null on rows written before codes. */
+  errorReason: ReasonRef | null;
   progress: { rows: number; bytes: number; bytesTotal: number; mismatches: number };
   orderCount: number;
   mismatchCount: number;
@@ -74,6 +77,7 @@ export async function runSummary(db: Db, runId: string): Promise<RunSummary | nu
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt?.toISOString() ?? null,
     error: run.error,
+    errorReason: readStoredReason(run.errorCode, run.errorParams) ?? null,
     progress: { rows: run.rowCount, bytes: run.bytesDone, bytesTotal: run.bytesTotal, mismatches: run.mismatchCount },
     orderCount: run.orderCount,
     mismatchCount: run.mismatchCount,
@@ -166,19 +170,31 @@ export function formatMismatchLine(m: MismatchView, view?: CliReasons): string {
   return `MISMATCH ${m.code} ${m.paymentId}${order}: settled ${minorToDecimal(m.settled, m.currency)} ${m.currency}, booked ${minorToDecimal(m.booked, m.currency)} ${m.currency}; ${where}; next: ${m.nextAction}`;
 }
 
-/** The totals of a run as report lines, one per currency, amounts in major units. */
-export function formatTotalsLines(totals: Record<string, CurrencyTotals>): string[] {
+/**
+ * The totals of a run as report lines, one per currency. In English (no `view`, or an English one) the
+ * lines scripts parse: amounts as plain decimals in major units; in another locale, translated, money
+ * formatted by currency (Intl).
+ */
+export function formatTotalsLines(totals: Record<string, CurrencyTotals>, view?: CliReasons): string[] {
   return Object.entries(totals)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([currency, t]) => {
+      if (view && view.locale !== "en") {
+        const m = (amount: number) => view.money(amount, currency);
+        return view.t("reasons.cli.totals", { currency, gross: m(t.gross), fees: m(t.fees), net: m(t.net), credited: m(t.credited), refunded: m(t.refunded), over: m(t.overCredited), under: m(t.underCredited) });
+      }
       const m = (amount: number) => minorToDecimal(amount, currency);
       return `TOTAL ${currency}: gross ${m(t.gross)}, fees ${m(t.fees)}, net ${m(t.net)}; credited ${m(t.credited)}, refunded ${m(t.refunded)}; over-credited ${m(t.overCredited)}, under-credited ${m(t.underCredited)}`;
     });
 }
 
-/** The last line of a payment-level report: count, lines read, scope and period. */
-export function formatRunLine(summary: RunSummary): string {
+/** The last line of a payment-level report: count, lines read, scope and period (UTC, ISO 8601), in `view`'s locale (English without one). */
+export function formatRunLine(summary: RunSummary, view?: CliReasons): string {
   const scope = `${summary.scope.provider}:${summary.scope.account}:${summary.scope.livemode ? "live" : "test"}`;
+  if (view && view.locale !== "en") {
+    const period = summary.period ? view.t("reasons.cli.period", { from: summary.period.from, to: summary.period.to }) : view.t("reasons.cli.noPeriod");
+    return view.t("reasons.cli.runLine", { count: summary.mismatchCount, n: view.count(summary.mismatchCount), rows: view.count(summary.progress.rows), scope, period });
+  }
   const period = summary.period ? `${summary.period.from} to ${summary.period.to}` : "no period";
   return `${summary.mismatchCount} mismatch${summary.mismatchCount === 1 ? "" : "es"} in ${summary.progress.rows} report lines; scope ${scope}; period [${period})`;
 }

@@ -1,6 +1,7 @@
 import { endpointDefinitions } from "@/lib/endpoints/endpoints";
 import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 import type { PaymentScope } from "@/lib/ledger/business-keys";
+import { reasonRef, reasonText, type ReasonCode, type ReasonParams, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /**
  * What one reconciliation run compares: the ledger entries of one provider, account and live/test
@@ -25,10 +26,14 @@ export interface ScopeRequest {
 
 /** A scope or period that cannot be used: the message names the flag or parameter (exit 2 / HTTP 400). */
 export class ScopeError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(readonly reason: ReasonRef) {
+    super(reasonText(reason));
     this.name = "ScopeError";
   }
+}
+
+function refuse<C extends ReasonCode>(code: C, params: ReasonParams<C>): never {
+  throw new ScopeError(reasonRef(code, params));
 }
 
 /** The formats callers name (`--format`, `?format=`) and the reader's names for them. */
@@ -48,7 +53,7 @@ export const FORMAT_NAMES: Readonly<Record<string, SettlementFormat>> = {
  */
 export function parseFormat(name: string): SettlementFormat {
   const format = FORMAT_NAMES[name.trim().toLowerCase()];
-  if (!format) throw new ScopeError(`--format: "${name.slice(0, 40)}" must be one of stripe-balance, stripe-payout, neutral, lab`);
+  if (!format) refuse("scope_bad_format", { flag: "--format", value: name.slice(0, 40) });
   return format;
 }
 
@@ -62,7 +67,7 @@ function instant(text: string, flag: string): Date {
   // A date alone is that day's UTC midnight; a date and time must say its offset (Z or +hh:mm) or is taken as UTC.
   const iso = /^\d{4}-\d{2}-\d{2}$/.test(trimmed) ? `${trimmed}T00:00:00Z` : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(trimmed) ? `${trimmed.replace(" ", "T")}Z` : trimmed;
   const at = new Date(iso);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed) || Number.isNaN(at.getTime())) throw new ScopeError(`${flag}: "${trimmed.slice(0, 40)}" is not an ISO 8601 date or time (e.g. 2026-11-01 or 2026-11-01T00:00:00Z)`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed) || Number.isNaN(at.getTime())) refuse("scope_bad_date", { flag, value: trimmed.slice(0, 40) });
   return at;
 }
 
@@ -78,16 +83,16 @@ function instant(text: string, flag: string): Date {
  */
 export function resolveScope(format: SettlementFormat, request: ScopeRequest, env: Record<string, string | undefined> = process.env): RunScope {
   const provider = request.provider?.trim() || (format.startsWith("stripe") ? "stripe" : format === "lab" ? "lab" : undefined);
-  if (!provider) throw new ScopeError("--provider: the payments CSV needs its provider (yolfi, standard-webhooks, ...)");
-  if (format.startsWith("stripe") && provider !== "stripe") throw new ScopeError(`--provider: a Stripe report reconciles the stripe provider, not ${provider.slice(0, 40)}`);
+  if (!provider) refuse("scope_needs_provider", { flag: "--provider" });
+  if (format.startsWith("stripe") && provider !== "stripe") refuse("scope_stripe_only", { flag: "--provider", provider: provider.slice(0, 40) });
   const endpoint = endpointDefinitions(env).find((definition) => definition.provider === provider && (request.livemode === undefined || definition.livemode === request.livemode));
   const account = request.account?.trim() || endpoint?.account;
-  if (!account) throw new ScopeError(`--provider: no endpoint serves "${provider.slice(0, 40)}"; give --account too`);
-  if (account.includes(":")) throw new ScopeError("--account: an account holds no colon");
+  if (!account) refuse("scope_no_endpoint", { flag: "--provider", provider: provider.slice(0, 40), accountFlag: "--account" });
+  if (account.includes(":")) refuse("scope_account_colon", { flag: "--account" });
   const livemode = request.livemode ?? endpoint?.livemode ?? true;
   const from = request.from ? instant(request.from, "--from") : undefined;
   const to = request.to ? instant(request.to, "--to") : undefined;
-  if (from && to && from.getTime() >= to.getTime()) throw new ScopeError("--from must be before --to (the period is [from, to))");
+  if (from && to && from.getTime() >= to.getTime()) refuse("scope_from_after_to", { from: "--from", to: "--to" });
   return { provider, account, livemode, from, to };
 }
 

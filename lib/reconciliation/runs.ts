@@ -7,7 +7,9 @@ import { driverOf } from "@/lib/db/driver";
 import { clearRunRows, processPaymentRun, RUN_LEASE_MS, type RunPacing, type RunProgress } from "@/lib/reconciliation/payment-run";
 import { LAB_SCOPE, processLabRun } from "@/lib/reconciliation/reconcile";
 import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
-import { readSettlementCsv, SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { readSettlementCsv } from "@/lib/reconciliation/settlement-csv";
+import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
+import { reasonColumns, reasonRef, reasonText, type ReasonRef } from "@/lib/reasons/reason-codes";
 import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 
 /** A run's life: queued (waiting for a worker, or for another run of its scope), running, done, failed. */
@@ -113,14 +115,14 @@ export async function claimNextRun(db: Db, owner: string, now = new Date()): Pro
   const commandGone = { filePath: null, status: { in: ["queued", "running"] }, leaseUntil: { lt: now } };
   for (const run of await db.reconciliationRun.findMany({ where: commandGone, select: { id: true } })) {
     // Conditional: a command that renewed its lease meanwhile keeps its run.
-    const failed = await db.reconciliationRun.updateMany({ where: { id: run.id, ...commandGone }, data: { status: "failed", error: "the command running it stopped before the run ended", finishedAt: now, activeScope: null } });
+    const failed = await db.reconciliationRun.updateMany({ where: { id: run.id, ...commandGone }, data: { status: "failed", ...runError(reasonRef("run_command_stopped", {})), finishedAt: now, activeScope: null } });
     if (failed.count === 1) await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
   }
   const abandoned = { status: "running", leaseUntil: { lt: now } };
   const given = await db.reconciliationRun.findMany({ where: { ...abandoned, attempts: { gte: MAX_RUN_ATTEMPTS } }, select: { id: true, filePath: true } });
   for (const run of given) {
     await db.reconciliationEntry.deleteMany({ where: { runId: run.id } });
-    await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", error: `claimed ${MAX_RUN_ATTEMPTS} times without ending: see the worker's log`, finishedAt: now, activeScope: null, filePath: null } });
+    await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", ...runError(reasonRef("run_claimed_too_often", { attempts: MAX_RUN_ATTEMPTS })), finishedAt: now, activeScope: null, filePath: null } });
     await removeSpool(run.filePath);
   }
   await db.reconciliationRun.updateMany({ where: abandoned, data: { status: "queued", activeScope: null, claimedBy: null } });
@@ -142,7 +144,7 @@ export async function recordProgress(db: Db, runId: string, progress: RunProgres
 }
 
 /** What a run ended as. */
-export type RunOutcome = { status: "done"; mismatchCount: number; rowCount: number } | { status: "failed"; error: string } | { status: "queued"; reason: string };
+export type RunOutcome = { status: "done"; mismatchCount: number; rowCount: number } | { status: "failed"; error: string; reason: ReasonRef } | { status: "queued"; reason: string };
 
 /** Thrown between batches when the worker is stopping: the run goes back to the queue. */
 class RunStopped extends Error {}
@@ -162,7 +164,7 @@ function overcreditedOf(totals: Record<string, { overCredited: number }>): Recor
  */
 export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Readable; onProgress?: (progress: RunProgress) => void; signal?: AbortSignal; pacing?: RunPacing } = {}): Promise<RunOutcome> {
   const input = options.input ?? (run.filePath ? createReadStream(run.filePath) : undefined);
-  if (!input) return failRun(db, run, "the run has no report file");
+  if (!input) return failRun(db, run, reasonRef("run_no_file", {}));
   let lastWrite = 0;
   const onProgress = async (progress: RunProgress) => {
     if (options.signal?.aborted) throw new RunStopped();
@@ -204,7 +206,7 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
     await removeSpool(run.filePath);
     return { status: "done", mismatchCount: summary.mismatchCount, rowCount: summary.rowCount };
   } catch (error) {
-    if (error instanceof SettlementCsvError) return failRun(db, run, error.message);
+    if (error instanceof SettlementCsvError) return failRun(db, run, error.reason);
     if (error instanceof RunStopped) {
       // Stopping (SIGTERM): free the scope now rather than at the lease's end; a worker starts it again from line 1.
       await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "queued", activeScope: null, claimedBy: null, leaseUntil: null } });
@@ -216,11 +218,18 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
   }
 }
 
-async function failRun(db: Db, run: ClaimedRun, message: string): Promise<RunOutcome> {
+/** A failed run's error columns: the English sentence (logs, API) and the reason it renders from in the reader's locale. */
+function runError(reason: ReasonRef): { error: string; errorCode: string | null; errorParams: string | null } {
+  const { reasonCode, reasonParams } = reasonColumns(reason);
+  return { error: reasonText(reason).slice(0, 500), errorCode: reasonCode, errorParams: reasonParams };
+}
+
+async function failRun(db: Db, run: ClaimedRun, reason: ReasonRef): Promise<RunOutcome> {
   await clearRunRows(db, run.id, true);
-  await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", error: message.slice(0, 500), finishedAt: new Date(), activeScope: null, filePath: null } });
+  const columns = runError(reason);
+  await db.reconciliationRun.update({ where: { id: run.id }, data: { status: "failed", ...columns, finishedAt: new Date(), activeScope: null, filePath: null } });
   await removeSpool(run.filePath);
-  return { status: "failed", error: message };
+  return { status: "failed", error: columns.error, reason };
 }
 
 async function removeSpool(filePath: string | null): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readSettlementCsv, SettlementCsvError, type SettlementRow } from "@/lib/reconciliation/settlement-csv";
+import { readSettlementCsv, type SettlementRow } from "@/lib/reconciliation/settlement-csv";
+import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 
 async function collect(csv: string): Promise<SettlementRow[]> {
   const rows: SettlementRow[] = [];
@@ -27,8 +28,8 @@ test("rows are parsed with their line numbers, currency upper-cased, columns in 
 });
 
 test("bad rows are reported with their line number", async () => {
-  assert.equal(await failure("order_id,provider_status,amount,currency\nord_1,approved,100,ARS\nord_2,paid,100,ARS\n"), 'line 3: provider_status: Invalid option: expected one of "approved"|"refunded"|"none"');
-  assert.equal(await failure("order_id,provider_status,amount,currency\nord_1,approved,12.50,ARS\n"), "line 2: amount: must be a whole number of minor units");
+  assert.equal(await failure("order_id,provider_status,amount,currency\nord_1,approved,100,ARS\nord_2,paid,100,ARS\n"), 'line 3: provider_status: "paid" must be one of approved, refunded, none');
+  assert.equal(await failure("order_id,provider_status,amount,currency\nord_1,approved,12.50,ARS\n"), 'line 2: amount: "12.50" must be a whole number of minor units');
   assert.equal(await failure("order_id,provider_status,amount,currency\nord_1,approved,100,ARS\nord_1,refunded,100,ARS\n"), "line 3: order ord_1 appears twice");
   assert.equal(await failure("order_id,amount,currency\nord_1,100,ARS\n"), "line 1: missing column(s): provider_status");
   assert.match(await failure('order_id,provider_status,amount,currency\nord_1,approved,"100,ARS\n'), /^line \d+: not a valid CSV/);

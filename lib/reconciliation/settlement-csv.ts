@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import { z } from "zod";
-import { currencySchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
+import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
+import { badLine, csvParseFailure, isoCurrency, minorInteger, oneOf, requiredId, SettlementCsvError } from "@/lib/reconciliation/report-fields";
 
 /** What the provider says happened to an order: `approved` (paid), `refunded`, or `none` (no payment). */
 export type ProviderStatus = "approved" | "refunded" | "none";
@@ -17,27 +17,20 @@ export interface SettlementRow {
 
 export const SETTLEMENT_COLUMNS = ["order_id", "provider_status", "amount", "currency"] as const;
 
-const rowSchema = z.object({
-  order_id: idSchema,
-  provider_status: z.enum(["approved", "refunded", "none"]),
-  amount: z.string().regex(/^\d+$/, "must be a whole number of minor units").transform(Number).pipe(minorAmountSchema),
-  currency: currencySchema,
-});
-
-/** A bad settlement file: the 1-based line number and what is wrong with it (exit code 2 in the CLI). */
-export class SettlementCsvError extends Error {
-  constructor(
-    readonly line: number,
-    readonly problem: string,
-  ) {
-    super(`line ${line}: ${problem}`);
-    this.name = "SettlementCsvError";
-  }
-}
+const PROVIDER_STATUSES: readonly ProviderStatus[] = ["approved", "refunded", "none"];
 
 function checkHeader(names: string[]): void {
   const missing = SETTLEMENT_COLUMNS.filter((column) => !names.includes(column));
-  if (missing.length > 0) throw new SettlementCsvError(1, `missing column(s): ${missing.join(", ")}`);
+  if (missing.length > 0) badLine(1, "report_missing_columns", { columns: missing.join(", ") });
+}
+
+/** One line of the lab's file: an order id, a status of {@link PROVIDER_STATUSES}, a non-negative whole amount that fits the ledger, an ISO 4217 currency. */
+function labRow(record: Record<string, string>, line: number): SettlementRow {
+  const orderId = requiredId(record, "order_id", line);
+  const providerStatus = oneOf(record.provider_status ?? "", PROVIDER_STATUSES, "provider_status", line);
+  const amount = minorInteger(record.amount, "amount", line);
+  if (amount < 0 || amount > MAX_AMOUNT_MINOR) badLine(line, "report_not_minor_units", { column: "amount", value: (record.amount ?? "").slice(0, 40) });
+  return { line, orderId, providerStatus, amount, currency: isoCurrency(record.currency, line) };
 }
 
 /**
@@ -58,24 +51,19 @@ export async function* readSettlementCsv(input: Readable | string | Buffer): Asy
         checkHeader(header ?? Object.keys(record));
         headerChecked = true;
       }
-      const parsed = rowSchema.safeParse(record);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new SettlementCsvError(info.lines, `${issue.path.join(".")}: ${issue.message}`);
-      }
-      if (seen.has(parsed.data.order_id)) throw new SettlementCsvError(info.lines, `order ${parsed.data.order_id} appears twice`);
-      seen.add(parsed.data.order_id);
-      yield { line: info.lines, orderId: parsed.data.order_id, providerStatus: parsed.data.provider_status, amount: parsed.data.amount, currency: parsed.data.currency };
+      const row = labRow(record, info.lines);
+      if (seen.has(row.orderId)) badLine(info.lines, "report_order_twice", { orderId: row.orderId });
+      seen.add(row.orderId);
+      yield row;
     }
     // A header-only file is a settlement with no payments; a file without even a header is not one.
     if (!headerChecked) {
-      if (!header) throw new SettlementCsvError(1, `empty file: expected the header ${SETTLEMENT_COLUMNS.join(",")}`);
+      if (!header) badLine(1, "report_empty_expected", { header: SETTLEMENT_COLUMNS.join(",") });
       checkHeader(header);
     }
   } catch (error) {
     if (error instanceof SettlementCsvError) throw error;
-    const code = (error as { code?: string; lines?: number }).lines;
-    throw new SettlementCsvError(code ?? 0, `not a valid CSV: ${(error as Error).message.split("\n")[0]}`);
+    throw csvParseFailure(error, header?.length);
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { detectFormat, readSettlementEntries, type SettlementEntry } from "@/lib/reconciliation/settlement-entries";
-import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 
 async function collect(csv: string, format?: Parameters<typeof readSettlementEntries>[1]): Promise<SettlementEntry[]> {
   const entries: SettlementEntry[] = [];

@@ -1,8 +1,6 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import { decimalToMinor, isIsoCurrency, MoneyFormatError } from "@/lib/money/minor-units";
-import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
-import { holdsControlCharacters } from "@/lib/format/terminal-safe";
+import { badLine, csvParseFailure, decimalAmount, isoCurrency, minorInteger, oneOf, optionalId, optionalValue, requiredId, SettlementCsvError, utcInstant } from "@/lib/reconciliation/report-fields";
 
 /**
  * The settlement reports Acredita reads, told apart by their header row:
@@ -75,9 +73,9 @@ export function detectFormat(header: string[], forced?: SettlementFormat): Settl
   const format: SettlementFormat | undefined =
     forced ??
     (names.has("balance_transaction_id") ? (names.has("automatic_payout_id") ? "stripe-payout-reconciliation" : "stripe-balance-change") : names.has("transaction_id") ? "payments" : names.has("provider_status") ? "lab" : undefined);
-  if (!format) throw new SettlementCsvError(1, "unknown settlement format: expected a Stripe itemized report (balance_transaction_id, ...), the payments CSV (transaction_id, ...) or the lab's (order_id, provider_status, ...)");
+  if (!format) badLine(1, "report_unknown_format", {});
   const missing = REQUIRED[format].filter((column) => !names.has(column));
-  if (missing.length > 0) throw new SettlementCsvError(1, `missing column(s) for ${format}: ${missing.join(", ")}`);
+  if (missing.length > 0) badLine(1, "report_missing_columns_for", { format, columns: missing.join(", ") });
   return format;
 }
 
@@ -94,58 +92,16 @@ const STRIPE_KINDS: Record<string, SettlementKind> = {
   other_adjustment: "adjustment",
 };
 
-const NEUTRAL_KINDS = new Set<SettlementKind>(["charge", "refund", "dispute", "dispute_reversal", "fee", "adjustment"]);
-
-/** "2026-11-29 12:00:00" (Stripe's `created_utc`) or ISO 8601 with Z/offset: a UTC instant. */
-function utcInstant(text: string, column: string, line: number): Date {
-  const trimmed = text.trim();
-  const iso = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(trimmed) ? `${trimmed.replace(" ", "T")}Z` : trimmed;
-  const at = new Date(iso);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(trimmed) || Number.isNaN(at.getTime())) throw new SettlementCsvError(line, `${column}: "${trimmed.slice(0, 40)}" is not a UTC date and time like 2026-11-29 12:00:00`);
-  return at;
-}
-
-function money(text: string | undefined, currency: string, column: string, line: number): number {
-  try {
-    return decimalToMinor(text ?? "", currency);
-  } catch (error) {
-    if (error instanceof MoneyFormatError) throw new SettlementCsvError(line, `${column}: ${error.message}`);
-    throw error;
-  }
-}
-
-function isoCurrency(text: string | undefined, line: number): string {
-  const code = (text ?? "").trim().toUpperCase();
-  if (!isIsoCurrency(code)) throw new SettlementCsvError(line, `currency: "${(text ?? "").slice(0, 10)}" is not an ISO 4217 currency`);
-  return code;
-}
-
-function optional(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
-}
-
-/** An id column's value when present (trimmed), refused when it is longer than 255 or holds a control character. */
-function optionalId(record: Record<string, string>, column: string, line: number): string | undefined {
-  const value = optional(record[column]);
-  if (value !== undefined && (value.length > 255 || holdsControlCharacters(value))) throw new SettlementCsvError(line, `${column}: not an id`);
-  return value;
-}
-
-function required(record: Record<string, string>, column: string, line: number): string {
-  const value = optionalId(record, column, line);
-  if (!value) throw new SettlementCsvError(line, `${column}: missing`);
-  return value;
-}
+const NEUTRAL_KINDS: readonly SettlementKind[] = ["charge", "refund", "dispute", "dispute_reversal", "fee", "adjustment"];
 
 /** One line of a Stripe itemized report (both report types share the columns Acredita reads). Stripe writes amounts in major units. */
 function stripeEntry(record: Record<string, string>, line: number): SettlementEntry {
   const currency = isoCurrency(record.currency, line);
-  const category = required(record, "reporting_category", line);
+  const category = requiredId(record, "reporting_category", line);
   const chargeId = optionalId(record, "charge_id", line);
   return {
     line,
-    transactionId: required(record, "balance_transaction_id", line),
+    transactionId: requiredId(record, "balance_transaction_id", line),
     createdAt: utcInstant(record.created_utc ?? "", "created_utc", line),
     kind: STRIPE_KINDS[category] ?? "other",
     category,
@@ -154,32 +110,25 @@ function stripeEntry(record: Record<string, string>, line: number): SettlementEn
     orderId: optionalId(record, "payment_metadata[order_id]", line),
     payoutId: optionalId(record, "automatic_payout_id", line),
     currency,
-    gross: money(record.gross, currency, "gross", line),
-    fee: money(record.fee, currency, "fee", line),
-    net: money(record.net, currency, "net", line),
+    gross: decimalAmount(record.gross, currency, "gross", line),
+    fee: decimalAmount(record.fee, currency, "fee", line),
+    net: decimalAmount(record.net, currency, "net", line),
   };
-}
-
-function minorInteger(text: string | undefined, column: string, line: number): number {
-  const trimmed = (text ?? "").trim();
-  if (!/^-?\d{1,15}$/.test(trimmed)) throw new SettlementCsvError(line, `${column}: "${trimmed.slice(0, 40)}" must be a whole number of minor units`);
-  return Number(trimmed);
 }
 
 /** One line of the neutral payments CSV: amounts already in minor units, signed (refunds and disputes negative). */
 function paymentsEntry(record: Record<string, string>, line: number): SettlementEntry {
   const currency = isoCurrency(record.currency, line);
-  const kind = required(record, "kind", line) as SettlementKind;
-  if (!NEUTRAL_KINDS.has(kind)) throw new SettlementCsvError(line, `kind: "${kind.slice(0, 40)}" must be one of ${[...NEUTRAL_KINDS].join(", ")}`);
+  const kind = oneOf(requiredId(record, "kind", line), NEUTRAL_KINDS, "kind", line);
   const gross = minorInteger(record.amount, "amount", line);
-  const fee = optional(record.fee) === undefined ? 0 : minorInteger(record.fee, "fee", line);
+  const fee = optionalValue(record.fee) === undefined ? 0 : minorInteger(record.fee, "fee", line);
   return {
     line,
-    transactionId: required(record, "transaction_id", line),
+    transactionId: requiredId(record, "transaction_id", line),
     createdAt: utcInstant(record.created_at ?? "", "created_at", line),
     kind,
     category: kind,
-    paymentId: required(record, "payment_id", line),
+    paymentId: requiredId(record, "payment_id", line),
     orderId: optionalId(record, "order_id", line),
     currency,
     gross,
@@ -204,7 +153,7 @@ export async function* readSettlementEntries(input: Readable | string | Buffer, 
   const columns = (names: string[]) => {
     header = names.map((name) => name.trim().toLowerCase());
     detected = detectFormat(header, format);
-    if (detected === "lab") throw new SettlementCsvError(1, "the lab's order-level file is not a payment-level report");
+    if (detected === "lab") badLine(1, "report_lab_not_payment_level", {});
     return header;
   };
   const parser = source.pipe(parse({ columns, skip_empty_lines: true, trim: true, info: true, bom: true }));
@@ -212,14 +161,11 @@ export async function* readSettlementEntries(input: Readable | string | Buffer, 
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       yield detected === "payments" ? paymentsEntry(record, info.lines) : stripeEntry(record, info.lines);
     }
-    if (!header) throw new SettlementCsvError(1, "empty file: expected a header row");
+    if (!header) badLine(1, "report_empty", {});
   } catch (error) {
     if (error instanceof SettlementCsvError) throw error;
     const cause = (error as { cause?: unknown }).cause;
     if (cause instanceof SettlementCsvError) throw cause;
-    const parseError = error as { code?: string; lines?: number; record?: unknown[] };
-    // A field count other than the header's: an unquoted comma (a decimal comma such as 25,00) shifts every column after it.
-    if (parseError.code === "CSV_RECORD_INCONSISTENT_COLUMNS") throw new SettlementCsvError(parseError.lines ?? 0, `${parseError.record?.length ?? "?"} fields where the header has ${header?.length ?? "?"} (an unquoted comma in a value?)`);
-    throw new SettlementCsvError((error as { lines?: number }).lines ?? 0, `not a valid CSV: ${(error as Error).message.split("\n")[0]}`);
+    throw csvParseFailure(error, header?.length);
   }
 }

@@ -7,16 +7,16 @@ import type { Db } from "@/lib/db/client";
 import { formatOfFile } from "@/lib/reconciliation/report-head";
 import { queueRun } from "@/lib/reconciliation/runs";
 import { parseFormat, resolveScope, ScopeError } from "@/lib/reconciliation/run-scope";
-import { SettlementCsvError } from "@/lib/reconciliation/settlement-csv";
+import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 import { declaredTooLarge, spoolUpload, UploadTooLargeError } from "@/lib/reconciliation/upload";
-import { because } from "@/lib/reasons/reason-codes";
+import { because, reasonRef, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** How an upload ended: queued (202 with the run's id), too large (413 naming the limit), or refused (400 with the line and problem). */
 export type SubmitResult =
   | { kind: "queued"; runId: string; bytes: number }
   | { kind: "too_large"; limitBytes: number; message: string }
   | { kind: "too_many_runs"; limit: number; scope: "actor" | "all"; message: string }
-  | { kind: "invalid"; message: string };
+  | { kind: "invalid"; message: string; reason: ReasonRef };
 
 /**
  * Uploads this process is streaming to the spool now, per uploader and in all. A run's row exists only
@@ -102,7 +102,7 @@ export async function submitReport(
     spooled = await spoolUpload(upload.body, path.resolve(config.RECONCILIATION_SPOOL_DIR), limit);
     const format = await formatOfFile(spooled.filePath, params.format ? parseFormat(params.format) : undefined);
     const mode = params.mode?.trim().toLowerCase();
-    if (mode && mode !== "live" && mode !== "test") throw new ScopeError(`mode: "${mode.slice(0, 20)}" must be live or test`);
+    if (mode && mode !== "live" && mode !== "test") throw new ScopeError(reasonRef("scope_bad_mode", { flag: "mode", value: mode.slice(0, 20) }));
     const scope = resolveScope(format, { provider: params.provider, account: params.account, livemode: mode ? mode === "live" : undefined, from: params.from, to: params.to });
     const source = (params.source?.trim() || "upload").slice(0, 200);
     const runId = await queueRun(db, { source, format, scope, actor: upload.actor.email, filePath: spooled.filePath, bytesTotal: spooled.bytes });
@@ -112,7 +112,7 @@ export async function submitReport(
   } catch (error) {
     if (spooled) await rm(spooled.filePath, { force: true });
     if (error instanceof UploadTooLargeError) return { kind: "too_large", limitBytes: error.limitBytes, message: error.message };
-    if (error instanceof SettlementCsvError || error instanceof ScopeError) return { kind: "invalid", message: error.message };
+    if (error instanceof SettlementCsvError || error instanceof ScopeError) return { kind: "invalid", message: error.message, reason: error.reason };
     throw error;
   } finally {
     // Once queued the run's row counts instead (a moment of both only refuses more, never less).

@@ -155,6 +155,9 @@ describe("retrying dead letters", () => {
     assert.equal(lines.at(-1), "2 open dead letters");
     assert.equal(lines.filter((line) => line.includes("lab:evt_all")).length, 1);
     assert.match(listed.stdout, /next action: wait for the missing transition \(e\.g\. the approval\), then retry/);
+    const listedEs = cli(["list", "--locale", "es-AR"]);
+    assert.equal(listedEs.stdout.trim().split("\n").at(-1), "2 errores abiertos");
+    assert.equal(cli(["list", "--all", "--locale", "es-AR"]).stdout.trim().split("\n").at(-1), `${cli(["list", "--all"]).stdout.trim().split("\n").at(-1)?.split(" ")[0]} errores`);
 
     const letter = await letterOf("evt_all");
     const failed = cli(["retry", letter.id]);

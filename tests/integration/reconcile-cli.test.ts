@@ -76,7 +76,7 @@ describe("npm run reconcile", () => {
     const before = await (await db()).reconciliationRun.count();
     const bad = reconcileCli(`${HEADER}\nord_r1,approved,2500000,ARS\nord_r2,approved,lots,ARS\n`);
     assert.equal(bad.code, 2);
-    assert.equal(bad.stderr, `reconcile: ${bad.file}: line 3: amount: must be a whole number of minor units`);
+    assert.equal(bad.stderr, `reconcile: ${bad.file}: line 3: amount: "lots" must be a whole number of minor units`);
     const missing = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", "/nonexistent.csv"], { encoding: "utf8" });
     assert.equal(missing.status, 2);
     const folder = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", tmpdir()], { encoding: "utf8" });
@@ -86,6 +86,6 @@ describe("npm run reconcile", () => {
     const runs = await (await db()).reconciliationRun.findMany({ where: { startedAt: { gte: new Date(Date.now() - 60_000) } }, orderBy: { startedAt: "asc" }, include: { mismatches: true } });
     assert.equal(await (await db()).reconciliationRun.count(), before + 1);
     const failed = runs[runs.length - 1];
-    assert.deepEqual([failed.status, failed.error, failed.mismatches.length, failed.activeScope], ["failed", "line 3: amount: must be a whole number of minor units", 0, null]);
+    assert.deepEqual([failed.status, failed.error, failed.errorCode, failed.mismatches.length, failed.activeScope], ["failed", 'line 3: amount: "lots" must be a whole number of minor units', "report_line", 0, null]);
   });
 });

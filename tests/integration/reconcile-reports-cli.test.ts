@@ -72,6 +72,14 @@ describe("npm run reconcile with a Stripe report", () => {
       "TOTAL USD: gross 29.99, fees 0.00, net 29.99; credited 25.00, refunded 0.00; over-credited 5.00, under-credited 9.99",
       `3 mismatches in 2 report lines; scope stripe:acct_cli:live; period [${TODAY}T00:00:00.000Z to ${nextDay()}T00:00:00.000Z)`,
     ]);
+    // In es-AR: the mismatch lines, the totals and the last line translated, money formatted by currency.
+    const spanish = cli(stripeReport(lines), "--locale", "es-AR");
+    assert.equal(spanish.code, 1, spanish.stderr);
+    assert.deepEqual(spanish.stdout.split("\n").slice(3), [
+      "TOTAL JPY: bruto JPY 0, comisiones JPY 0, neto JPY 0; acreditado JPY 500, reembolsado JPY 0; acreditado de más JPY 500, acreditado de menos JPY 0",
+      "TOTAL USD: bruto US$ 29,99, comisiones US$ 0,00, neto US$ 29,99; acreditado US$ 25,00, reembolsado US$ 0,00; acreditado de más US$ 5,00, acreditado de menos US$ 9,99",
+      `3 diferencias en 2 líneas del reporte; alcance stripe:acct_cli:live; período [${TODAY}T00:00:00.000Z a ${nextDay()}T00:00:00.000Z)`,
+    ]);
     const json = cli(stripeReport(lines), "--json", "--format", "stripe-balance");
     assert.equal(json.code, 1, json.stderr);
     const report = JSON.parse(json.stdout) as { format: string; rowCount: number; mismatchCount: number; mismatches: { code: string; paymentId: string; settled: number; booked: number; line: number | null }[]; totals: Record<string, { overCredited: number }> };
@@ -131,10 +139,15 @@ describe("bad inputs are answered with the exact problem and line, nothing queue
     assert.deepEqual([quoted.code, quoted.stderr], [2, `reconcile: ${quoted.file}: line 3: gross: "25,00" is not a decimal amount like 25.00`]);
     const unquoted = cli(stripeReport([STRIPE_LINES[0]]).replace(",25.00,1.03,23.97,", ",25,00,1.03,23.97,"));
     assert.deepEqual([unquoted.code, unquoted.stderr], [2, `reconcile: ${unquoted.file}: line 2: 22 fields where the header has 21 (an unquoted comma in a value?)`]);
+    const spanish = cli(stripeReport([STRIPE_LINES[0], { ...STRIPE_LINES[0], txn: "txn_bad", gross: "25,00" }]), "--locale", "es-AR");
+    assert.deepEqual([spanish.code, spanish.stderr], [2, `reconcile: ${spanish.file}: línea 3: gross: "25,00" no es un importe decimal como 25.00 (con punto decimal)`]);
+    const spanishScope = cli(stripeReport(STRIPE_LINES), "--from", "yesterday", "--locale", "es-AR");
+    assert.deepEqual([spanishScope.code, spanishScope.stderr], [2, `reconcile: ${spanishScope.file}: --from: "yesterday" no es una fecha u hora ISO 8601 (por ejemplo 2026-11-01 o 2026-11-01T00:00:00Z)`]);
     const runs = await (await db()).reconciliationRun.findMany({ orderBy: { startedAt: "asc" }, skip: before });
     assert.deepEqual(runs.map((run) => [run.status, run.error]), [
       ["failed", 'line 3: gross: "25,00" is not a decimal amount like 25.00'],
       ["failed", "line 2: 22 fields where the header has 21 (an unquoted comma in a value?)"],
+      ["failed", 'line 3: gross: "25,00" is not a decimal amount like 25.00'],
     ]);
   });
 });

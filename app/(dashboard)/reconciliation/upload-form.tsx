@@ -6,6 +6,8 @@ import { useRouter } from "next/navigation";
 import { useLocale, useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
 import { FilterInput, FilterSelect } from "@/app/_components/filter-fields";
+import { useReasons } from "@/app/_components/use-reasons";
+import { readReason } from "@/lib/reasons/reason-codes";
 
 /** Bytes in binary units, as the settings' documentation writes the limit (209715200 -> "200 MB"), by Intl in `locale` ("1,5 MB" in es-AR). */
 function formatLimit(bytes: number, locale: string): string {
@@ -18,6 +20,7 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
   const t = useTranslations("reconciliation");
   const locale = useLocale();
   const router = useRouter();
+  const reasons = useReasons();
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
 
@@ -40,14 +43,14 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
     setMessage(null);
     try {
       const response = await fetch(`/api/reconciliations?${params}`, { method: "POST", body: file, headers: { "content-type": "text/csv" } });
-      const answer = (await response.json().catch(() => ({}))) as { runId?: string; error?: string; limitBytes?: number; limit?: number; scope?: string };
+      const answer = (await response.json().catch(() => ({}))) as { runId?: string; error?: string; reason?: unknown; limitBytes?: number; limit?: number; scope?: string };
       if (response.status === 202 && answer.runId) {
         router.push(`/reconciliation/${answer.runId}`);
         return;
       }
       if (response.status === 413) setMessage(t("tooLarge", { limit: formatLimit(answer.limitBytes ?? maxBytes, locale) }));
       else if (response.status === 429 && answer.limit) setMessage(t(answer.scope === "all" ? "tooManyRunsAll" : "tooManyRuns", { limit: answer.limit }));
-      else if (response.status === 400 && answer.error) setMessage(t("refused", { message: answer.error }));
+      else if (response.status === 400 && answer.error) setMessage(t("refused", { message: reasons.render(readReason(answer.reason), answer.error) }));
       else setMessage(t("uploadFailed", { status: response.status }));
     } catch {
       setMessage(t("uploadFailed", { status: 0 }));

@@ -56,7 +56,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
       <RunProgress runId={run.id} initial={{ status: run.status, rows: run.progress.rows, bytesDone: run.progress.bytes, bytesTotal: run.progress.bytesTotal, mismatches: run.progress.mismatches }} />
       {run.status === "failed" ? (
         <p className="notice bad" data-testid="run-error">
-          {t("failedWith", { error: run.error ?? "" })}
+          {t("failedWith", { error: reasons.render(run.errorReason ?? undefined, run.error ?? "") })}
         </p>
       ) : null}
       <dl className="summary">

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "ReconciliationRun" ADD COLUMN     "errorCode" TEXT,
+ADD COLUMN     "errorParams" TEXT;
+
