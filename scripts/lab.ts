@@ -8,7 +8,7 @@ import { loadEnvConfig } from "@next/env";
 import { DEMO_SECRETS, settings } from "@/lib/config/settings";
 import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
 import { labTarget, serverProblem } from "@/lib/lab/lab-target";
-import { runLab } from "@/lib/lab/run-lab";
+import { formatDeliveryHeader, runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { runCli } from "@/lib/background/run-cli";
@@ -49,11 +49,11 @@ async function main(): Promise<number> {
   }
   const config = settings();
   print(`Lab provider -> ${url}/api/webhooks/lab`);
-  print(`${"time".padEnd(7)} ${"event".padEnd(9)} ${"what".padEnd(52)} ${"HTTP".padEnd(4)} ${"outcome".padEnd(13)} reason`);
+  print(formatDeliveryHeader(view));
   // The lab plays a provider and a store against a server: it signs with the lab secret and creates
   // orders with the operator token, both taken from the environment, else the public demo values
   // (which only a demo server accepts).
-  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print });
+  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print, view });
 
   const folder = path.join("data", "lab");
   mkdirSync(folder, { recursive: true });

@@ -81,12 +81,16 @@ test("an admin deactivates a user in the page: the user's open session ends; a w
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page.getByText("password: too weak (strength 1 of 4, 3 needed): This is similar to a commonly used password.")).toBeVisible();
   expect(query<{ n: number }>("SELECT COUNT(*) AS n FROM User WHERE email = 'weak@merchant.test'")).toEqual([{ n: 0 }]);
+  // The refusal keeps what was typed: only the password needs changing.
+  await expect(page.getByLabel("Email")).toHaveValue("weak@merchant.test");
+  await expect(page.getByLabel("Name")).toHaveValue("Weak");
 
   await page.getByLabel("Email").fill("dora@merchant.test");
   await page.getByLabel("Name").fill("Dora");
   await page.getByLabel("Password (12 to 128 characters, not common)").fill("amber-kettle-meadow-41");
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page.getByText("Created dora@merchant.test.")).toBeVisible();
+  await expect(page.getByLabel("Email")).toHaveValue("");
 
   const dora = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.91" } });
   const doraPage = await dora.newPage();
@@ -146,7 +150,7 @@ test("a user changes their password in the page: a weak one is refused with its 
   await laptop.getByLabel("Current password").fill("granite-willow-cipher-7");
   await laptop.getByLabel("New password (12 to 128 characters)").fill("qwertyuiop12");
   await laptop.getByRole("button", { name: "Change password" }).click();
-  await expect(laptop.getByTestId("password-result")).toHaveText(/^password too weak \(strength \d of 4, 3 needed\): \S/);
+  await expect(laptop.getByTestId("password-result")).toHaveText(/^Password too weak \(strength \d of 4, 3 needed\): \S/);
   await laptop.getByLabel("New password (12 to 128 characters)").fill("saffron-glacier-tunnel-88");
   await laptop.getByRole("button", { name: "Change password" }).click();
   await expect(laptop.getByTestId("password-result")).toHaveText("Password changed; your other sessions ended.");

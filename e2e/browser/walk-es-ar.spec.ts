@@ -240,6 +240,25 @@ test.describe("in es-AR", () => {
     await screenshot(page, testInfo, "reconciliation-refused-es-AR");
   });
 
+  test("a weak password is refused in Spanish, zxcvbn's advice too, on the Users and Password pages", async ({ page }, testInfo) => {
+    await page.goto("/admin/users");
+    await page.getByLabel("Email").fill("debil@merchant.test");
+    await page.getByLabel("Nombre").fill("Débil");
+    await page.getByLabel("Contraseña (12 a 128 caracteres, no común)").fill("password1234");
+    await page.getByRole("button", { name: "Crear usuario" }).click();
+    await expect(page.getByText("demasiado débil (fortaleza 1 de 4, se necesita 3): Se parece a una contraseña de uso común.")).toBeVisible();
+    await expect(page.getByLabel("Email")).toHaveValue("debil@merchant.test");
+    await screenshot(page, testInfo, "users-weak-password-es-AR");
+    await page.goto("/account/password");
+    await page.getByLabel("Contraseña actual").fill("not-the-current-one");
+    await page.getByLabel("Contraseña nueva (12 a 128 caracteres)").fill("qwertyuiop12");
+    await page.getByRole("button", { name: "Cambiar contraseña" }).click();
+    await expect(page.getByTestId("password-result")).toHaveText(/^Contraseña demasiado débil \(fortaleza \d de 4, se necesita 3\): [^a-z]*[A-ZÁÉÍÓÚ][a-záéíóúñ]+ /);
+    const shown = text(await page.getByTestId("password-result").innerText());
+    expect(englishFragments().filter((fragment) => shown.includes(fragment))).toEqual([]);
+    expect(shown).not.toMatch(/keyboard|easy to guess|Avoid|Add more/);
+  });
+
   test("refusals before a valid signature read in Spanish in the decision log, their diagnosis too", async ({ page }) => {
     await page.goto("/decisions?outcome=rejected");
     await expect(page.locator('tr[data-event-id="evt_w_forged"]').getByTestId("reason")).toContainText("la firma no coincide con ningún secreto de firma configurado");

@@ -75,7 +75,11 @@ test("running the lab again changes nothing: every event is a duplicate or rejec
   assert.equal(run.code, 0, run.stderr);
   assert.ok(run.lines.includes("0 diferencias en 5 filas de liquidación y 5 órdenes; acreditado de más: $ 0,00"), run.lines.join("\n"));
   const outcomes = deliveries(run.lines).map(([, status, outcome]) => `${status} ${outcome}`);
-  assert.deepEqual(outcomes, ["200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "200 duplicate", "401 rejected", "200 duplicate", "200 duplicate", "401 rejected"]);
+  assert.deepEqual(outcomes, ["200 duplicado", "200 duplicado", "200 duplicado", "200 duplicado", "200 duplicado", "401 rechazado", "200 duplicado", "200 duplicado", "401 rechazado"]);
+  // The table's words in Spanish; each server answer as the provider received it (English, as logged).
+  assert.ok(run.lines.some((line) => /^hora\s+evento\s+qué\s+HTTP\s+resultado\s+respuesta del servidor$/.test(line)), run.lines.join("\n"));
+  assert.ok(run.lines.some((line) => /^\+0s\s+evt_0001\s+aprobación de ord_1041\s+200\s+duplicado\s+event evt_0001 already stored/.test(line)), run.lines.join("\n"));
+  assert.ok(run.lines.some((line) => /evt_0003\s+repetición del pedido firmado de evt_0003, de hace 3 días\s+401\s+rechazado\s/.test(line)), run.lines.join("\n"));
 });
 
 test("after Stripe's and Yolfi's payments on the same server, the lab's reconciliation still finds 0 mismatches in its 5 orders", async () => {

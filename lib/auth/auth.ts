@@ -6,7 +6,7 @@ import { admin } from "better-auth/plugins";
 import { createAccessControl } from "better-auth/plugins/access";
 import { adminAc, defaultStatements } from "better-auth/plugins/admin/access";
 import { clearFailures, lockedFor, lockoutKey, recordFailure } from "@/lib/auth/lockout";
-import { PASSWORD_MAX_LENGTH, passwordProblem } from "@/lib/auth/passwords";
+import { PASSWORD_MAX_LENGTH, passwordReason } from "@/lib/auth/passwords";
 import { settings, type Settings } from "@/lib/config/settings";
 import { db, type Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
@@ -125,8 +125,9 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
         const password = body[field];
         if (typeof password === "string") {
           const inputs = [body.email, body.name].filter((value): value is string => typeof value === "string");
-          const problem = passwordProblem(password, inputs);
-          if (problem) throw new APIError("BAD_REQUEST", { code: "WEAK_PASSWORD", message: `password ${problem}` });
+          const problem = passwordReason(password, inputs);
+          // `reason`: the same as a reason code, which the password page shows in the reader's language.
+          if (problem) throw new APIError("BAD_REQUEST", { code: "WEAK_PASSWORD", message: `password ${problem.reason}`, reason: problem.reasonRef });
         }
         // A changed password ends every other session of the user (a thief's included).
         if (ctx.path === "/change-password") return { context: { body: { ...body, revokeOtherSessions: true } } };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { passwordProblem } from "@/lib/auth/passwords";
+import { passwordProblem, passwordReason } from "@/lib/auth/passwords";
+import { cliReasons } from "@/lib/reasons/cli-reasons";
 
 test("passwords under 12 characters are refused, saying so", () => {
   assert.equal(passwordProblem("kT9#vQ2!mLp"), "too short: at least 12 characters");
@@ -25,4 +26,15 @@ test("the person's own email or name makes a password weak", () => {
 
 test("long random or passphrase passwords pass", () => {
   for (const strong of ["kT9#vQ2!mLp7wZ", "correct horse battery staple", "acredita-admin-2026"]) assert.equal(passwordProblem(strong), null, strong);
+});
+
+test("the refusal is a reason: zxcvbn's feedback reads in es-AR, its English stays the message", () => {
+  const reason = passwordReason("password1234");
+  assert.equal(reason?.reason, passwordProblem("password1234"));
+  assert.equal(reason?.reasonRef.code, "password_too_weak_because");
+  const spanish = cliReasons("es-AR").render(reason!.reasonRef, "");
+  assert.match(spanish, /^demasiado débil \(fortaleza \d de 4, se necesita 3\): \S/);
+  assert.ok(!/[a-z]+ (is|are) /.test(spanish), spanish);
+  assert.equal(cliReasons("en").render(reason!.reasonRef, ""), reason?.reason);
+  assert.equal(cliReasons("es-AR").render(passwordReason("short")!.reasonRef, ""), "demasiado corta: al menos 12 caracteres");
 });

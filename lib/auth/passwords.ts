@@ -2,6 +2,7 @@ import { ZxcvbnFactory } from "@zxcvbn-ts/core";
 import * as common from "@zxcvbn-ts/language-common";
 import * as english from "@zxcvbn-ts/language-en";
 import { z } from "zod";
+import { because, type Because } from "@/lib/reasons/reason-codes";
 
 /** Shortest and longest password accepted (NIST SP 800-63B asks for a length floor and a long ceiling). */
 export const PASSWORD_MIN_LENGTH = 12;
@@ -11,35 +12,57 @@ export const PASSWORD_MIN_SCORE = 3;
 
 let estimator: ZxcvbnFactory | undefined;
 
+/**
+ * zxcvbn's translations with each text replaced by its own key ("warnings.straightRow"): the
+ * estimator's feedback then names what it found, which pages say in the reader's language
+ * (`reasons.zxcvbn.*` of the catalogue) and the logs in zxcvbn's English.
+ */
+const FEEDBACK_KEYS = Object.fromEntries(
+  Object.entries(english.translations).map(([group, texts]) => [group, Object.fromEntries(Object.keys(texts).map((key) => [key, group === "timeEstimation" ? (texts as Record<string, string>)[key] : `${group}.${key}`]))]),
+) as typeof english.translations;
+
 function zxcvbn(): ZxcvbnFactory {
   estimator ??= new ZxcvbnFactory({
     dictionary: { ...common.dictionary, ...english.dictionary },
     graphs: common.adjacencyGraphs,
-    translations: english.translations,
+    translations: FEEDBACK_KEYS,
   });
   return estimator;
 }
 
+/** zxcvbn's English text of a feedback key ("warnings.straightRow"), else the key. */
+function englishFeedback(key: string): string {
+  const [group, name] = key.split(".");
+  return (english.translations as unknown as Record<string, Record<string, string>>)[group]?.[name] ?? key;
+}
+
 /**
- * Why `password` is refused, or null when it is acceptable: shorter than 12 or longer than 128
- * characters, or a zxcvbn-ts score below 3 (common passwords, keyboard rows, repeats, dates, or the
- * person's own email or name, passed as `userInputs`). The reason is zxcvbn's own English warning and
- * suggestions, never the password itself.
+ * Why `password` is refused, as a reason (code and parameters, for the reader's locale, and its
+ * English sentence), or null when it is acceptable: shorter than 12 or longer than 128 characters,
+ * or a zxcvbn-ts score below 3 (common passwords, keyboard rows, repeats, dates, or the person's own
+ * email or name, passed as `userInputs`) with zxcvbn's warning and suggestions. Never the password itself.
  */
-export function passwordProblem(password: string, userInputs: string[] = []): string | null {
-  if (password.length < PASSWORD_MIN_LENGTH) return `too short: at least ${PASSWORD_MIN_LENGTH} characters`;
-  if (password.length > PASSWORD_MAX_LENGTH) return `too long: at most ${PASSWORD_MAX_LENGTH} characters`;
+export function passwordReason(password: string, userInputs: string[] = []): Because | null {
+  if (password.length < PASSWORD_MIN_LENGTH) return because("password_too_short", { min: PASSWORD_MIN_LENGTH });
+  if (password.length > PASSWORD_MAX_LENGTH) return because("password_too_long", { max: PASSWORD_MAX_LENGTH });
   const inputs = userInputs.flatMap((input) => [input, ...input.split(/[@.\s_-]+/)]).filter((input) => input.length >= 3);
   const result = zxcvbn().check(password, inputs);
   if (result.score >= PASSWORD_MIN_SCORE) return null;
-  const why = [result.feedback.warning, ...result.feedback.suggestions].filter((text): text is string => Boolean(text)).join(" ");
-  return `too weak (strength ${result.score} of 4, ${PASSWORD_MIN_SCORE} needed)${why ? `: ${why}` : ""}`;
+  const keys = [result.feedback.warning, ...result.feedback.suggestions].filter((key): key is string => Boolean(key));
+  const strength = { score: result.score, needed: PASSWORD_MIN_SCORE };
+  if (keys.length === 0) return because("password_too_weak", strength);
+  return because("password_too_weak_because", { ...strength, tips: keys.join(" "), details: keys.map(englishFeedback).join(" ") });
 }
 
-/** A zod schema for a new password: refuses it with {@link passwordProblem}'s reason. */
+/** {@link passwordReason}'s English sentence ("too weak (strength 1 of 4, 3 needed): ..."), or null when the password is acceptable. */
+export function passwordProblem(password: string, userInputs: string[] = []): string | null {
+  return passwordReason(password, userInputs)?.reason ?? null;
+}
+
+/** A zod schema for a new password: refuses it with {@link passwordReason}'s sentence, its reason in the issue's `params.reason`. */
 export function newPasswordSchema(userInputs: string[] = []) {
   return z.string().superRefine((password, context) => {
-    const problem = passwordProblem(password, userInputs);
-    if (problem) context.addIssue({ code: "custom", message: problem });
+    const problem = passwordReason(password, userInputs);
+    if (problem) context.addIssue({ code: "custom", message: problem.reason, params: { reason: problem.reasonRef } });
   });
 }

@@ -1,9 +1,11 @@
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import type { z } from "zod";
 import { actorWith } from "@/lib/auth/session";
 import { ForbiddenError, type Actor, type Permission } from "@/lib/auth/roles";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
+import { readReason } from "@/lib/reasons/reason-codes";
+import { readerReasons, type ReasonTranslator } from "@/lib/reasons/render-reason";
 
 /** What every dashboard server action answers: a tone, messages to show, a code for failures, and when. */
 export interface ActionResult {
@@ -44,7 +46,11 @@ export async function runAction<Schema extends z.ZodType>(
   }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
-    const details = parsed.error.issues.map((issue) => `${issue.path.join(".") || "form"}: ${issue.message}`).join("; ");
+    // An issue that carries a reason (params.reason, e.g. a weak password) reads in the reader's language.
+    const reasons = readerReasons((await getTranslations()) as unknown as ReasonTranslator, await getLocale());
+    const details = parsed.error.issues
+      .map((issue) => `${issue.path.join(".") || "form"}: ${reasons.render(readReason((issue as { params?: { reason?: unknown } }).params?.reason), issue.message)}`)
+      .join("; ");
     return { ok: false, tone: "bad", messages: [t("invalid", { details })], code: "invalid", at: Date.now() };
   }
   try {

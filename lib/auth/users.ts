@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Auth } from "@/lib/auth/auth";
-import { PASSWORD_MAX_LENGTH, passwordProblem } from "@/lib/auth/passwords";
+import { PASSWORD_MAX_LENGTH, passwordReason } from "@/lib/auth/passwords";
 import { assertCan, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
 import { runMode } from "@/lib/config/settings";
 import { recordAudit } from "@/lib/audit/record-audit";
@@ -22,8 +22,9 @@ export const newUserSchema = z
     password: z.string().max(PASSWORD_MAX_LENGTH),
   })
   .superRefine((user, context) => {
-    const problem = passwordProblem(user.password, [user.email, user.name]);
-    if (problem) context.addIssue({ code: "custom", path: ["password"], message: problem });
+    const problem = passwordReason(user.password, [user.email, user.name]);
+    // The reason rides in params: the dashboard shows it in the reader's language, the CLI its English message.
+    if (problem) context.addIssue({ code: "custom", path: ["password"], message: problem.reason, params: { reason: problem.reasonRef } });
   });
 export type NewUser = z.infer<typeof newUserSchema>;
 

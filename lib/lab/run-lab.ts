@@ -5,6 +5,7 @@ import type { ReconciliationReport } from "@/lib/reconciliation/reconcile";
 import { formatSettlementCsv } from "@/lib/reconciliation/settlement-csv";
 import { LAB_SIGNATURE_HEADER } from "@/lib/providers/lab";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
+import { ENGLISH_CLI, type CliReasons } from "@/lib/reasons/cli-reasons";
 
 /** Where and how the lab talks to a running Acredita. */
 export interface LabOptions {
@@ -15,6 +16,8 @@ export interface LabOptions {
   /** Real milliseconds per simulated minute (compressed time). */
   msPerSimulatedMinute?: number;
   print?: (line: string) => void;
+  /** The locale the delivery lines are printed in (English without one). */
+  view?: CliReasons;
 }
 
 /** One delivery as the lab saw it. */
@@ -23,6 +26,7 @@ export interface LabDeliveryResult {
   scenario: number;
   eventId: string;
   what: string;
+  whatKey: LabStep["whatKey"];
   attempt: number;
   status: number;
   outcome: string;
@@ -54,10 +58,22 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Formats one delivery line: time, event, what it was, status, outcome and reason. */
-export function formatDelivery(result: LabDeliveryResult): string {
-  const attempt = result.attempt > 1 ? ` (retry ${result.attempt - 1})` : "";
-  return `${formatSimTime(result.atSeconds).padEnd(7)} ${result.eventId.padEnd(9)} ${`${result.what}${attempt}`.padEnd(52)} ${String(result.status).padEnd(4)} ${result.outcome.padEnd(13)} ${result.reason}`;
+/** The delivery table's header row in `view`'s locale (English without one). */
+export function formatDeliveryHeader(view: CliReasons = ENGLISH_CLI): string {
+  const word = (key: string) => view.t(`reasons.lab.header.${key}`);
+  return `${word("time").padEnd(7)} ${word("event").padEnd(9)} ${word("what").padEnd(52)} ${"HTTP".padEnd(4)} ${word("outcome").padEnd(13)} ${word("reason")}`;
+}
+
+/**
+ * Formats one delivery line: time, event, what it was, status, outcome and reason, in `view`'s locale
+ * (English without one). The reason is the server's answer to the provider as received, English like
+ * the server's logs: a provider's integrator greps those.
+ */
+export function formatDelivery(result: LabDeliveryResult, view: CliReasons = ENGLISH_CLI): string {
+  const what = view.locale === "en" ? result.what : view.t(`reasons.lab.step.${result.whatKey.key}`, result.whatKey.values);
+  const attempt = result.attempt > 1 ? view.t("reasons.lab.retry", { n: String(result.attempt - 1) }) : "";
+  const outcome = view.locale === "en" ? result.outcome : view.outcome(result.outcome);
+  return `${formatSimTime(result.atSeconds).padEnd(7)} ${result.eventId.padEnd(9)} ${`${what}${attempt}`.padEnd(52)} ${String(result.status).padEnd(4)} ${outcome.padEnd(13)} ${result.reason}`;
 }
 
 /**
@@ -98,13 +114,14 @@ export async function runLab(options: LabOptions): Promise<LabRun> {
         scenario: step.scenario,
         eventId: step.event.id,
         what: step.what,
+        whatKey: step.whatKey,
         attempt: next.attempt,
         status: answer.status,
         outcome: String(answer.json.outcome ?? "?"),
         reason: String(answer.json.reason ?? ""),
       };
       deliveries.push(result);
-      print(formatDelivery(result));
+      print(formatDelivery(result, options.view));
     }
     const failed = answers.some((answer) => answer.status < 200 || answer.status >= 300);
     if (failed && step.sender === "provider" && next.attempt <= PROVIDER_RETRY_DELAYS_SECONDS.length) {

@@ -22,11 +22,12 @@ export interface Money {
 /**
  * How a parameter is rendered: `money` formatted by currency, `status` / `category` / `mode` /
  * `outcome` / `what` / `phase` / `variant` (what a signature diagnosis found changed) / `role` /
- * `csvProblem` (csv-parse's error code) translated from a fixed list, `time` an ISO 8601 UTC instant formatted by Intl (in UTC), `id` / `text` / `type` shown verbatim
+ * `csvProblem` (csv-parse's error code) translated from a fixed list, `zxcvbnTips` zxcvbn's feedback keys
+ * (space-separated, each translated), `time` an ISO 8601 UTC instant formatted by Intl (in UTC), `id` / `text` / `type` shown verbatim
  * (ids, currency codes, event types), `number` / `seconds` formatted as numbers, `cause` a nested
  * reason (or a plain sentence when its source had no code).
  */
-export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "csvProblem" | "time" | "number" | "seconds" | "cause";
+export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "csvProblem" | "zxcvbnTips" | "time" | "number" | "seconds" | "cause";
 
 /** A reason as stored: its code, its parameters and, for a compound sentence, the reasons that follow it. */
 export interface ReasonRef {
@@ -262,6 +263,12 @@ export const REASONS = {
   run_command_stopped: define({}, () => "the command running it stopped before the run ended"),
   run_claimed_too_often: define({ attempts: "number" }, (p) => `claimed ${p.attempts} times without ending: see the worker's log`),
 
+  // A new password refused (lib/auth/passwords.ts): `tips` are zxcvbn's feedback keys, `details` their English.
+  password_too_short: define({ min: "number" }, (p) => `too short: at least ${p.min} characters`),
+  password_too_long: define({ max: "number" }, (p) => `too long: at most ${p.max} characters`),
+  password_too_weak: define({ score: "number", needed: "number" }, (p) => `too weak (strength ${p.score} of 4, ${p.needed} needed)`),
+  password_too_weak_because: define({ score: "number", needed: "number", tips: "zxcvbnTips", details: "text" }, (p) => `too weak (strength ${p.score} of 4, ${p.needed} needed): ${p.details}`),
+
   // The lab's order-level reconciliation (lib/reconciliation/compare.ts).
   recon_order_missing: define({}, () => "order not found in Acredita"),
   recon_not_in_settlement: define({}, () => "not in the settlement"),
@@ -327,6 +334,7 @@ const KIND_SCHEMA: Record<Exclude<ParamKind, "cause">, z.ZodType> = {
   variant: z.string(),
   role: z.string(),
   csvProblem: z.string(),
+  zxcvbnTips: z.string(),
   time: z.string().datetime(),
   number: z.number(),
   seconds: z.number(),

@@ -39,6 +39,7 @@ function renderParam(kind: ParamKind, value: unknown, t: ReasonTranslator, local
   }
   if (kind === "number" || kind === "seconds") return formatCount(value as number, locale);
   if (kind === "time") return formatDateTime(value as string, locale);
+  if (kind === "zxcvbnTips") return String(value).split(" ").filter(Boolean).map((key) => translateWord(t, "reasons.zxcvbn", key)).join(" ");
   if (kind === "cause") return typeof value === "string" ? value : renderReason(value as ReasonRef, t, locale);
   const namespace = WORD_NAMESPACE[kind];
   return namespace ? translateWord(t, namespace, String(value)) : String(value);
@@ -81,6 +82,8 @@ export interface ReaderReasons {
   render(ref: ReasonRef | undefined, fallback: string): string;
   /** An order, event or dead-letter status in the reader's language (the dashboard's `status` list). */
   status(word: string): string;
+  /** A decision's outcome (applied, duplicate, rejected, ...) in the reader's language (the dashboard's `outcome` list). */
+  outcome(word: string): string;
   /** A word of a fixed list under `reasons.<list>` (category, ledgerKind, mismatch, ...), or the word itself. */
   word(list: string, word: string): string;
   /** The text under `reasons.<list>.<key>`, else `fallback` (the stored English text of a key the catalogue lacks). */
@@ -94,6 +97,7 @@ export function readerReasons(t: ReasonTranslator, locale: string): ReaderReason
     coded: (row) => (readStoredReason(row.reasonCode, row.reasonParams) ? "yes" : "no"),
     render: (ref, fallback) => (ref ? renderReason(ref, t, locale) : fallback),
     status: (word) => translateWord(t, "status", word),
+    outcome: (word) => translateWord(t, "outcome", word),
     word: (list, word) => translateWord(t, `reasons.${list}`, word),
     text: (list, key, fallback) => (t.has(`reasons.${list}.${key}`) ? t(`reasons.${list}.${key}`) : fallback),
   };

@@ -14,6 +14,7 @@ import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDeci
 import { param, type SearchParams } from "@/lib/lists/paging";
 import { DecisionsChart } from "./decisions-chart";
 import { serverReasons } from "@/app/_components/server-reasons";
+import { BreakAfter } from "@/app/_components/break-after";
 import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
 
 export const dynamic = "force-dynamic";
@@ -158,7 +159,7 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   {decision.eventType ? (
                     <>
                       <br />
-                      <span className="muted">{decision.eventType}</span>
+                      <BreakAfter text={decision.eventType} className="muted" testId="event-type" />
                     </>
                   ) : null}
                 </td>
@@ -186,7 +187,9 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                     </>
                   ) : null}
                 </td>
-                <td className="mono muted breakable" data-testid="secret-label">{decision.secretLabel ?? "—"}</td>
+                <td className="mono muted">
+                  <BreakAfter text={decision.secretLabel ?? "—"} testId="secret-label" />
+                </td>
               </tr>
             ))}
           </tbody>

@@ -15,7 +15,8 @@ export async function createOrder(request: APIRequestContext, id: string, amount
 /** A lab event as the lab provider sends it. */
 export interface LabEventInput {
   id: string;
-  type: "payment.approved" | "payment.refunded";
+  /** The lab's two types, or another (stored and answered "unhandled event type", e.g. a long one for the layout). */
+  type: "payment.approved" | "payment.refunded" | (string & {});
   orderId: string;
   paymentId: string;
   amount: number;

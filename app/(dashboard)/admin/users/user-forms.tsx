@@ -1,15 +1,25 @@
 "use client";
 import { useTranslations } from "next-intl";
-import { useActionState } from "react";
+import { startTransition, useActionState, useEffect, useRef, type FormEvent } from "react";
 import { isRole, ROLES } from "@/lib/auth/roles";
 import { createApiKeyAction, createUserAction, revokeApiKeyAction, revokeSessionsAction, setActiveAction, setRoleAction } from "./actions";
 
+/** The create-user form: a refused password keeps what was typed (a form action would clear every field); a created user clears it. */
 export function CreateUserForm() {
   const t = useTranslations("users");
   const roles = useTranslations("roles");
   const [state, action, pending] = useActionState(createUserAction, null);
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state?.ok) form.current?.reset();
+  }, [state]);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    startTransition(() => action(data));
+  };
   return (
-    <form action={action} className="filters">
+    <form ref={form} onSubmit={submit} className="filters">
       <div className="field">
         <label htmlFor="u-email">{t("email")}</label>
         <input id="u-email" name="email" type="email" required autoComplete="off" />
