@@ -236,6 +236,7 @@ export const REASONS = {
   report_missing_columns_for: define({ format: "id", columns: "text" }, (p) => `missing column(s) for ${p.format}: ${p.columns}`),
   report_lab_not_payment_level: define({}, () => "the lab's order-level file is not a payment-level report"),
   report_field_count: define({ fields: "text", expected: "text" }, (p) => `${p.fields} fields where the header has ${p.expected} (an unquoted comma in a value?)`),
+  report_line_too_long: define({ chars: "number" }, (p) => `line longer than ${p.chars} characters: not a settlement report line`),
   report_not_csv: define({ problem: "csvProblem", details: "text" }, (p) => `not a valid CSV: ${p.details}`),
   report_bad_time: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" is not a UTC date and time like 2026-11-29 12:00:00`),
   report_bad_decimal: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" is not a decimal amount like 25.00`),

@@ -71,3 +71,11 @@ test("a refused upload's head and a refused scope render in es-AR", () => {
   assert.deepEqual(scope({}), ["--provider: the payments CSV needs its provider (yolfi, standard-webhooks, ...)", "--provider: el CSV de pagos necesita su proveedor (yolfi, standard-webhooks, ...)"]);
   assert.deepEqual(scope({ provider: "yolfi", account: "org_1", from: "2026-12-01", to: "2026-11-01" }), ["--from must be before --to (the period is [from, to))", "--from debe ser anterior a --to (el período es [desde, hasta))"]);
 });
+
+test("a line longer than 64 KiB is refused at that line without reading the rest of the field (csv-parse max_record_size)", async () => {
+  // A quoted field of 8 MB that never closes: without the cap the parser would hold it all, then fail at the end.
+  const huge = `${PAYMENTS}\nt1,2026-11-29T12:00:00Z,charge,"${"x".repeat(8 * 1024 * 1024)}`;
+  const error = await refusal(huge);
+  assert.equal(error.message, "line 2: line longer than 65536 characters: not a settlement report line");
+  assert.equal(es.render(error.reason, ""), "línea 2: línea de más de 65.536 caracteres: no es una línea de un reporte de liquidación");
+});

@@ -32,6 +32,18 @@ export function badLine<C extends ReasonCode>(line: number, code: C, params: Rea
   throw new SettlementCsvError(line, reasonRef(code, params));
 }
 
+/**
+ * The longest line (record) a report may have, in characters: a Stripe line with its metadata columns
+ * is under 2 KB. Without a cap one quoted field of a 200 MB upload is read whole into memory before
+ * it is refused (csv-parse `max_record_size`).
+ */
+export const MAX_REPORT_LINE_CHARS = 64 * 1024;
+
+/** csv-parse's options for a report: header names via `columns`, records with their line, each line at most {@link MAX_REPORT_LINE_CHARS}. */
+export function reportParseOptions(columns: (names: string[]) => string[]) {
+  return { columns, skip_empty_lines: true, trim: true, info: true, bom: true, max_record_size: MAX_REPORT_LINE_CHARS } as const;
+}
+
 /** A cell as written, cut for an error message (an error never repeats a whole hostile field). */
 const shown = (text: string, length = 40) => text.slice(0, length);
 
@@ -106,6 +118,7 @@ export function oneOf<T extends string>(value: string, allowed: readonly T[], co
 export function csvParseFailure(error: unknown, headerLength: number | undefined): SettlementCsvError {
   const parseError = error as { code?: string; lines?: number; record?: unknown[]; message?: string };
   const line = parseError.lines ?? 0;
+  if (parseError.code === "CSV_MAX_RECORD_SIZE") return new SettlementCsvError(line, reasonRef("report_line_too_long", { chars: MAX_REPORT_LINE_CHARS }));
   if (parseError.code === "CSV_RECORD_INCONSISTENT_COLUMNS") return new SettlementCsvError(line, reasonRef("report_field_count", { fields: String(parseError.record?.length ?? "?"), expected: String(headerLength ?? "?") }));
   return new SettlementCsvError(line, reasonRef("report_not_csv", { problem: parseError.code ?? "CSV_INVALID", details: String(parseError.message ?? error).split("\n")[0] }));
 }

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
 import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
-import { badLine, csvParseFailure, isoCurrency, minorInteger, oneOf, requiredId, SettlementCsvError } from "@/lib/reconciliation/report-fields";
+import { badLine, csvParseFailure, isoCurrency, minorInteger, oneOf, reportParseOptions, requiredId, SettlementCsvError } from "@/lib/reconciliation/report-fields";
 
 /** What the provider says happened to an order: `approved` (paid), `refunded`, or `none` (no payment). */
 export type ProviderStatus = "approved" | "refunded" | "none";
@@ -42,7 +42,7 @@ export async function* readSettlementCsv(input: Readable | string | Buffer): Asy
   const source = typeof input === "string" || Buffer.isBuffer(input) ? Readable.from([input]) : input;
   let header: string[] | undefined;
   const columns = (names: string[]) => (header = names.map((name) => name.trim().toLowerCase()));
-  const parser = source.pipe(parse({ columns, skip_empty_lines: true, trim: true, info: true, bom: true }));
+  const parser = source.pipe(parse(reportParseOptions(columns)));
   const seen = new Set<string>();
   let headerChecked = false;
   try {

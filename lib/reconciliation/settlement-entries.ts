@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import { badLine, csvParseFailure, decimalAmount, isoCurrency, minorInteger, oneOf, optionalId, optionalValue, requiredId, SettlementCsvError, utcInstant } from "@/lib/reconciliation/report-fields";
+import { badLine, csvParseFailure, reportParseOptions, decimalAmount, isoCurrency, minorInteger, oneOf, optionalId, optionalValue, requiredId, SettlementCsvError, utcInstant } from "@/lib/reconciliation/report-fields";
 
 /**
  * The settlement reports Acredita reads, told apart by their header row:
@@ -156,7 +156,7 @@ export async function* readSettlementEntries(input: Readable | string | Buffer, 
     if (detected === "lab") badLine(1, "report_lab_not_payment_level", {});
     return header;
   };
-  const parser = source.pipe(parse({ columns, skip_empty_lines: true, trim: true, info: true, bom: true }));
+  const parser = source.pipe(parse(reportParseOptions(columns)));
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
       yield detected === "payments" ? paymentsEntry(record, info.lines) : stripeEntry(record, info.lines);
