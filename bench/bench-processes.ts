@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { BENCH_API_TOKEN, BENCH_AUTH_SECRET, BENCH_SECRET } from "@/bench/bench-data";
+import { serverProcessFlags } from "@/lib/config/server-process-flags";
 import { freePort } from "@/lib/net/free-port";
 
 /** A server process started for a benchmark: where it listens, and how to stop it. */
@@ -69,13 +70,14 @@ function acreditaEnv(databaseFile: string, extra: Record<string, string>): NodeJ
 }
 
 /**
- * Starts Acredita's production build (`next start`, one process) on a free port against the SQLite
- * `databaseFile` (or a postgresql:// URL), with the benchmark secret and token and `env` added. With `cpuProfDir`, Node writes
+ * Starts Acredita's production build (`next start`, one process, with the heap flags `npm start` gives
+ * it) on a free port against the SQLite `databaseFile` (or a postgresql:// URL), with the benchmark
+ * secret and token and `env` added. With `cpuProfDir`, Node writes
  * a V8 CPU profile there when the process exits (`--cpu-prof`).
  */
 export async function startAcredita(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string): Promise<BenchServer> {
   const port = await freePort();
-  const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const flags = [...serverProcessFlags(), ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [])];
   const child = spawn(process.execPath, [...flags, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
     env: acreditaEnv(databaseFile, { PORT: String(port), AUTH_BASE_URL: `http://127.0.0.1:${port}`, NEXT_TELEMETRY_DISABLED: "1", ...env }),
     stdio: ["ignore", "ignore", "pipe"],

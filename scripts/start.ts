@@ -4,6 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { serverProcessFlags } from "@/lib/config/server-process-flags";
 import { loadEnvConfig } from "@next/env";
 import { runMode, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
@@ -122,8 +123,8 @@ async function main(): Promise<void> {
   const host = process.env.HOST ?? "127.0.0.1";
   console.log(`Acredita listening on http://${host}:${config.PORT}${demo ? "  (DEMO MODE)" : ""}`);
   // The mode and database checked above are passed on explicitly: Next.js never lets an environment
-  // file override a variable that is already set.
-  const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], { stdio: "inherit", env: { ...process.env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1" } });
+  // file override a variable that is already set. The server's heap is capped (lib/config/server-process-flags.ts).
+  const server = spawn(process.execPath, [...serverProcessFlags(), "node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], { stdio: "inherit", env: { ...process.env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1" } });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
   server.on("exit", (code) => process.exit(code ?? 0));
 }
