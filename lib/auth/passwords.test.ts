@@ -9,7 +9,8 @@ test("passwords under 12 characters are refused, saying so", () => {
 });
 
 test("common, keyboard-row and repeated passwords of 12+ characters are refused with zxcvbn's reason", () => {
-  for (const weak of ["password1234", "qwertyuiop12", "aaaaaaaaaaaa", "123456789012", "iloveyou2026"]) {
+  // Spanish ones too (the dashboard's people write es-AR): zxcvbn's Spanish dictionary beside the English one.
+  for (const weak of ["password1234", "qwertyuiop12", "aaaaaaaaaaaa", "123456789012", "iloveyou2026", "contraseña123", "teamo12345678"]) {
     const problem = passwordProblem(weak);
     assert.ok(problem?.startsWith("too weak (strength "), `${weak}: ${problem}`);
     assert.match(problem!, /3 needed\): \S/, `${weak} says why: ${problem}`);

@@ -1,6 +1,7 @@
 import { ZxcvbnFactory } from "@zxcvbn-ts/core";
 import * as common from "@zxcvbn-ts/language-common";
 import * as english from "@zxcvbn-ts/language-en";
+import * as spanish from "@zxcvbn-ts/language-es-es";
 import { z } from "zod";
 import { because, type Because } from "@/lib/reasons/reason-codes";
 
@@ -23,7 +24,8 @@ const FEEDBACK_KEYS = Object.fromEntries(
 
 function zxcvbn(): ZxcvbnFactory {
   estimator ??= new ZxcvbnFactory({
-    dictionary: { ...common.dictionary, ...english.dictionary },
+    // Spanish words and names too: the dashboard's people write es-AR ("contraseña123" is as weak as "password1234").
+    dictionary: { ...common.dictionary, ...english.dictionary, ...spanish.dictionary },
     graphs: common.adjacencyGraphs,
     translations: FEEDBACK_KEYS,
   });

@@ -25,7 +25,16 @@ export interface DecisionInput {
   diagnosis?: string | null;
   /** The diagnosis's code and parameters, rendered in the reader's locale like the reason. */
   diagnosisRef?: ReasonRef | null;
-  source?: "receiver" | "worker" | "retry" | "cli";
+  source?: DecisionSource;
+}
+
+/** Who wrote a decision: the webhook receiver, the inbox worker, a dashboard retry, a CLI. */
+export const DECISION_SOURCES = ["receiver", "worker", "retry", "cli"] as const;
+export type DecisionSource = (typeof DECISION_SOURCES)[number];
+
+/** True when `source` (a stored row's) is one of {@link DECISION_SOURCES}. */
+export function isDecisionSource(source: string): source is DecisionSource {
+  return (DECISION_SOURCES as readonly string[]).includes(source);
 }
 
 /**

@@ -9,6 +9,7 @@ import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { formatDateTime } from "@/lib/format/format";
 import { getOrderTimeline, TIMELINE_LIMIT } from "@/lib/orders/order-timeline";
+import { isDecisionSource } from "@/lib/decisions/record-decision";
 
 export const dynamic = "force-dynamic";
 
@@ -75,7 +76,7 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
               <td className="wrap" data-testid="reason" data-coded={reasons.coded(decision)}>
                 {reasons.describe(decision)}
               </td>
-              <td data-source={decision.source}>{sources.has(decision.source) ? sources(decision.source as "receiver") : decision.source}</td>
+              <td data-source={decision.source}>{isDecisionSource(decision.source) ? sources(decision.source) : decision.source}</td>
             </tr>
           ))}
         </StaticTable>
