@@ -246,7 +246,7 @@ test.describe("in es-AR", () => {
     await page.getByLabel("Nombre").fill("Débil");
     await page.getByLabel("Contraseña (12 a 128 caracteres, no común)").fill("password1234");
     await page.getByRole("button", { name: "Crear usuario" }).click();
-    await expect(page.getByText("demasiado débil (fortaleza 1 de 4, se necesita 3): Se parece a una contraseña de uso común.")).toBeVisible();
+    await expect(page.getByText("Revisá el formulario: contraseña: demasiado débil (fortaleza 1 de 4, se necesita 3): Se parece a una contraseña de uso común.")).toBeVisible();
     await expect(page.getByLabel("Email")).toHaveValue("debil@merchant.test");
     await screenshot(page, testInfo, "users-weak-password-es-AR");
     await page.goto("/account/password");

@@ -48,8 +48,13 @@ export async function runAction<Schema extends z.ZodType>(
   if (!parsed.success) {
     // An issue that carries a reason (params.reason, e.g. a weak password) reads in the reader's language.
     const reasons = readerReasons((await getTranslations()) as unknown as ReasonTranslator, await getLocale());
+    // A field is named as the form labels it (common.fields), else by its name.
+    const field = (path: PropertyKey[]) => {
+      const name = path.map(String).join(".") || "form";
+      return t.has(`fields.${name}`) ? t(`fields.${name}` as "fields.form") : name;
+    };
     const details = parsed.error.issues
-      .map((issue) => `${issue.path.join(".") || "form"}: ${reasons.render(readReason((issue as { params?: { reason?: unknown } }).params?.reason), issue.message)}`)
+      .map((issue) => `${field(issue.path)}: ${reasons.render(readReason((issue as { params?: { reason?: unknown } }).params?.reason), issue.message)}`)
       .join("; ");
     return { ok: false, tone: "bad", messages: [t("invalid", { details })], code: "invalid", at: Date.now() };
   }

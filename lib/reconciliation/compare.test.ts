@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compareOrder, overcreditedByCurrency } from "@/lib/reconciliation/compare";
+import { labMismatchCode } from "@/lib/reconciliation/reconcile";
 
 test("an approved order paid and credited in full matches", () => {
   assert.equal(compareOrder("o", { providerStatus: "approved", amount: 100, currency: "ARS" }, { status: "paid", credited: 100, currency: "ARS" }), null);
@@ -39,4 +40,12 @@ test("over-credit totals are per currency", () => {
   const b = compareOrder("b", { providerStatus: "none", amount: 0, currency: "USD" }, { status: "paid", credited: 7, currency: "USD" })!;
   const c = compareOrder("c", { providerStatus: "none", amount: 0, currency: "ARS" }, { status: "paid", credited: 5, currency: "ARS" })!;
   assert.deepEqual(overcreditedByCurrency([a, b, c]), { ARS: 15, USD: 7 });
+});
+
+test("an order refunded in Acredita that the provider's file leaves out is a refund difference, not an amount one", () => {
+  const refunded = compareOrder("ord_r", null, { status: "refunded", credited: 0, currency: "ARS" });
+  assert.equal(refunded?.reason, "not in the settlement; status refunded, expected created");
+  assert.equal(labMismatchCode(refunded!), "refund_mismatch");
+  const paid = compareOrder("ord_p", null, { status: "paid", credited: 1_500_000, currency: "ARS" });
+  assert.equal(labMismatchCode(paid!), "unsettled_credit");
 });

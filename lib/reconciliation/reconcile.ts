@@ -77,13 +77,15 @@ export interface LabRunSummary {
 
 /**
  * The fixed code of an order-level difference: an approved order Acredita lacks or never credited is
- * a missing credit, a credit the provider did not approve an unsettled one; a currency, a refund or
- * another amount difference has its own code.
+ * a missing credit, a credit the provider did not approve an unsettled one; a currency difference, a
+ * refund on either side (its status differs) or another amount difference has its own code.
  */
 export function labMismatchCode(mismatch: Mismatch): MismatchCode {
   if (mismatch.foundStatus === "missing") return "missing_credit";
   if (mismatch.reasonRef ? [mismatch.reasonRef, ...(mismatch.reasonRef.then ?? [])].some((ref) => ref.code === "recon_currency") : mismatch.reason.includes("currency ")) return "currency_mismatch";
-  if (mismatch.providerStatus === "refunded") return "refund_mismatch";
+  // A refund on either side (the provider's, or one Acredita booked that the file does not show) is a refund difference,
+  // even when the credited sums agree (both 0).
+  if (mismatch.providerStatus === "refunded" || mismatch.foundStatus === "refunded") return "refund_mismatch";
   if (mismatch.expectedCredited > 0 && mismatch.foundCredited === 0) return "missing_credit";
   if (mismatch.expectedCredited === 0 && mismatch.foundCredited > 0) return "unsettled_credit";
   return "amount_mismatch";
@@ -225,7 +227,7 @@ export function formatLabMismatch(m: Mismatch, view: CliReasons = ENGLISH_CLI): 
 export function formatLabSummary(report: { mismatchCount: number; rowCount: number; orderCount: number; overcredited: Record<string, number> }, view: CliReasons = ENGLISH_CLI): string {
   const totals = Object.entries(report.overcredited);
   const over = totals.length === 0 ? "0" : totals.map(([currency, amount]) => view.money(amount, currency)).join(", ");
-  return view.t("reasons.cli.labSummary", { count: report.mismatchCount, n: view.count(report.mismatchCount), rows: view.count(report.rowCount), orders: view.count(report.orderCount), over });
+  return view.t("reasons.cli.labSummary", { count: report.mismatchCount, n: view.count(report.mismatchCount), rowCount: report.rowCount, rows: view.count(report.rowCount), orderCount: report.orderCount, orders: view.count(report.orderCount), over });
 }
 
 /** The `--json` shape: `{"mismatches":[...],"overcredited":{"ARS":...}}` plus the run id and counts. */

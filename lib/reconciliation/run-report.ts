@@ -193,10 +193,10 @@ export function formatRunLine(summary: RunSummary, view?: CliReasons): string {
   const scope = `${summary.scope.provider}:${summary.scope.account}:${summary.scope.livemode ? "live" : "test"}`;
   if (view && view.locale !== "en") {
     const period = summary.period ? view.t("reasons.cli.period", { from: summary.period.from, to: summary.period.to }) : view.t("reasons.cli.noPeriod");
-    return view.t("reasons.cli.runLine", { count: summary.mismatchCount, n: view.count(summary.mismatchCount), rows: view.count(summary.progress.rows), scope, period });
+    return view.t("reasons.cli.runLine", { count: summary.mismatchCount, n: view.count(summary.mismatchCount), rowCount: summary.progress.rows, rows: view.count(summary.progress.rows), scope, period });
   }
   const period = summary.period ? `${summary.period.from} to ${summary.period.to}` : "no period";
-  return `${summary.mismatchCount} mismatch${summary.mismatchCount === 1 ? "" : "es"} in ${summary.progress.rows} report lines; scope ${scope}; period [${period})`;
+  return `${summary.mismatchCount} mismatch${summary.mismatchCount === 1 ? "" : "es"} in ${summary.progress.rows} report line${summary.progress.rows === 1 ? "" : "s"}; scope ${scope}; period [${period})`;
 }
 
 const CSV_COLUMNS = ["code", "payment_id", "order_id", "currency", "settled_minor", "booked_minor", "line", "lines", "next_action"] as const;

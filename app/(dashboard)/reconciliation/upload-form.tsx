@@ -28,7 +28,8 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const file = form.get("file");
-    if (!(file instanceof File) || file.size === 0) return;
+    // An empty file is sent too: the server answers why it is refused ("empty file"), in the reader's language.
+    if (!(file instanceof File)) return;
     if (file.size > maxBytes) {
       setMessage(t("tooLarge", { limit: formatLimit(maxBytes, locale) }));
       return;

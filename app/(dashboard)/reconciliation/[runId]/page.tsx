@@ -160,6 +160,8 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           ) : null}
         </section>
       ) : null}
+      {/* A failed run has no mismatches: its error says why, and nothing below would mean anything. */}
+      {run.status === "failed" ? null : (
       <section aria-labelledby="mismatches-h">
         <h2 id="mismatches-h">{t("mismatches")}</h2>
         <nav className="filters" aria-label={t("filterCode")} data-testid="code-filter">
@@ -273,6 +275,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           </>
         )}
       </section>
+      )}
     </>
   );
 }

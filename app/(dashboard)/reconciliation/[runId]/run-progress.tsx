@@ -58,7 +58,7 @@ export function RunProgress({ runId, initial }: { runId: string; initial: Progre
           <progress max={100} value={share ?? undefined} aria-label={t("progress")} data-testid="run-progress-bar">
             {share ?? 0}%
           </progress>{" "}
-          <span data-testid="run-progress-rows">{t("progressRows", { rows: formatCount(progress.rows, locale) })}</span>
+          <span data-testid="run-progress-rows">{t("progressRows", { count: progress.rows, rows: formatCount(progress.rows, locale) })}</span>
           {share !== undefined ? <span className="muted"> ({share}%)</span> : null}
         </>
       ) : null}
