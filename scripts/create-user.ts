@@ -1,10 +1,17 @@
-// npm run create-user -- --email a@b.c --name "Ana" --role admin   (password read from ACREDITA_NEW_PASSWORD
-// or prompted on stdin, never from argv, so it does not land in the shell history or `ps`).
+// npm run create-user -- --email a@b.c --name "Ana" --role admin [--locale en|es-AR]   (password read from
+// ACREDITA_NEW_PASSWORD or prompted on stdin, never from argv, so it does not land in the shell history or `ps`).
+// Exit 0 created, 1 the email exists, 2 bad usage or a refused field (a weak password, with why).
+// Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
+import "@/lib/log/cli-logs-to-stderr";
 import { parseArgs } from "node:util";
 import { createInterface } from "node:readline/promises";
 import { newUserSchema } from "@/lib/auth/users";
 import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
+import { cliLocale, cliReasons } from "@/lib/reasons/cli-reasons";
+import { readReason } from "@/lib/reasons/reason-codes";
+
+const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
 
 async function readPassword(): Promise<string> {
   if (process.env.ACREDITA_NEW_PASSWORD) return process.env.ACREDITA_NEW_PASSWORD;
@@ -17,10 +24,24 @@ async function readPassword(): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" }, role: { type: "string", default: "merchant" } } });
+  let values: { email?: string; name?: string; role?: string; locale?: string };
+  try {
+    ({ values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" }, role: { type: "string", default: "merchant" }, locale: { type: "string" } } }));
+  } catch (error) {
+    console.error(`create-user: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const locale = cliLocale(process.argv.slice(2), process.env);
+  if (typeof locale !== "string") {
+    console.error(`create-user: ${locale.error}\n${USAGE}`);
+    process.exit(2);
+  }
+  const view = cliReasons(locale);
   const parsed = newUserSchema.safeParse({ email: values.email, name: values.name ?? values.email, role: values.role, password: await readPassword() });
   if (!parsed.success) {
-    console.error(`create-user: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    // A refused password's reason (params.reason) in the command's locale; zod's own words otherwise.
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${view.render(readReason((issue as { params?: { reason?: unknown } }).params?.reason), issue.message)}`);
+    console.error(`create-user: ${issues.join("; ")}`);
     process.exit(2);
   }
   const result = await createUserWithPassword(await db(), parsed.data);

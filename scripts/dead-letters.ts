@@ -3,6 +3,8 @@
 // dashboard's rules: a review-first dead letter (amount or currency mismatch, ...) is retried only with
 // --confirm-review-first, and each retry writes an audit row naming the operator (cli:<user>).
 // Exit: 0 done, 1 a retry failed again or was refused (review first included), 2 bad usage or unknown id.
+// Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
+import "@/lib/log/cli-logs-to-stderr";
 import { userInfo } from "node:os";
 import { db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";

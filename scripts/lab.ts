@@ -2,6 +2,8 @@
 // deliveries against a running Acredita (--url, else http://127.0.0.1:$PORT, else port 3000; .env files
 // are read as npm start reads them), reconcile, print. Exit 0 when 0 mismatches, 1 otherwise, 2 when
 // it cannot run (no server answers, a bad --url or PORT).
+// Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
+import "@/lib/log/cli-logs-to-stderr";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadEnvConfig } from "@next/env";
@@ -21,10 +23,11 @@ const print = (line: string) => console.log(terminalSafe(line));
 loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
 
 function formatTable(rows: ComparisonRow[], view: CliReasons): string {
-  const header = `${"receiver".padEnd(20)} ${"scenarios".padEnd(10)} ${"mismatches".padEnd(12)} over-credited`;
+  const word = (key: string) => view.t(`reasons.lab.compare.${key}`);
+  const header = `${word("receiver").padEnd(20)} ${word("scenarios").padEnd(10)} ${word("mismatches").padEnd(12)} ${word("overcredited")}`;
   const lines = rows.map((row) => {
     const over = Object.entries(row.overcredited).map(([currency, amount]) => view.money(amount, currency)).join(", ");
-    return `${row.receiver.padEnd(20)} ${row.scenarios.padEnd(10)} ${`${row.mismatches} of ${row.orders}`.padEnd(12)} ${over}`;
+    return `${row.receiver.padEnd(20)} ${row.scenarios.padEnd(10)} ${view.t("reasons.lab.compare.of", { n: view.count(row.mismatches), of: view.count(row.orders) }).padEnd(12)} ${over}`;
   });
   return [header, ...lines].join("\n");
 }
@@ -48,7 +51,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = settings();
-  print(`Lab provider -> ${url}/api/webhooks/lab`);
+  print(view.t("reasons.lab.target", { url: `${url}/api/webhooks/lab` }));
   print(formatDeliveryHeader(view));
   // The lab plays a provider and a store against a server: it signs with the lab secret and creates
   // orders with the operator token, both taken from the environment, else the public demo values
@@ -59,7 +62,7 @@ async function main(): Promise<number> {
   mkdirSync(folder, { recursive: true });
   const csvPath = path.join(folder, "settlement.csv");
   writeFileSync(csvPath, run.settlementCsv);
-  print(`\nSettlement written to ${csvPath}. Reconciliation (run ${run.report.runId}):`);
+  print(`\n${view.t("reasons.lab.settlementWritten", { path: csvPath, runId: run.report.runId })}`);
   print(formatReport({ ...run.report, source: csvPath }, view));
 
   if (process.argv.includes("--compare")) {
@@ -68,7 +71,7 @@ async function main(): Promise<number> {
       await runFlawedReceiver("look-up-then-mark", [1, 2]),
       { receiver: "hardened (Acredita)", scenarios: "1,2,3,4,5", mismatches: run.report.mismatches.length, orders: 5, overcredited: run.report.overcredited },
     ];
-    print("\nThe same deliveries against the seed article's flawed receivers (throwaway database):");
+    print(`\n${view.t("reasons.lab.compareTitle")}`);
     print(formatTable(rows, view));
   }
   return run.report.mismatches.length === 0 ? 0 : 1;

@@ -3,6 +3,8 @@
 // Reconciles a settlement report against the ledger of one scope (provider, account, live/test) and
 // period, in this process, with a progress bar on a terminal (plain lines every 5 s otherwise, on stderr).
 // Exit 0 when everything matches, 1 on mismatches, 2 on bad input (the line number and the problem).
+// Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
+import "@/lib/log/cli-logs-to-stderr";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { basename } from "node:path";

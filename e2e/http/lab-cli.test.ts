@@ -80,6 +80,11 @@ test("running the lab again changes nothing: every event is a duplicate or rejec
   assert.ok(run.lines.some((line) => /^hora\s+evento\s+qué\s+HTTP\s+resultado\s+respuesta del servidor$/.test(line)), run.lines.join("\n"));
   assert.ok(run.lines.some((line) => /^\+0s\s+evt_0001\s+aprobación de ord_1041\s+200\s+duplicado\s+event evt_0001 already stored/.test(line)), run.lines.join("\n"));
   assert.ok(run.lines.some((line) => /evt_0003\s+repetición del pedido firmado de evt_0003, de hace 3 días\s+401\s+rechazado\s/.test(line)), run.lines.join("\n"));
+  assert.ok(run.lines.includes("Proveedor del laboratorio -> " + server.url + "/api/webhooks/lab"), run.lines.join("\n"));
+  // The columns line up: every delivery's HTTP status starts where the header's does.
+  const headerLine = run.lines.find((line) => line.startsWith("hora"))!;
+  const status = headerLine.indexOf("HTTP");
+  for (const line of run.lines.filter((each) => /^\+\S+\s+evt_/.test(each))) assert.match(line.slice(status - 1, status + 4), /^ \d{3} $/, line);
 });
 
 test("after Stripe's and Yolfi's payments on the same server, the lab's reconciliation still finds 0 mismatches in its 5 orders", async () => {

@@ -3,6 +3,7 @@ import { authTrustedOrigins, getAuth, validSession } from "@/lib/auth/auth";
 import { API_KEY_PREFIX, authenticateApiKey } from "@/lib/auth/api-keys";
 import { can, roleSchema, type Permission } from "@/lib/auth/roles";
 import { db } from "@/lib/db/client";
+import { API_TOKEN_ACTOR } from "@/lib/reasons/render-reason";
 
 /**
  * Who called a JSON API route: the operator (API_TOKEN, full access), a per-user API key (its owner's
@@ -15,7 +16,7 @@ export type ApiCaller =
 
 /** The audit actor for an API caller: the key's or session's owner, or the operator token. */
 export function apiActor(caller: ApiCaller): { id: string; email: string } {
-  if (caller.kind === "token") return { id: "api-token", email: "operator (API_TOKEN)" };
+  if (caller.kind === "token") return { id: "api-token", email: API_TOKEN_ACTOR };
   return { id: caller.userId, email: caller.email };
 }
 

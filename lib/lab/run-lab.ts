@@ -58,10 +58,16 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Widths of the delivery table's "what" and "outcome" columns: Spanish descriptions and outcomes ("en cola de errores") are longer. */
+function columnWidths(view: CliReasons): { what: number; outcome: number } {
+  return view.locale === "en" ? { what: 52, outcome: 13 } : { what: 72, outcome: 19 };
+}
+
 /** The delivery table's header row in `view`'s locale (English without one). */
 export function formatDeliveryHeader(view: CliReasons = ENGLISH_CLI): string {
   const word = (key: string) => view.t(`reasons.lab.header.${key}`);
-  return `${word("time").padEnd(7)} ${word("event").padEnd(9)} ${word("what").padEnd(52)} ${"HTTP".padEnd(4)} ${word("outcome").padEnd(13)} ${word("reason")}`;
+  const width = columnWidths(view);
+  return `${word("time").padEnd(7)} ${word("event").padEnd(9)} ${word("what").padEnd(width.what)} ${"HTTP".padEnd(4)} ${word("outcome").padEnd(width.outcome)} ${word("reason")}`;
 }
 
 /**
@@ -73,7 +79,8 @@ export function formatDelivery(result: LabDeliveryResult, view: CliReasons = ENG
   const what = view.locale === "en" ? result.what : view.t(`reasons.lab.step.${result.whatKey.key}`, result.whatKey.values);
   const attempt = result.attempt > 1 ? view.t("reasons.lab.retry", { n: String(result.attempt - 1) }) : "";
   const outcome = view.locale === "en" ? result.outcome : view.outcome(result.outcome);
-  return `${formatSimTime(result.atSeconds).padEnd(7)} ${result.eventId.padEnd(9)} ${`${what}${attempt}`.padEnd(52)} ${String(result.status).padEnd(4)} ${outcome.padEnd(13)} ${result.reason}`;
+  const width = columnWidths(view);
+  return `${formatSimTime(result.atSeconds).padEnd(7)} ${result.eventId.padEnd(9)} ${`${what}${attempt}`.padEnd(width.what)} ${String(result.status).padEnd(4)} ${outcome.padEnd(width.outcome)} ${result.reason}`;
 }
 
 /**

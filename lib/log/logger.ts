@@ -34,6 +34,7 @@ export const logger = pino(
     censor: "[redacted]",
   },
   },
-  // LOG_FILE sends the lines to a file instead of stdout (used by the secrets test to read every line).
-  process.env.LOG_FILE ? pino.destination({ dest: process.env.LOG_FILE, sync: true }) : undefined,
+  // LOG_FILE sends the lines to a file instead of stdout (used by the secrets test to read every line);
+  // LOG_STREAM=stderr to standard error (the CLIs whose standard output is their report: lib/log/cli-logs-to-stderr.ts).
+  process.env.LOG_FILE ? pino.destination({ dest: process.env.LOG_FILE, sync: true }) : process.env.LOG_STREAM === "stderr" ? pino.destination({ dest: 2, sync: true }) : undefined,
 );

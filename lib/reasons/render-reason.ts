@@ -69,6 +69,9 @@ export function describeReason(row: { reason: string | null; reasonCode?: string
   return ref ? renderReason(ref, t, locale) : (row.reason ?? "");
 }
 
+/** The actor an API_TOKEN caller is recorded as (lib/api/authorize-api.ts). */
+export const API_TOKEN_ACTOR = "operator (API_TOKEN)";
+
 /** A stored reason's columns as a page reads them. */
 export type StoredReasonRow = { reason: string | null; reasonCode?: string | null; reasonParams?: string | null };
 
@@ -84,6 +87,11 @@ export interface ReaderReasons {
   status(word: string): string;
   /** A decision's outcome (applied, duplicate, rejected, ...) in the reader's language (the dashboard's `outcome` list). */
   outcome(word: string): string;
+  /**
+   * Who did something, as a person reads it: the system's own actors translated (`system`, the
+   * `operator (API_TOKEN)`, a command's `cli:<os user>`), a person's email verbatim.
+   */
+  actor(actor: string): string;
   /** A word of a fixed list under `reasons.<list>` (category, ledgerKind, mismatch, ...), or the word itself. */
   word(list: string, word: string): string;
   /** The text under `reasons.<list>.<key>`, else `fallback` (the stored English text of a key the catalogue lacks). */
@@ -98,6 +106,7 @@ export function readerReasons(t: ReasonTranslator, locale: string): ReaderReason
     render: (ref, fallback) => (ref ? renderReason(ref, t, locale) : fallback),
     status: (word) => translateWord(t, "status", word),
     outcome: (word) => translateWord(t, "outcome", word),
+    actor: (actor) => (actor === "system" ? t("actors.system") : actor === API_TOKEN_ACTOR ? t("actors.apiToken") : actor.startsWith("cli:") ? t("actors.cli", { user: actor.slice(4) }) : actor),
     word: (list, word) => translateWord(t, `reasons.${list}`, word),
     text: (list, key, fallback) => (t.has(`reasons.${list}.${key}`) ? t(`reasons.${list}.${key}`) : fallback),
   };

@@ -7,8 +7,8 @@ import { after, test } from "node:test";
 import { createUserAs } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 
-function createUser(password: string, email = "ana@shop.test") {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/create-user.ts", "--email", email, "--name", "Ana Lopez", "--role", "admin"], {
+function createUser(password: string, email = "ana@shop.test", ...flags: string[]) {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/create-user.ts", "--email", email, "--name", "Ana Lopez", "--role", "admin", ...flags], {
     env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent", ACREDITA_NEW_PASSWORD: password },
     encoding: "utf8",
   });
@@ -24,6 +24,10 @@ test("a short, a common and a self-named password are refused with the reason; n
     stdout: "",
     stderr: "create-user: password: too weak (strength 1 of 4, 3 needed): This is similar to a commonly used password. Add more words that are less common.",
   });
+  // In es-AR (--locale): the reason and zxcvbn's advice in Spanish; an unknown option is a usage error, not a stack trace.
+  assert.deepEqual(createUser("contraseña123", "ana@shop.test", "--locale", "es-AR"), { code: 2, stdout: "", stderr: "create-user: password: demasiado débil (fortaleza 1 de 4, se necesita 3): Agregá más palabras menos comunes." });
+  const unknown = createUser("amber-kettle-meadow-41", "ana@shop.test", "--bogus");
+  assert.deepEqual([unknown.code, unknown.stdout, unknown.stderr.split("\n").at(-1)], [2, "", 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]']);
   const self = createUser("ana.lopez@shop.test", "ana.lopez@shop.test");
   assert.equal(self.code, 2);
   assert.match(self.stderr, /^create-user: password: too weak \(strength 0 of 4, 3 needed\): There should not be any personal or page related data\./);

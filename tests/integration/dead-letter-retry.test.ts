@@ -22,8 +22,8 @@ async function letterOf(eventId: string) {
   return (await db()).deadLetter.findFirstOrThrow({ where: { eventId } });
 }
 
-function cli(args: string[]) {
-  return spawnSync(process.execPath, ["--import", "tsx", "scripts/dead-letters.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
+function cli(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ["--import", "tsx", "scripts/dead-letters.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env }, encoding: "utf8" });
 }
 
 before(async () => {
@@ -168,7 +168,9 @@ describe("retrying dead letters", () => {
     assert.equal(failedEs.stdout, `${letter.id}  dead_lettered  la orden ord_cli (creada) no se puede reembolsar: el pago pay_cli nunca se acreditó\n`);
 
     assert.equal((await deliverLab(labEvent("evt_cli_a", "payment.approved", "ord_cli", "pay_cli", 800000))).json.outcome, "applied");
-    const applied = cli(["retry", letter.id]);
+    // Logging at info: the decision's log line goes to stderr, stdout is the result line alone (scripts read it).
+    const applied = cli(["retry", letter.id], { LOG_LEVEL: "info", LOG_FILE: "" });
+    assert.match(applied.stderr, /^\{"level":30,.*"msg":"decision"/m);
     assert.equal(applied.status, 0, applied.stderr);
     assert.equal(applied.stdout.replaceAll("\u00a0", " "), `${letter.id}  applied  refunded ARS 8,000.00 (total ARS 8,000.00); order ord_cli paid → refunded; dead letter resolved\n`);
     assert.equal((await readOrder("ord_cli")).status, "refunded");

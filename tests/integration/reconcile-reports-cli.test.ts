@@ -91,7 +91,7 @@ describe("npm run reconcile with a Stripe report", () => {
     const csv = `transaction_id,created_at,kind,payment_id,order_id,amount,currency,fee\nyt_1,${TODAY}T12:00:00Z,charge,ypay_c_1,ord_c_yolfi,150000,ARS,1500\n`;
     const ok = cli(csv, "--provider", "yolfi");
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(ok.stdout.split("\n").at(-1), `0 mismatches in 1 report lines; scope yolfi:org_cli:live; period [${TODAY}T00:00:00.000Z to ${nextDay()}T00:00:00.000Z)`);
+    assert.equal(ok.stdout.split("\n").at(-1), `0 mismatches in 1 report line; scope yolfi:org_cli:live; period [${TODAY}T00:00:00.000Z to ${nextDay()}T00:00:00.000Z)`);
     const refused = cli(csv);
     assert.deepEqual([refused.code, refused.stderr], [2, `reconcile: ${refused.file}: --provider: the payments CSV needs its provider (yolfi, standard-webhooks, ...)`]);
   });
@@ -110,7 +110,7 @@ describe("npm run reconcile with a Stripe report", () => {
   test("the lab's file still reconciles the lab alone: 0 mismatches after Stripe's and Yolfi's credits", () => {
     const result = cli("order_id,provider_status,amount,currency\nord_c_lab,approved,1850000,ARS\n");
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(result.stdout, "0 mismatches in 1 settlement rows and 1 orders; over-credited: ARS 0.00");
+    assert.equal(result.stdout, "0 mismatches in 1 settlement row and 1 order; over-credited: ARS 0.00");
   });
 });
 

@@ -166,13 +166,19 @@ const openColumns = helper.columns([
 ]);
 const openReadOnlyColumns = openColumns.filter((column) => column.id !== "select" && column.id !== "actions");
 
+/** Who resolved a dead letter, the system's own name translated. */
+function ActorName({ actor }: { actor: string | null }) {
+  const reasons = useReasons();
+  return <>{actor ? reasons.actor(actor) : "—"}</>;
+}
+
 const resolvedColumns = helper.columns([
   eventColumn,
   orderColumn,
   reasonColumn,
   attemptsColumn,
   helper.accessor("status", { header: () => <Label id="resolution" />, cell: (info) => <><StatusBadge status={info.getValue()} /> <Resolution row={info.row.original} /></> }),
-  helper.accessor("resolvedBy", { header: () => <Label id="resolvedBy" />, cell: (info) => info.getValue() ?? "—" }),
+  helper.accessor("resolvedBy", { header: () => <Label id="resolvedBy" />, cell: (info) => <ActorName actor={info.getValue()} /> }),
   helper.accessor("resolvedAt", { header: () => <Label id="resolvedAt" />, cell: (info) => <DateTime value={info.getValue()} /> }),
 ]);
 

@@ -8,6 +8,7 @@ import { db } from "@/lib/db/client";
 import { endpointsHealth, HEALTH_OUTCOMES, type EndpointHealth, type SecretStatus } from "@/lib/endpoints/endpoint-health";
 import { formatAge } from "@/lib/format/format";
 import { EndpointChart, OUTCOME_COLOURS } from "./endpoint-chart";
+import { BreakAfter } from "@/app/_components/break-after";
 
 export const dynamic = "force-dynamic";
 
@@ -67,7 +68,9 @@ export default async function EndpointsPage() {
               <div className="endpoint-body">
                 <dl className="facts">
                   <dt>{t("url")}</dt>
-                  <dd className="mono">POST /api/webhooks/{endpoint.name}</dd>
+                  <dd className="mono">
+                    <BreakAfter text={`POST /api/webhooks/${endpoint.name}`} />
+                  </dd>
                   <dt>{t("provider")}</dt>
                   <dd>{endpoint.provider}</dd>
                   <dt>{t("account")}</dt>

@@ -1,3 +1,5 @@
+import { BreakAfter } from "@/app/_components/break-after";
+import { serverReasons } from "@/app/_components/server-reasons";
 import Link from "next/link";
 import { getLocale, getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
@@ -18,7 +20,7 @@ export const dynamic = "force-dynamic";
 export default async function ReconciliationPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await requireActor("/reconciliation");
   const paging = pagingFromParams(await searchParams);
-  const [runs, canRun, t, locale] = await Promise.all([listRunsPage(await db(), paging), actorCan("reconciliation.run"), getTranslations("reconciliation"), getLocale()]);
+  const [runs, canRun, t, locale, reasons] = await Promise.all([listRunsPage(await db(), paging), actorCan("reconciliation.run"), getTranslations("reconciliation"), getLocale(), serverReasons()]);
   return (
     <>
       <h1>{t("title")}</h1>
@@ -62,8 +64,12 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
                             <DateTime value={run.startedAt} />
                           </Link>
                         </td>
-                        <td className="breakable" data-testid="run-source">{run.source}</td>
-                        <td className="mono breakable">{run.scope}</td>
+                        <td data-testid="run-source">
+                          <BreakAfter text={run.source} />
+                        </td>
+                        <td className="mono">
+                          <BreakAfter text={run.scope} />
+                        </td>
                         <td>
                           {run.periodFrom && run.periodTo ? (
                             <>
@@ -87,7 +93,9 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
                           {share !== undefined && run.status !== "done" ? ` (${share}%)` : ""}
                         </td>
                         <td className="num">{run.mismatchCount > 0 ? <span className="diff-bad">{formatCount(run.mismatchCount, locale)}</span> : 0}</td>
-                        <td className="breakable">{run.actor}</td>
+                        <td>
+                          <BreakAfter text={reasons.actor(run.actor)} />
+                        </td>
                       </tr>
                     );
                   })}

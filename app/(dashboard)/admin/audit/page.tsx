@@ -23,7 +23,7 @@ export const dynamic = "force-dynamic";
 /** Admin: the audit log, newest first, filtered by actor, action and time in the URL (server-side). */
 export default async function AuditPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const actor = await requireActor("/admin/audit");
-  const [t, common] = await Promise.all([getTranslations("audit"), getTranslations("common")]);
+  const [t, common, reasons] = await Promise.all([getTranslations("audit"), getTranslations("common"), serverReasons()]);
   if (!can(actor.role, "users.manage")) forbidden();
   const params = await searchParams;
   const query = auditQueryFromParams(params);
@@ -43,7 +43,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         {t("help")} {common("utc")}
       </p>
       <form method="get" action="/admin/audit" className="filters" role="search" aria-label={t("title")}>
-        <FilterSelect id="a-actor" name="actor" label={t("actor")} anyLabel={common("any")} value={query.actor} options={verbatimOptions(options.actors)} />
+        <FilterSelect id="a-actor" name="actor" label={t("actor")} anyLabel={common("any")} value={query.actor} options={options.actors.map((actor) => ({ value: actor, label: reasons.actor(actor) }))} />
         <FilterSelect id="a-action" name="action" label={t("action")} anyLabel={common("any")} value={query.action} options={options.actions.map((action) => ({ value: action, label: actionLabel(t, action) }))} />
         <FilterInput id="a-from" name="from" type="datetime-local" label={common("from")} value={filterParams.from} />
         <FilterInput id="a-to" name="to" type="datetime-local" label={common("to")} value={filterParams.to} />
@@ -82,7 +82,7 @@ async function AuditResults({ query, filterParams }: { query: AuditQuery; filter
                 <td className="nowrap">
                   <DateTime value={row.at} />
                 </td>
-                <td className="mono">{row.actorEmail}</td>
+                <td className="mono">{reasons.actor(row.actorEmail)}</td>
                 <td title={row.action}>{actionLabel(t, row.action)}</td>
                 <td className="mono">
                   {row.targetType} {row.targetId}

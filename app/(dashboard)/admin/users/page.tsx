@@ -9,6 +9,7 @@ import { runMode, settings } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { endpointDefinitions, resolveEndpoint } from "@/lib/endpoints/endpoints";
 import { ActiveForm, CreateApiKeyForm, CreateUserForm, RevokeKeyForm, RevokeSessionsForm, RoleForm } from "./user-forms";
+import { BreakAfter } from "@/app/_components/break-after";
 
 export const dynamic = "force-dynamic";
 
@@ -127,10 +128,12 @@ export default async function UsersPage() {
           <tbody>
             {endpoints.map(({ definition, secrets }) => (
               <tr key={definition.name}>
-                <td className="mono">/api/webhooks/{definition.name}</td>
+                <td className="mono">
+                  <BreakAfter text={`/api/webhooks/${definition.name}`} />
+                </td>
                 <td>{definition.provider}</td>
                 <td>{definition.account}</td>
-                <td>{definition.mode}</td>
+                <td data-mode={definition.mode}>{t("modeName", { mode: definition.mode })}</td>
                 <td>{definition.livemode ? "✓" : "—"}</td>
                 <td className="num">
                   {secrets > 0 ? secrets : <span className="badge">{t("notConfigured")}</span>} <span className="muted">({definition.secretsEnv})</span>

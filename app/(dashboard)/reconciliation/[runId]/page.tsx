@@ -11,6 +11,7 @@ import { MISMATCH_CODES, MISMATCH_SORTS, mismatchesPage, runSummary, type Mismat
 import { z } from "zod";
 import { RunProgress } from "./run-progress";
 import { serverReasons } from "@/app/_components/server-reasons";
+import { BreakAfter } from "@/app/_components/break-after";
 
 export const dynamic = "force-dynamic";
 
@@ -63,7 +64,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         <div>
           <dt>{t("scope")}</dt>
           <dd className="mono" data-testid="run-scope">
-            {run.scope.provider}:{run.scope.account}:{run.scope.livemode ? "live" : "test"}
+            <BreakAfter text={`${run.scope.provider}:${run.scope.account}:${run.scope.livemode ? "live" : "test"}`} />
           </dd>
         </div>
         <div>
@@ -90,7 +91,9 @@ export default async function RunPage({ params, searchParams }: { params: Promis
         </div>
         <div>
           <dt>{t("actor")}</dt>
-          <dd>{run.actor}</dd>
+          <dd>
+            <BreakAfter text={reasons.actor(run.actor)} />
+          </dd>
         </div>
         <div>
           <dt>{t("rows")}</dt>
