@@ -20,7 +20,7 @@ import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } fr
 import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
-import { because } from "@/lib/reasons/reason-codes";
+import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 
@@ -138,6 +138,8 @@ async function main(): Promise<number> {
     return 2;
   }
   const view = cliReasons(locale);
+  // A refusal in English is its sentence as logged (what scripts and the docs quote); in another locale, rendered from its code.
+  const said = (reason: ReasonRef, english: string) => (locale === "en" ? english : view.render(reason, english));
   const value = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
   try {
     const forced = value("--format") ? parseFormat(value("--format")!) : undefined;
@@ -167,7 +169,7 @@ async function main(): Promise<number> {
     const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
     progress.end();
     if (outcome.status !== "done") {
-      printError(`reconcile: ${file}: ${outcome.status === "failed" ? view.render(outcome.reason, outcome.error) : outcome.reason}`);
+      printError(`reconcile: ${file}: ${outcome.status === "failed" ? said(outcome.reason, outcome.error) : outcome.reason}`);
       return 2;
     }
     await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
@@ -176,7 +178,7 @@ async function main(): Promise<number> {
     return outcome.mismatchCount === 0 ? 0 : 1;
   } catch (error) {
     if (error instanceof SettlementCsvError || error instanceof ScopeError) {
-      printError(`reconcile: ${file}: ${view.render(error.reason, error.message)}`);
+      printError(`reconcile: ${file}: ${said(error.reason, error.message)}`);
       return 2;
     }
     throw error;

@@ -139,7 +139,7 @@ test("over the upload limit, the page names it; a bad file is refused with its l
   await expect(page.getByTestId("upload-result")).toHaveText("The report is larger than the upload limit of 20 MB.");
   await page.getByLabel(/Settlement report/).setInputFiles({ name: "bad.csv", mimeType: "text/csv", buffer: Buffer.from("balance_transaction_id,created_utc,currency,gross,net,reporting_category\n") });
   await page.getByRole("button", { name: "Upload and run" }).click();
-  await expect(page.getByTestId("upload-result")).toHaveText("The report was refused: line 1: missing column(s) for stripe-balance-change: fee");
+  await expect(page.getByTestId("upload-result")).toHaveText("The report was refused: line 1: missing column(s) for Stripe's itemized balance change report: fee");
   await expect(page).toHaveURL(/\/reconciliation$/);
   expect(query<{ n: number }>("SELECT COUNT(*) AS n FROM ReconciliationRun")[0].n).toBe(before);
 });

@@ -233,7 +233,7 @@ test.describe("in es-AR", () => {
       await page.getByRole("button", { name: "Subir y conciliar" }).click();
     };
     await upload("sin-fee.csv", "balance_transaction_id,created_utc,currency,gross,net,reporting_category\n");
-    await expect(page.getByTestId("upload-result")).toHaveText("El reporte fue rechazado: línea 1: falta(n) la(s) columna(s) para stripe-balance-change: fee");
+    await expect(page.getByTestId("upload-result")).toHaveText("El reporte fue rechazado: línea 1: falta(n) la(s) columna(s) para el reporte detallado de cambios de saldo de Stripe: fee");
     await upload("otro.csv", "id,amount\n1,2\n");
     await expect(page.getByTestId("upload-result")).toContainText("El reporte fue rechazado: línea 1: formato de liquidación desconocido");
     await expect(page).toHaveURL(/\/reconciliation$/);

@@ -135,6 +135,7 @@ describe("sessions end when access changes", () => {
     assert.deepEqual(await weak.json(), {
       code: "WEAK_PASSWORD",
       message: "password too weak (strength 1 of 4, 3 needed): This is similar to a commonly used password. Add more words that are less common.",
+      reason: { code: "password_too_weak_because", params: { score: 1, needed: 3, tips: "warnings.similarToCommon suggestions.anotherWord", details: "This is similar to a commonly used password. Add more words that are less common." } },
     });
     const short = await change(laptop, PASSWORD, "Xy7#short");
     assert.equal(((await short.json()) as { message: string }).message, "password too short: at least 12 characters");
@@ -146,6 +147,9 @@ describe("sessions end when access changes", () => {
     assert.equal(await getOrders(proxied, { cookie: phone }), 401);
     assert.equal(await getOrders(proxied, { cookie: fresh }), 200);
     assert.equal(await (await db()).session.count({ where: { userId: users.changer.id } }), 1);
+    // Audited once, for the change that happened (the refused ones wrote nothing), never with the password.
+    const audits = await (await db()).auditEntry.findMany({ where: { action: "user.password_change" } });
+    assert.deepEqual(audits.map((row) => [row.actorEmail, row.targetType, row.targetId, row.note]), [[users.changer.email, "user", users.changer.id, `${users.changer.email} changed their password; their other sessions ended`]]);
     assert.equal((await signIn(proxied, users.changer.email, PASSWORD, "203.0.113.210")).status, 401);
     assert.equal((await signIn(proxied, users.changer.email, "velvet-compass-orchard-2026", "203.0.113.211")).status, 200);
   });

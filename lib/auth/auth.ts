@@ -11,6 +11,8 @@ import { settings, type Settings } from "@/lib/config/settings";
 import { db, type Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { isPostgresUrl } from "@/lib/db/url";
+import { recordAudit } from "@/lib/audit/record-audit";
+import { because } from "@/lib/reasons/reason-codes";
 
 /** Idle session lifetime: 8 hours, refreshed once an hour of use (a support shift, not a month). */
 const SESSION_SECONDS = 8 * 60 * 60;
@@ -139,6 +141,12 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
             await ctx.context.internalAdapter.deleteSession(returned.session.token);
             return ctx.json(null);
           }
+          return;
+        }
+        if (ctx.path === "/change-password") {
+          // A password change is audited: who, when (never the password), and that their other sessions ended.
+          const user = (ctx.context.session as { user?: { id: string; email: string } } | null | undefined)?.user;
+          if (user && !isAPIError(ctx.context.returned)) await recordAudit(prisma, user, { action: "user.password_change", targetType: "user", targetId: user.id, note: because("audit_password_changed", { email: user.email }) });
           return;
         }
         if (ctx.path !== "/sign-in/email") return;

@@ -54,7 +54,7 @@ describe("reason codes", () => {
   });
 
   test("every code renders in both languages with sample parameters, never as a bare key", () => {
-    const sample: Record<ParamKind, unknown> = { money: { amount: 12_345, currency: "ARS" }, id: "x_1", text: "t", type: "payment.approved", status: "paid", category: "transition", mode: "live", outcome: "applied", what: "dispute", phase: "won", variant: "trailing_tab", role: "support", csvProblem: "CSV_QUOTE_NOT_CLOSED", zxcvbnTips: "warnings.common suggestions.anotherWord", time: "2026-11-01T20:31:17.039Z", number: 3, seconds: 60, cause: "boom" };
+    const sample: Record<ParamKind, unknown> = { money: { amount: 12_345, currency: "ARS" }, id: "x_1", text: "t", type: "payment.approved", status: "paid", category: "transition", mode: "live", outcome: "applied", what: "dispute", phase: "won", variant: "trailing_tab", role: "support", csvProblem: "CSV_QUOTE_NOT_CLOSED", zxcvbnTips: "warnings.common suggestions.anotherWord", format: "payments", time: "2026-11-01T20:31:17.039Z", number: 3, seconds: 60, cause: "boom" };
     for (const locale of ["en", "es-AR"] as const) {
       const t = translator(locale);
       for (const code of REASON_CODES) {

@@ -22,12 +22,12 @@ export interface Money {
 /**
  * How a parameter is rendered: `money` formatted by currency, `status` / `category` / `mode` /
  * `outcome` / `what` / `phase` / `variant` (what a signature diagnosis found changed) / `role` /
- * `csvProblem` (csv-parse's error code) translated from a fixed list, `zxcvbnTips` zxcvbn's feedback keys
+ * `csvProblem` (csv-parse's error code) / `format` (a settlement report's format) translated from a fixed list, `zxcvbnTips` zxcvbn's feedback keys
  * (space-separated, each translated), `time` an ISO 8601 UTC instant formatted by Intl (in UTC), `id` / `text` / `type` shown verbatim
  * (ids, currency codes, event types), `number` / `seconds` formatted as numbers, `cause` a nested
  * reason (or a plain sentence when its source had no code).
  */
-export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "csvProblem" | "zxcvbnTips" | "time" | "number" | "seconds" | "cause";
+export type ParamKind = "money" | "id" | "text" | "type" | "status" | "category" | "mode" | "outcome" | "what" | "phase" | "variant" | "role" | "csvProblem" | "zxcvbnTips" | "format" | "time" | "number" | "seconds" | "cause";
 
 /** A reason as stored: its code, its parameters and, for a compound sentence, the reasons that follow it. */
 export interface ReasonRef {
@@ -208,6 +208,7 @@ export const REASONS = {
 
   // Audit notes the system writes (a person's note is free text).
   audit_retry: define({ outcome: "outcome", cause: "cause" }, (p) => `${p.outcome}: ${cause(p.cause)}`),
+  audit_password_changed: define({ email: "id" }, (p) => `${p.email} changed their password; their other sessions ended`),
   audit_owner: define({ email: "id" }, (p) => `owner ${p.email}`),
   audit_user_created: define({ email: "id", role: "role" }, (p) => `${p.email} as ${p.role}`),
   audit_user_role: define({ email: "id", from: "role", to: "role" }, (p) => `${p.email}: role ${p.from} → ${p.to}; sessions ended`),
@@ -233,7 +234,7 @@ export const REASONS = {
   report_header_not_csv: define({}, () => "the header row is not valid CSV"),
   report_unknown_format: define({}, () => "unknown settlement format: expected a Stripe itemized report (balance_transaction_id, ...), the payments CSV (transaction_id, ...) or the lab's (order_id, provider_status, ...)"),
   report_missing_columns: define({ columns: "text" }, (p) => `missing column(s): ${p.columns}`),
-  report_missing_columns_for: define({ format: "id", columns: "text" }, (p) => `missing column(s) for ${p.format}: ${p.columns}`),
+  report_missing_columns_for: define({ format: "format", columns: "text" }, (p) => `missing column(s) for ${p.format}: ${p.columns}`),
   report_lab_not_payment_level: define({}, () => "the lab's order-level file is not a payment-level report"),
   report_field_count: define({ fields: "text", expected: "text" }, (p) => `${p.fields} fields where the header has ${p.expected} (an unquoted comma in a value?)`),
   report_line_too_long: define({ chars: "number" }, (p) => `line longer than ${p.chars} characters: not a settlement report line`),
@@ -336,6 +337,7 @@ const KIND_SCHEMA: Record<Exclude<ParamKind, "cause">, z.ZodType> = {
   role: z.string(),
   csvProblem: z.string(),
   zxcvbnTips: z.string(),
+  format: z.string(),
   time: z.string().datetime(),
   number: z.number(),
   seconds: z.number(),

@@ -24,6 +24,7 @@ const WORD_NAMESPACE: Partial<Record<ParamKind, string>> = {
   variant: "reasons.variant",
   role: "roles",
   csvProblem: "reasons.csvProblem",
+  format: "reasons.format",
 };
 
 /** A word of a fixed list in the reader's language (the word itself when the catalogue lacks it). */

@@ -58,7 +58,7 @@ test("a refused upload's head and a refused scope render in es-AR", () => {
   };
   assert.equal(head("   \n"), "línea 1: archivo vacío: se esperaba una fila de encabezado");
   assert.equal(head(Buffer.from([0x89, 0x50, 0x00])), "línea 1: archivo binario: se esperaba un reporte CSV con fila de encabezado");
-  assert.equal(head("balance_transaction_id,created_utc,currency,gross,net,reporting_category\n"), "línea 1: falta(n) la(s) columna(s) para stripe-balance-change: fee");
+  assert.equal(head("balance_transaction_id,created_utc,currency,gross,net,reporting_category\n"), "línea 1: falta(n) la(s) columna(s) para el reporte detallado de cambios de saldo de Stripe: fee");
   const scope = (request: Parameters<typeof resolveScope>[1]) => {
     try {
       resolveScope("payments", request, {});

@@ -5,17 +5,48 @@ import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
 import { serverReasons } from "@/app/_components/server-reasons";
+import { BreakAfter } from "@/app/_components/break-after";
 import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery } from "@/lib/audit/list-audit";
 import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, type SearchParams } from "@/lib/lists/paging";
-import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
+import { FilterInput, FilterSelect } from "@/app/_components/filter-fields";
 
 /** An audit action ("dead_letter.retry") in the reader's language; an action the catalogue lacks is shown as stored. */
 function actionLabel(t: { has(key: string): boolean; (key: string): string }, action: string): string {
   const key = `actions.${action}`;
   return /^[a-z_]+\.[a-z_]+$/.test(action) && t.has(key) ? t(key) : action;
+}
+
+/** Where an audited object can be seen: its page, or the list it is on. */
+const TARGET_PAGES: Record<string, (id: string) => string> = {
+  reconciliation_run: (id) => `/reconciliation/${encodeURIComponent(id)}`,
+  dead_letter: () => "/dead-letters?tab=resolved",
+  extra_charge: () => "/review",
+  outbox_message: () => "/review",
+  user: () => "/admin/users",
+  api_key: () => "/admin/users",
+};
+
+/** An audited object: its kind in the reader's language (the stored word when the catalogue lacks it), its id, a link where it can be seen. */
+function AuditTarget({ t, type, id }: { t: { has(key: string): boolean; (key: string): string }; type: string; id: string }) {
+  const kind = /^[a-z_]+$/.test(type) && t.has(`targets.${type}`) ? t(`targets.${type}`) : type;
+  const page = TARGET_PAGES[type];
+  return (
+    <>
+      {kind}{" "}
+      {page ? (
+        <Link href={page(id)} className="mono">
+          <BreakAfter text={id} />
+        </Link>
+      ) : (
+        <span className="mono">
+          <BreakAfter text={id} />
+        </span>
+      )}
+    </>
+  );
 }
 
 export const dynamic = "force-dynamic";
@@ -84,8 +115,8 @@ async function AuditResults({ query, filterParams }: { query: AuditQuery; filter
                 </td>
                 <td className="mono">{reasons.actor(row.actorEmail)}</td>
                 <td title={row.action}>{actionLabel(t, row.action)}</td>
-                <td className="mono">
-                  {row.targetType} {row.targetId}
+                <td data-target-type={row.targetType}>
+                  <AuditTarget t={t} type={row.targetType} id={row.targetId} />
                 </td>
                 {/* A note the system wrote renders from its code; a person's words (no code) are shown as written. */}
                 <td className="wrap" data-testid="audit-note" data-coded={reasons.coded({ reason: row.note, reasonCode: row.noteCode, reasonParams: row.noteParams })}>
