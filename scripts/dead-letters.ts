@@ -55,7 +55,11 @@ async function main(args: string[]): Promise<number> {
         [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
       );
       print(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
-      print(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
+      if (letter.status === "resolved") {
+        // How it was resolved, by whom and when (UTC): a system resolution from its code, a person's note as written.
+        const resolution = letter.resolution === null ? "-" : view.describe({ reason: letter.resolution, reasonCode: letter.resolutionCode, reasonParams: letter.resolutionParams });
+        print(`    ${view.t("reasons.cli.deadLetterResolution", { resolution, by: letter.resolvedBy ? view.actor(letter.resolvedBy) : "-", at: letter.resolvedAt ?? "-" })}`);
+      } else print(`    ${view.t("reasons.cli.deadLetterNext")}: ${view.text("nextAction", letter.category, letter.nextAction)}`);
     }
     print(view.t("reasons.cli.deadLetterCount", { status, count: letters.length, n: view.count(letters.length) }));
     return 0;

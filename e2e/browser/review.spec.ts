@@ -38,11 +38,13 @@ test.describe("as support", () => {
     await extra.getByRole("button", { name: "Resolve" }).click();
     await expect(page.getByTestId("extra-charges")).toHaveCount(0);
     await expect(page.getByText("No extra charges waiting.")).toBeVisible();
+    await expect(page.getByTestId("review-result")).toHaveText("The extra charge was resolved with your note.");
 
     const outbox = page.getByTestId("uncertain-outbox").locator("tbody tr");
     await outbox.getByRole("textbox", { name: "Note" }).fill("merchant confirmed the fulfilment arrived");
     await outbox.getByRole("button", { name: "Resolve" }).click();
     await expect(page.getByText("No uncertain outbox rows.")).toBeVisible();
+    await expect(page.getByTestId("review-result")).toHaveText("The outbox message was resolved with your note.");
     await expect(page.getByTestId("health-uncertain")).toHaveText("0");
 
     expect(query<{ status: string; note: string; resolvedBy: string }>("SELECT status, note, resolvedBy FROM ExtraCharge WHERE paymentKey = 'pay_e2e_extra_2'")).toEqual([

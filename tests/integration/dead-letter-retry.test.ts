@@ -174,6 +174,10 @@ describe("retrying dead letters", () => {
     assert.equal(applied.status, 0, applied.stderr);
     assert.equal(applied.stdout.replaceAll("\u00a0", " "), `${letter.id}  applied  refunded ARS 8,000.00 (total ARS 8,000.00); order ord_cli paid → refunded; dead letter resolved\n`);
     assert.equal((await readOrder("ord_cli")).status, "refunded");
+    // The resolved list says how, by whom (the command's user) and when.
+    const resolved = cli(["list", "--resolved"]).stdout.split("\n");
+    const at = resolved.findIndex((line) => line.startsWith(`${letter.id}  resolved`));
+    assert.match(resolved[at + 2], /^ {4}resolution: applied on a later attempt \(applied\) \(by \S+ \(command line\), \d{4}-\d{2}-\d{2}T[\d:.]+Z\)$/);
 
     // An event id from a provider's body cannot drive the terminal: its escape sequences print escaped.
     assert.equal((await deliverLab(labEvent("evt_\u001b]0;PWNED\u0007\u001b[2J", "payment.refunded", "ord_\u001b[1A\u001b[2Kfake", "pay_esc", 100))).status, 409);

@@ -1,6 +1,7 @@
 "use server";
 // Review queue actions: `review.manage` checked inside each action, zod-validated, audited in lib/review.
 import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { z } from "zod";
 import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
@@ -11,7 +12,7 @@ const resolveSchema = z.object({ kind: z.enum(["extra_charge", "outbox"]), id: z
 
 /** Resolves an open extra charge or an uncertain outbox row with a note. */
 export async function resolveReviewItemAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
-  return runAction("review.manage", resolveSchema, { kind: formData.get("kind"), id: formData.get("id"), note: formData.get("note") }, async (actor, { kind, id, note }) => {
+  const result = await runAction("review.manage", resolveSchema, { kind: formData.get("kind"), id: formData.get("id"), note: formData.get("note") }, async (actor, { kind, id, note }) => {
     const t = await getTranslations("review");
     const dead = await getTranslations("deadLetters");
     const client = await db();
@@ -20,4 +21,7 @@ export async function resolveReviewItemAction(_previous: ActionResult | null, fo
     revalidatePath("/orders", "layout");
     return answer(done ? "ok" : "bad", [done ? t("resolvedOk") : dead("notOpen")]);
   });
+  // Resolved: the row leaves the table, and its form with it; the page says so instead.
+  if (result.ok) redirect(`/review?resolved=${formData.get("kind") === "outbox" ? "outbox" : "extra_charge"}`);
+  return result;
 }

@@ -5,17 +5,23 @@ import { DateTime, Money } from "@/app/_components/money";
 import { actorCan, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { listReviewQueue } from "@/lib/review/review-queue";
+import { param, type SearchParams } from "@/lib/lists/paging";
 import { ResolveForm } from "./resolve-form";
 
 export const dynamic = "force-dynamic";
 
 /** Review queue: extra charges and uncertain outbox rows, each resolvable with a note by support. */
-export default async function ReviewPage() {
+export default async function ReviewPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   await requireActor("/review");
-  const [queue, canManage, t] = await Promise.all([listReviewQueue(await db()), actorCan("review.manage"), getTranslations("review")]);
+  const [queue, canManage, t, params] = await Promise.all([listReviewQueue(await db()), actorCan("review.manage"), getTranslations("review"), searchParams]);
+  // After a resolve the item leaves the table: this says it was done (the action redirects here with ?resolved=).
+  const resolved = param(params, "resolved");
   return (
     <>
       <h1>{t("title")}</h1>
+      <div role="status" aria-live="polite" data-testid="review-result">
+        {resolved === "extra_charge" || resolved === "outbox" ? <p className="notice ok">{t("resolvedKind", { kind: resolved })}</p> : null}
+      </div>
       <section aria-labelledby="extra-h">
         <h2 id="extra-h">
           {t("extraCharges")} ({queue.extraCharges.count})

@@ -43,7 +43,7 @@ export function PasswordForm() {
   }
 
   return (
-    <form onSubmit={submit} className="filters">
+    <form onSubmit={submit} onChange={() => setMessage(null)} className="filters">
       <div className="field">
         <label htmlFor="p-current">{t("current")}</label>
         <input id="p-current" name="current" type="password" autoComplete="current-password" required />

@@ -53,7 +53,13 @@ export default async function RunPage({ params, searchParams }: { params: Promis
       <p>
         <Link href="/reconciliation">← {nav("reconciliation")}</Link>
       </p>
-      <h1>{t("run_title", { id: run.id })}</h1>
+      {/* Named by what was reconciled (the file's name); the run's id below, for support and the API. */}
+      <h1>
+        <BreakAfter text={t("run_title", { source: run.source })} />
+      </h1>
+      <p className="muted">
+        {t("run_id")} <span className="mono">{run.id}</span>
+      </p>
       <RunProgress runId={run.id} initial={{ status: run.status, rows: run.progress.rows, bytesDone: run.progress.bytes, bytesTotal: run.progress.bytesTotal, mismatches: run.progress.mismatches }} />
       {run.status === "failed" ? (
         <p className="notice bad" data-testid="run-error">
