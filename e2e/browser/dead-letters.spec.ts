@@ -104,6 +104,8 @@ test.describe("as support", () => {
     await row.getByRole("button", { name: "Assign to me: evt_e2e_dl_note" }).click();
     await expect(page.getByTestId("action-result")).toContainText("Assigned to you.");
     await expect(row.locator('[data-column="owner"]')).toHaveText("support@acredita.test");
+    // Now theirs: no "assign to me" on it any more.
+    await expect(row.getByRole("button", { name: "Assign to me: evt_e2e_dl_note" })).toHaveCount(0);
 
     await row.getByText("Resolve with a note").click();
     await row.getByRole("textbox", { name: "Note" }).fill("refunded by hand in the provider's console");

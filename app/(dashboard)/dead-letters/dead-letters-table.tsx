@@ -189,7 +189,7 @@ const EMPTY_SELECTION: RowSelectionState = {};
  * and resolve-with-note, and selected rows can be retried together; without it there are no controls
  * at all (the actions re-check the role on the server anyway).
  */
-export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { rows: DeadLetterRow[]; tab: "open" | "resolved"; canManage: boolean; now: string; emptyText: string }) {
+export function DeadLettersTable({ rows, tab, canManage, now, emptyText, viewer }: { rows: DeadLetterRow[]; tab: "open" | "resolved"; canManage: boolean; now: string; emptyText: string; viewer: string }) {
   const t = useTranslations("deadLetters");
   const [selection, setSelection] = useState<RowSelectionState>(EMPTY_SELECTION);
   const [retryState, retryAction, retrying] = useActionState(retryDeadLettersAction, null);
@@ -271,7 +271,7 @@ export function DeadLettersTable({ rows, tab, canManage, now, emptyText }: { row
                       row.original.departed ? (
                         <span className="badge ok">{t("departed")}</span>
                       ) : (
-                        <RowActions row={row.original} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
+                        <RowActions row={row.original} mine={row.original.owner === viewer} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
                       )
                     ) : (
                       <table.FlexRender cell={cell} />
@@ -329,12 +329,15 @@ function ReviewFirstRetry({ row, busy, retryAction }: { row: DeadLetterRow; busy
 
 function RowActions({
   row,
+  mine,
   busy,
   retryAction,
   assignAction,
   resolveAction,
 }: {
   row: DeadLetterRow;
+  /** Already assigned to the viewer: no "assign to me". */
+  mine: boolean;
   busy: boolean;
   retryAction: (formData: FormData) => void;
   assignAction: (formData: FormData) => void;
@@ -353,12 +356,14 @@ function RowActions({
           </button>
         </form>
       )}
+      {mine ? null : (
       <form action={assignAction}>
         <input type="hidden" name="id" value={row.id} />
         <button type="submit" className="secondary" disabled={busy} aria-label={`${t("assignToMe")}: ${row.eventId}`}>
           {t("assignToMe")}
         </button>
       </form>
+      )}
       <details>
         <summary>{t("resolveWithNote")}</summary>
         <form action={resolveAction}>

@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
 
 /** Dead letters: open and resolved tabs; support and admin see the retry, assign and resolve controls. */
 export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requireActor("/dead-letters");
+  const viewer = await requireActor("/dead-letters");
   const query = deadLetterQueryFromParams(await searchParams);
   const [t, common] = await Promise.all([getTranslations("deadLetters"), getTranslations("common")]);
   return (
@@ -33,18 +33,18 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         </ul>
       </nav>
       <Suspense key={JSON.stringify(query)} fallback={<p role="status">{common("loading")}</p>}>
-        <DeadLetterResults query={query} />
+        <DeadLetterResults query={query} viewer={viewer.email} />
       </Suspense>
     </>
   );
 }
 
-async function DeadLetterResults({ query }: { query: DeadLetterQuery }) {
+async function DeadLetterResults({ query, viewer }: { query: DeadLetterQuery; viewer: string }) {
   const [page, canManage, t] = await Promise.all([listDeadLettersPage(await db(), query), actorCan("dead_letters.manage"), getTranslations("deadLetters")]);
   // The table stays mounted when the last row leaves, so the answer to that retry is still shown.
   return (
     <>
-      <DeadLettersTable rows={page.data} tab={query.status} canManage={canManage} now={new Date().toISOString()} emptyText={query.status === "open" ? t("emptyOpen") : t("emptyResolved")} />
+      <DeadLettersTable viewer={viewer} rows={page.data} tab={query.status} canManage={canManage} now={new Date().toISOString()} emptyText={query.status === "open" ? t("emptyOpen") : t("emptyResolved")} />
       {page.count > 0 ? <Pager path="/dead-letters" params={{ tab: query.status === "resolved" ? "resolved" : undefined }} page={page.page} totalPages={page.totalPages} count={page.count} /> : null}
     </>
   );
