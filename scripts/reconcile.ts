@@ -89,7 +89,7 @@ async function printPaymentRun(client: Db, runId: string, json: boolean, view: C
 }
 
 /** Progress on stderr: a bar redrawn in place on a terminal (at most 10 times a second), else a plain line every 5 s. */
-function progressPrinter(): { update: (progress: RunProgress) => void; end: () => void } {
+function progressPrinter(view: CliReasons): { update: (progress: RunProgress) => void; end: () => void } {
   const terminal = Boolean(process.stderr.isTTY);
   const started = Date.now();
   let last = 0;
@@ -100,9 +100,9 @@ function progressPrinter(): { update: (progress: RunProgress) => void; end: () =
       if (now - last < (terminal ? 100 : 5_000) || progress.phase === "done") return;
       last = now;
       if (terminal) {
-        process.stderr.write(`\r${formatProgress(progress, now - started, true)}\u001b[K`);
+        process.stderr.write(`\r${formatProgress(progress, now - started, true, 30, view)}\u001b[K`);
         drawn = true;
-      } else process.stderr.write(`${formatProgress(progress, now - started, false)}\n`);
+      } else process.stderr.write(`${formatProgress(progress, now - started, false, 30, view)}\n`);
     },
     end() {
       if (drawn) process.stderr.write("\r\u001b[K");
@@ -165,7 +165,7 @@ async function main(): Promise<number> {
       }
       run = await claimRun(client, runId, owner);
     }
-    const progress = progressPrinter();
+    const progress = progressPrinter(view);
     const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
     progress.end();
     if (outcome.status !== "done") {
