@@ -51,8 +51,12 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     for (const letter of letters) {
+      // In English the line scripts grep (key=value, the stored words); in another locale, its words translated (scripts use --json).
+      const key = (name: string) => (locale === "en" ? name : view.t(`reasons.cli.deadLetterKey.${name}`));
+      const status = locale === "en" ? letter.status : view.status(letter.status);
+      const category = locale === "en" ? letter.category : view.word("category", letter.category);
       print(
-        [letter.id, letter.status, letter.category, `attempts=${letter.attempts}`, `first=${letter.firstFailedAt}`, `last=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `order=${letter.orderId ?? "-"}`, `owner=${letter.owner ?? "-"}`].join("  "),
+        [letter.id, status, category, `${key("attempts")}=${letter.attempts}`, `${key("first")}=${letter.firstFailedAt}`, `${key("last")}=${letter.lastFailedAt}`, `${letter.provider}:${letter.eventId}`, `${key("order")}=${letter.orderId ?? "-"}`, `${key("owner")}=${letter.owner ?? "-"}`].join("  "),
       );
       print(`    ${view.t("reasons.cli.deadLetterReason")}: ${view.describe(letter)}`);
       if (letter.status === "resolved") {
