@@ -22,7 +22,7 @@ function actionLabel(t: { has(key: string): boolean; (key: string): string }, ac
 /** Where an audited object can be seen: its page, or the list it is on. */
 const TARGET_PAGES: Record<string, (id: string) => string> = {
   reconciliation_run: (id) => `/reconciliation/${encodeURIComponent(id)}`,
-  dead_letter: () => "/dead-letters?tab=resolved",
+  dead_letter: () => "/dead-letters",
   extra_charge: () => "/review",
   outbox_message: () => "/review",
   user: () => "/admin/users",
