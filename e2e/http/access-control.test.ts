@@ -85,6 +85,19 @@ after(async () => {
 });
 
 describe("sessions end when access changes", () => {
+  test("no one reaches the password-strength check without a session: the reset endpoints are closed (404), a change without a session is 401", async () => {
+    // The check costs CPU (zxcvbn): before, both answered 400 WEAK_PASSWORD to anyone, after running it on the body.
+    // From an address of its own: the change-password limit (3 per 10 s per address) belongs to the next test.
+    const post = (path: string, body: unknown) => fetch(`${proxied.url}${path}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", origin: ORIGIN, "x-forwarded-for": "203.0.113.250" } });
+    const reset = await post("/api/auth/reset-password", { newPassword: "password1234", token: "x" });
+    assert.equal(reset.status, 404);
+    const requested = await post("/api/auth/request-password-reset", { email: users.merchant.email });
+    assert.equal(requested.status, 404);
+    const change = await post("/api/auth/change-password", { currentPassword: "x", newPassword: "password1234" });
+    assert.equal(change.status, 401);
+    assert.notEqual(((await change.json()) as { code?: string }).code, "WEAK_PASSWORD");
+  });
+
   test("deactivating a user kills their session at once (401), refuses their sign-in (403) and reactivating lets them back", async () => {
     const admin = await cookieOf(users.admin.email);
     const victim = await cookieOf(users.victim.email);

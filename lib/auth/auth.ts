@@ -1,6 +1,6 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
+import { APIError, createAuthMiddleware, getSessionFromCtx, isAPIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { createAccessControl } from "better-auth/plugins/access";
@@ -33,7 +33,6 @@ const pluginRoles = {
 /** better-auth paths whose body carries a new password, and the field holding it. */
 const NEW_PASSWORD_FIELDS: Record<string, string> = {
   "/change-password": "newPassword",
-  "/reset-password": "newPassword",
   "/admin/set-user-password": "newPassword",
   "/admin/create-user": "password",
 };
@@ -81,6 +80,9 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
     telemetry: { enabled: false },
     // The strength rule (12+ characters, zxcvbn) runs in the before hook; better-auth's own floor stays lower
     // so that existing users with older 10-character passwords can still sign in and change them.
+    // No e-mail is sent, so no reset link can exist: the reset endpoints are closed (they also ran the
+    // password check before any token was read).
+    disabledPaths: ["/request-password-reset", "/forget-password", "/reset-password", "/reset-password/:token"],
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 10, maxPasswordLength: PASSWORD_MAX_LENGTH, revokeSessionsOnPasswordReset: true },
     session: { expiresIn: SESSION_SECONDS, updateAge: SESSION_REFRESH_SECONDS },
     user: {
@@ -123,6 +125,8 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
         }
         const field = NEW_PASSWORD_FIELDS[ctx.path];
         if (!field) return;
+        // The strength check costs CPU: only a signed-in user's change reaches it (better-auth answers 401 otherwise).
+        if (ctx.path === "/change-password" && !(await getSessionFromCtx(ctx))) return;
         const body = (ctx.body ?? {}) as Record<string, unknown>;
         const password = body[field];
         if (typeof password === "string") {

@@ -39,3 +39,11 @@ test("the refusal is a reason: zxcvbn's feedback reads in es-AR, its English sta
   assert.equal(cliReasons("en").render(reason!.reasonRef, ""), reason?.reason);
   assert.equal(cliReasons("es-AR").render(passwordReason("short")!.reasonRef, ""), "demasiado corta: al menos 12 caracteres");
 });
+
+test("zxcvbn reads the first 64 characters: a weak start is refused whatever follows (and one check's work is bounded)", () => {
+  const strongTail = "kT9#vQ2!mLp7wZ-amber-kettle-meadow-41-velvet-compass-orchard";
+  assert.equal(passwordProblem(`${"velvet-compass-orchard-amber-kettle-meadow-41"}${strongTail}`.slice(0, 128)), null);
+  const weakStart = `${"a".repeat(64)}${strongTail}`;
+  assert.equal(weakStart.length <= 128, true);
+  assert.match(passwordProblem(weakStart) ?? "", /^too weak \(strength [0-2] of 4, 3 needed\)/);
+});
