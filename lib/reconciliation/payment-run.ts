@@ -160,6 +160,14 @@ function settledPayment(rows: { kind: string; currency: string; gross: number; l
 }
 
 /**
+ * Payouts whose net a run keeps (the first ones met in the report): a month of daily payouts is ~31.
+ * Each is held in the worker's memory, stored in the run's row and shown on its page, so a report of
+ * 60,000 one-line "payouts" cannot grow them past what a page can show (it took the server past its
+ * heap). The totals per currency count every line whatever the number of payouts.
+ */
+export const MAX_PAYOUTS_PER_RUN = 1_000;
+
+/**
  * Runs one payment-level reconciliation (a Stripe itemized report or the neutral payments CSV) for
  * the run `runId` of `scope`, in bounded memory whatever the report's size:
  * 1. reads the report as a stream, {@link ENTRY_BATCH} lines at a time: each batch is checked for
@@ -194,7 +202,8 @@ export async function processPaymentRun(
   // A run taken over after a crash starts again from the first line.
   await clearRunRows(db, runId, true, pacing);
   const totals: Record<string, CurrencyTotals> = {};
-  const payouts: Record<string, { currency: string; net: number }> = {};
+  // A Map: a payout id is the report's text ("__proto__" included), never a property name.
+  const payouts = new Map<string, { currency: string; net: number }>();
   const counter = byteCounter();
   const bytesTotal = run.bytesTotal ?? 0;
   let rows = 0;
@@ -221,8 +230,9 @@ export async function processPaymentRun(
       sums.fees += entry.fee;
       sums.net += entry.net;
       if (entry.payoutId && entry.kind !== "payout") {
-        const payout = (payouts[entry.payoutId] ??= { currency: entry.currency, net: 0 });
-        payout.net += entry.net;
+        let payout = payouts.get(entry.payoutId);
+        if (!payout && payouts.size < MAX_PAYOUTS_PER_RUN) payouts.set(entry.payoutId, (payout = { currency: entry.currency, net: 0 }));
+        if (payout) payout.net += entry.net;
       }
       if (!earliest || entry.createdAt < earliest) earliest = entry.createdAt;
       if (!latest || entry.createdAt > latest) latest = entry.createdAt;
@@ -304,5 +314,5 @@ export async function processPaymentRun(
   }
   await clearRunRows(db, runId, false, pacing);
   await onProgress({ phase: "done", rows, bytes: counter.bytes, bytesTotal, mismatches: mismatchCount });
-  return { rowCount: rows, mismatchCount, period, totals, payouts };
+  return { rowCount: rows, mismatchCount, period, totals, payouts: Object.fromEntries(payouts) };
 }

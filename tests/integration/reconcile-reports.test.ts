@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { runReport, stripeReport, type ReportLine } from "@/e2e/support/stripe-reports";
+import { MAX_PAYOUTS_PER_RUN } from "@/lib/reconciliation/payment-run";
 
 process.env.STRIPE_ACCOUNT_ID = "acct_recon";
 
@@ -181,10 +182,24 @@ describe("a Stripe itemized balance change report against the ledger of stripe:a
     assert.deepEqual(mismatches.map((m) => m.paymentId).sort(), ["pi_amount", "pi_currency", "pi_dispute_booked", "pi_dispute_lost", "pi_dispute_won", "pi_ok", "pi_refund_failed", "pi_refund_failed_booked", "pi_refund_missed"]);
   });
 
+  test("payouts are kept for the first 1,000 only (a report of one-line payouts cannot grow a run's row); a payout id is never a property name", async () => {
+    const lines: ReportLine[] = Array.from({ length: MAX_PAYOUTS_PER_RUN + 200 }, (_, index) => ({ txn: `txn_many_${index}`, at: AT, currency: "usd", gross: "-1.00", category: "fee", payout: index === 0 ? "__proto__" : `po_many_${index}` }));
+    const { summary } = await runReport(await db(), stripeReport(lines, { payout: true }), { account: "acct_payouts" });
+    assert.equal(summary.status, "done");
+    const stored = JSON.parse((await (await db()).reconciliationRun.findUniqueOrThrow({ where: { id: summary.id } })).payouts) as Record<string, unknown>;
+    assert.equal(Object.keys(stored).length, MAX_PAYOUTS_PER_RUN);
+    assert.deepEqual(stored.__proto__, { currency: "USD", net: -100 });
+    assert.deepEqual(summary.payouts.po_many_1, { currency: "USD", net: -100 });
+    assert.equal(summary.payouts.po_many_1100, undefined);
+    // Every line is in the totals, listed payout or not.
+    assert.equal(summary.totals.USD.net, -100 * (MAX_PAYOUTS_PER_RUN + 200));
+    assert.equal((Object.prototype as { net?: unknown }).net, undefined);
+  });
+
   test("a bad line fails the run with its line number and keeps no mismatch; the scope is free again", async () => {
     const csv = stripeReport([LINES[0], { ...LINES[1], txn: "txn_bad", currency: "usd", gross: "25,00" }]);
     const { outcome, summary, mismatches } = await runReport(await db(), csv);
-    assert.deepEqual(outcome, { status: "failed", error: 'line 3: gross: "25,00" is not a decimal amount like 25.00' });
+    assert.deepEqual(outcome, { status: "failed", error: 'line 3: gross: "25,00" is not a decimal amount like 25.00', reason: { code: "report_line", params: { line: 3, problem: { code: "report_bad_decimal", params: { column: "gross", value: "25,00" } } } } });
     assert.deepEqual([summary.status, summary.error, mismatches.length], ["failed", 'line 3: gross: "25,00" is not a decimal amount like 25.00', 0]);
     assert.equal((await (await db()).reconciliationRun.findUniqueOrThrow({ where: { id: summary.id } })).activeScope, null);
     assert.equal(await (await db()).reconciliationEntry.count(), 0);

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { RunProgress } from "./run-progress";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
+import { MAX_PAYOUTS_PER_RUN } from "@/lib/reconciliation/payment-run";
 
 export const dynamic = "force-dynamic";
 
@@ -158,6 +159,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
           {Object.keys(run.payouts).length > 0 ? (
             <>
               <h3>{t("payouts")}</h3>
+              {Object.keys(run.payouts).length >= MAX_PAYOUTS_PER_RUN ? <p className="help">{t("payoutsCapped", { max: MAX_PAYOUTS_PER_RUN })}</p> : null}
               <ul data-testid="payouts">
                 {Object.entries(run.payouts).map(([payout, { currency, net }]) => (
                   <li key={payout}>
