@@ -5,6 +5,7 @@
 import "@/lib/log/cli-logs-to-stderr";
 import { parseArgs } from "node:util";
 import { createInterface } from "node:readline/promises";
+import { Writable } from "node:stream";
 import { newUserSchema } from "@/lib/auth/users";
 import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
@@ -13,13 +14,21 @@ import { readReason } from "@/lib/reasons/reason-codes";
 
 const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
 
+/**
+ * The new password from ACREDITA_NEW_PASSWORD, else one line of stdin, never echoed: the prompt goes to
+ * stderr, the typed characters nowhere (readline echoes into its output, here a stream that drops them),
+ * so neither a terminal nor a captured stderr shows it.
+ */
 async function readPassword(): Promise<string> {
   if (process.env.ACREDITA_NEW_PASSWORD) return process.env.ACREDITA_NEW_PASSWORD;
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  process.stderr.write("Password (12-128 characters, not a common one): ");
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input: process.stdin, output: silent, terminal: Boolean(process.stdin.isTTY) });
   try {
-    return await rl.question("Password (12-128 characters, not a common one): ");
+    return await rl.question("");
   } finally {
     rl.close();
+    process.stderr.write("\n");
   }
 }
 

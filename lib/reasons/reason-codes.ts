@@ -248,6 +248,7 @@ export const REASONS = {
   report_not_id: define({ column: "id" }, (p) => `${p.column}: not an id`),
   report_missing_value: define({ column: "id" }, (p) => `${p.column}: missing`),
   report_not_one_of: define({ column: "id", value: "text", allowed: "text" }, (p) => `${p.column}: "${p.value}" must be one of ${p.allowed}`),
+  report_too_many_rows: define({ max: "number" }, (p) => `more than ${p.max} rows: the lab's order-level file is for the lab and small exports; reconcile a larger one with npm run reconcile or a payment-level report`),
   report_order_twice: define({ orderId: "id" }, (p) => `order ${p.orderId} appears twice`),
 
   // A run's scope refused (lib/reconciliation/run-scope.ts): `flag` is the CLI's flag, the upload's field.

@@ -29,6 +29,8 @@ const WORD_NAMESPACE: Partial<Record<ParamKind, string>> = {
 
 /** A word of a fixed list in the reader's language (the word itself when the catalogue lacks it). */
 export function translateWord(t: ReasonTranslator, namespace: string, word: string): string {
+  // Only words (segments of letters, digits, _ and -): "constructor" or "__proto__" is no message of the catalogue.
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(word) || /(^|\.)(constructor|__proto__|prototype)(\.|$)/.test(word)) return word;
   const key = `${namespace}.${word}`;
   return t.has(key) ? t(key) : word;
 }

@@ -79,3 +79,12 @@ test("a line longer than 64 KiB is refused at that line without reading the rest
   assert.equal(error.message, "line 2: line longer than 65536 characters: not a settlement report line");
   assert.equal(es.render(error.reason, ""), "línea 2: línea de más de 65.536 caracteres: no es una línea de un reporte de liquidación");
 });
+
+test("csv-parse's message quoting a hostile field is cut before it is stored with the run", async () => {
+  const error = await refusal(`${PAYMENTS}\nt1,2026-11-29T12:00:00Z,charge,p1,100,${"\u0001".repeat(60_000)}"x`);
+  assert.equal(error.problem.code, "report_not_csv");
+  assert.equal(es.render(error.reason, ""), "línea 2: no es un CSV válido: una comilla se abre en medio de un campo");
+  const details = String(error.problem.params.details);
+  assert.equal(details.length <= 200, true, `${details.length}`);
+  assert.equal(JSON.stringify(error.reason).length < 1_000, true);
+});

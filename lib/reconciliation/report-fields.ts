@@ -120,5 +120,6 @@ export function csvParseFailure(error: unknown, headerLength: number | undefined
   const line = parseError.lines ?? 0;
   if (parseError.code === "CSV_MAX_RECORD_SIZE") return new SettlementCsvError(line, reasonRef("report_line_too_long", { chars: MAX_REPORT_LINE_CHARS }));
   if (parseError.code === "CSV_RECORD_INCONSISTENT_COLUMNS") return new SettlementCsvError(line, reasonRef("report_field_count", { fields: String(parseError.record?.length ?? "?"), expected: String(headerLength ?? "?") }));
-  return new SettlementCsvError(line, reasonRef("report_not_csv", { problem: parseError.code ?? "CSV_INVALID", details: String(parseError.message ?? error).split("\n")[0] }));
+  // csv-parse quotes the offending field in its message: cut, so a hostile field is not stored with the run.
+  return new SettlementCsvError(line, reasonRef("report_not_csv", { problem: parseError.code ?? "CSV_INVALID", details: String(parseError.message ?? error).split("\n")[0].slice(0, 200) }));
 }

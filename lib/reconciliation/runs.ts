@@ -7,7 +7,7 @@ import { driverOf } from "@/lib/db/driver";
 import { clearRunRows, processPaymentRun, RUN_LEASE_MS, type RunPacing, type RunProgress } from "@/lib/reconciliation/payment-run";
 import { LAB_SCOPE, processLabRun } from "@/lib/reconciliation/reconcile";
 import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
-import { readSettlementCsv } from "@/lib/reconciliation/settlement-csv";
+import { MAX_UPLOADED_LAB_ROWS, readSettlementCsv } from "@/lib/reconciliation/settlement-csv";
 import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 import { reasonColumns, reasonRef, reasonText, type ReasonRef } from "@/lib/reasons/reason-codes";
 import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
@@ -177,7 +177,7 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
   };
   try {
     if (run.format === "lab") {
-      const summary = await processLabRun(db, run.id, readSettlementCsv(input), run.scope.provider === "lab" ? { ...LAB_SCOPE, ...run.scope } : run.scope);
+      const summary = await processLabRun(db, run.id, readSettlementCsv(input, { maxRows: options.input ? undefined : MAX_UPLOADED_LAB_ROWS }), run.scope.provider === "lab" ? { ...LAB_SCOPE, ...run.scope } : run.scope);
       await db.reconciliationRun.update({
         where: { id: run.id },
         data: { status: "done", finishedAt: new Date(), activeScope: null, filePath: null, rowCount: summary.rowCount, orderCount: summary.orderCount, mismatchCount: summary.mismatchCount, overcredited: JSON.stringify(summary.overcredited), bytesDone: run.bytesTotal },

@@ -41,3 +41,16 @@ test("an empty file is bad input; a header-only file is a settlement with no row
   assert.deepEqual(await collect("order_id,provider_status,amount,currency\n"), []);
   assert.equal(await failure("order_id,amount\n"), "line 1: missing column(s): provider_status, currency");
 });
+
+test("a cap on rows refuses the row past it, with its line (the worker's cap on uploaded lab files)", async () => {
+  const csv = "order_id,provider_status,amount,currency\nord_1,none,0,ARS\nord_2,none,0,ARS\n\nord_3,none,0,ARS\n";
+  const rows: string[] = [];
+  await assert.rejects(
+    async () => {
+      for await (const row of readSettlementCsv(csv, { maxRows: 2 })) rows.push(row.orderId);
+    },
+    (error: unknown) => error instanceof SettlementCsvError && error.message === "line 5: more than 2 rows: the lab's order-level file is for the lab and small exports; reconcile a larger one with npm run reconcile or a payment-level report",
+  );
+  assert.deepEqual(rows, ["ord_1", "ord_2"]);
+  assert.equal((await collect(csv)).length, 3);
+});

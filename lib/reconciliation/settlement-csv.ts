@@ -34,11 +34,20 @@ function labRow(record: Record<string, string>, line: number): SettlementRow {
 }
 
 /**
+ * Rows of the lab's order-level file a worker takes from an upload: its orders are held in memory (~100 B
+ * each, twice), so six million four-character ids took the worker past its heap, again at each of its
+ * three attempts and with the other runs it held. The lab's own file has five; a merchant's order-level
+ * export of half a million orders still fits. The command (`npm run reconcile`, run by an operator) has no cap.
+ */
+export const MAX_UPLOADED_LAB_ROWS = 500_000;
+
+/**
  * Streams a settlement CSV (header `order_id,provider_status,amount,currency`, any column order) with
  * csv-parse and yields validated rows. Throws {@link SettlementCsvError} with the line number on the
- * first bad row, an empty file, a missing column, or a repeated order id (kept in memory as a Set, ~100 B per order).
+ * first bad row, an empty file, a missing column, a repeated order id (kept in memory as a Set, ~100 B
+ * per order), or a row past `maxRows` (none by default).
  */
-export async function* readSettlementCsv(input: Readable | string | Buffer): AsyncGenerator<SettlementRow> {
+export async function* readSettlementCsv(input: Readable | string | Buffer, { maxRows = Infinity }: { maxRows?: number } = {}): AsyncGenerator<SettlementRow> {
   const source = typeof input === "string" || Buffer.isBuffer(input) ? Readable.from([input]) : input;
   let header: string[] | undefined;
   const columns = (names: string[]) => (header = names.map((name) => name.trim().toLowerCase()));
@@ -51,6 +60,7 @@ export async function* readSettlementCsv(input: Readable | string | Buffer): Asy
         checkHeader(header ?? Object.keys(record));
         headerChecked = true;
       }
+      if (seen.size >= maxRows) badLine(info.lines, "report_too_many_rows", { max: maxRows });
       const row = labRow(record, info.lines);
       if (seen.has(row.orderId)) badLine(info.lines, "report_order_twice", { orderId: row.orderId });
       seen.add(row.orderId);

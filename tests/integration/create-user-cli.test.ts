@@ -54,3 +54,15 @@ test("while the demo runs, the dashboard creates no user (the next npm run demo 
   assert.equal(await (await db()).auditEntry.count({ where: { action: "user.create" } }), 0);
   assert.equal((await createUserAs(await db(), admin, input)).kind, "created");
 });
+
+test("a password typed on stdin is never echoed: stderr has the prompt, not the password", async () => {
+  const typed = spawnSync(process.execPath, ["--import", "tsx", "scripts/create-user.ts", "--email", "echo@shop.test", "--name", "Echo Test"], {
+    env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent", ACREDITA_NEW_PASSWORD: "" },
+    input: "Secret-Pw-Leak-9471-zq\n",
+    encoding: "utf8",
+  });
+  assert.equal(typed.status, 0, typed.stderr);
+  assert.equal(typed.stdout.trim(), "created echo@shop.test (merchant)");
+  assert.equal(typed.stderr.includes("Secret-Pw-Leak-9471-zq"), false, typed.stderr);
+  assert.equal(typed.stderr, "Password (12-128 characters, not a common one): \n");
+});

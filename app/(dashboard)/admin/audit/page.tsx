@@ -32,7 +32,7 @@ const TARGET_PAGES: Record<string, (id: string) => string> = {
 /** An audited object: its kind in the reader's language (the stored word when the catalogue lacks it), its id, a link where it can be seen. */
 function AuditTarget({ t, type, id }: { t: { has(key: string): boolean; (key: string): string }; type: string; id: string }) {
   const kind = /^[a-z_]+$/.test(type) && t.has(`targets.${type}`) ? t(`targets.${type}`) : type;
-  const page = TARGET_PAGES[type];
+  const page = Object.hasOwn(TARGET_PAGES, type) ? TARGET_PAGES[type] : undefined;
   return (
     <>
       {kind}{" "}
