@@ -10,7 +10,7 @@ import { newUserSchema } from "@/lib/auth/users";
 import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 import { cliLocale, cliReasons } from "@/lib/reasons/cli-reasons";
-import { readReason } from "@/lib/reasons/reason-codes";
+import { issueReason } from "@/lib/reasons/reason-codes";
 
 const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
 
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const parsed = newUserSchema.safeParse({ email: values.email, name: values.name ?? values.email, role: values.role, password: await readPassword() });
   if (!parsed.success) {
     // A refused password's reason (params.reason) in the command's locale; zod's own words otherwise.
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${view.render(readReason((issue as { params?: { reason?: unknown } }).params?.reason), issue.message)}`);
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${view.render(issueReason(issue), issue.message)}`);
     console.error(`create-user: ${issues.join("; ")}`);
     process.exit(2);
   }

@@ -2,7 +2,6 @@ import { ZxcvbnFactory } from "@zxcvbn-ts/core";
 import * as common from "@zxcvbn-ts/language-common";
 import * as english from "@zxcvbn-ts/language-en";
 import * as spanish from "@zxcvbn-ts/language-es-es";
-import { z } from "zod";
 import { because, type Because } from "@/lib/reasons/reason-codes";
 
 /** Shortest and longest password accepted (NIST SP 800-63B asks for a length floor and a long ceiling). */
@@ -67,12 +66,4 @@ export function passwordReason(password: string, userInputs: string[] = []): Bec
 /** {@link passwordReason}'s English sentence ("too weak (strength 1 of 4, 3 needed): ..."), or null when the password is acceptable. */
 export function passwordProblem(password: string, userInputs: string[] = []): string | null {
   return passwordReason(password, userInputs)?.reason ?? null;
-}
-
-/** A zod schema for a new password: refuses it with {@link passwordReason}'s sentence, its reason in the issue's `params.reason`. */
-export function newPasswordSchema(userInputs: string[] = []) {
-  return z.string().superRefine((password, context) => {
-    const problem = passwordReason(password, userInputs);
-    if (problem) context.addIssue({ code: "custom", message: problem.reason, params: { reason: problem.reasonRef } });
-  });
 }

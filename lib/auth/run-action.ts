@@ -4,7 +4,7 @@ import { actorWith } from "@/lib/auth/session";
 import { ForbiddenError, type Actor, type Permission } from "@/lib/auth/roles";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
-import { readReason } from "@/lib/reasons/reason-codes";
+import { issueReason } from "@/lib/reasons/reason-codes";
 import { readerReasons, type ReasonTranslator } from "@/lib/reasons/render-reason";
 
 /** What every dashboard server action answers: a tone, messages to show, a code for failures, and when. */
@@ -54,7 +54,7 @@ export async function runAction<Schema extends z.ZodType>(
       return t.has(`fields.${name}`) ? t(`fields.${name}` as "fields.form") : name;
     };
     const details = parsed.error.issues
-      .map((issue) => `${field(issue.path)}: ${reasons.render(readReason((issue as { params?: { reason?: unknown } }).params?.reason), issue.message)}`)
+      .map((issue) => `${field(issue.path)}: ${reasons.render(issueReason(issue), issue.message)}`)
       .join("; ");
     return { ok: false, tone: "bad", messages: [t("invalid", { details })], code: "invalid", at: Date.now() };
   }

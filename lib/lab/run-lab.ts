@@ -25,8 +25,7 @@ export interface LabDeliveryResult {
   atSeconds: number;
   scenario: number;
   eventId: string;
-  what: string;
-  whatKey: LabStep["whatKey"];
+  what: LabStep["what"];
   attempt: number;
   status: number;
   outcome: string;
@@ -76,7 +75,7 @@ export function formatDeliveryHeader(view: CliReasons = ENGLISH_CLI): string {
  * the server's logs: a provider's integrator greps those.
  */
 export function formatDelivery(result: LabDeliveryResult, view: CliReasons = ENGLISH_CLI): string {
-  const what = view.locale === "en" ? result.what : view.t(`reasons.lab.step.${result.whatKey.key}`, result.whatKey.values);
+  const what = view.t(`reasons.lab.step.${result.what.key}`, result.what.values);
   const attempt = result.attempt > 1 ? view.t("reasons.lab.retry", { n: String(result.attempt - 1) }) : "";
   const outcome = view.locale === "en" ? result.outcome : view.outcome(result.outcome);
   const width = columnWidths(view);
@@ -121,7 +120,6 @@ export async function runLab(options: LabOptions): Promise<LabRun> {
         scenario: step.scenario,
         eventId: step.event.id,
         what: step.what,
-        whatKey: step.whatKey,
         attempt: next.attempt,
         status: answer.status,
         outcome: String(answer.json.outcome ?? "?"),

@@ -8,9 +8,8 @@ export type Sender = "provider" | "attacker";
 export interface LabStep {
   scenario: 1 | 2 | 3 | 4 | 5;
   atSeconds: number;
-  what: string;
-  /** `what` as a message of the catalogue (`reasons.lab.<key>`, ICU values `values`), for the CLI's locale. */
-  whatKey: { key: "approval" | "sameAgain" | "twoAtOnce" | "forged" | "refundBefore" | "replay"; values: Record<string, string> };
+  /** What the delivery is, as a message of the catalogue (`reasons.lab.step.<key>`, ICU `values`), printed in the CLI's locale. */
+  what: { key: "approval" | "sameAgain" | "twoAtOnce" | "forged" | "refundBefore" | "replay"; values: Record<string, string> };
   sender: Sender;
   event: { id: string; type: "payment.approved" | "payment.refunded"; orderId: string; paymentId: string; amount: number };
   /** Seconds to shift the signed timestamp by (a 3-day-old request: -259200). */
@@ -27,18 +26,17 @@ const THREE_DAYS_SECONDS = 3 * 24 * 3600;
 
 /** The seed article's five deliveries that go wrong in production, in the order they happen. */
 export const LAB_STEPS: LabStep[] = [
-  { scenario: 1, atSeconds: 0, what: "approval of ord_1041", whatKey: { key: "approval", values: { orderId: "ord_1041" } }, sender: "provider", event: approve("evt_0001", "ord_1041", "pay_0001") },
-  { scenario: 1, atSeconds: 30, what: "same event again: the provider missed the 200", whatKey: { key: "sameAgain", values: {} }, sender: "provider", event: approve("evt_0001", "ord_1041", "pay_0001") },
-  { scenario: 2, atSeconds: 40, what: "approval of ord_1042, two requests at once", whatKey: { key: "twoAtOnce", values: { orderId: "ord_1042" } }, sender: "provider", event: approve("evt_0002", "ord_1042", "pay_0002"), concurrent: 2 },
-  { scenario: 3, atSeconds: 50, what: "approval of ord_1043", whatKey: { key: "approval", values: { orderId: "ord_1043" } }, sender: "provider", event: approve("evt_0003", "ord_1043", "pay_0003") },
-  { scenario: 4, atSeconds: 60, what: "forged approval of ord_1044 (another key)", whatKey: { key: "forged", values: { orderId: "ord_1044" } }, sender: "attacker", event: approve("evt_9999", "ord_1044", "pay_9999"), forged: true },
-  { scenario: 5, atSeconds: 70, what: "refund of ord_1045 before its approval", whatKey: { key: "refundBefore", values: { orderId: "ord_1045" } }, sender: "provider", event: { id: "evt_0005", type: "payment.refunded", orderId: "ord_1045", paymentId: "pay_0004", amount: amountOf("ord_1045") } },
-  { scenario: 5, atSeconds: 80, what: "approval of ord_1045", whatKey: { key: "approval", values: { orderId: "ord_1045" } }, sender: "provider", event: approve("evt_0004", "ord_1045", "pay_0004") },
+  { scenario: 1, atSeconds: 0, what: { key: "approval", values: { orderId: "ord_1041" } }, sender: "provider", event: approve("evt_0001", "ord_1041", "pay_0001") },
+  { scenario: 1, atSeconds: 30, what: { key: "sameAgain", values: {} }, sender: "provider", event: approve("evt_0001", "ord_1041", "pay_0001") },
+  { scenario: 2, atSeconds: 40, what: { key: "twoAtOnce", values: { orderId: "ord_1042" } }, sender: "provider", event: approve("evt_0002", "ord_1042", "pay_0002"), concurrent: 2 },
+  { scenario: 3, atSeconds: 50, what: { key: "approval", values: { orderId: "ord_1043" } }, sender: "provider", event: approve("evt_0003", "ord_1043", "pay_0003") },
+  { scenario: 4, atSeconds: 60, what: { key: "forged", values: { orderId: "ord_1044" } }, sender: "attacker", event: approve("evt_9999", "ord_1044", "pay_9999"), forged: true },
+  { scenario: 5, atSeconds: 70, what: { key: "refundBefore", values: { orderId: "ord_1045" } }, sender: "provider", event: { id: "evt_0005", type: "payment.refunded", orderId: "ord_1045", paymentId: "pay_0004", amount: amountOf("ord_1045") } },
+  { scenario: 5, atSeconds: 80, what: { key: "approval", values: { orderId: "ord_1045" } }, sender: "provider", event: approve("evt_0004", "ord_1045", "pay_0004") },
   {
     scenario: 3,
     atSeconds: 50 + THREE_DAYS_SECONDS,
-    what: "replay of evt_0003's signed request, 3 days old",
-    whatKey: { key: "replay", values: { eventId: "evt_0003", days: "3" } },
+    what: { key: "replay", values: { eventId: "evt_0003", days: "3" } },
     sender: "attacker",
     event: approve("evt_0003", "ord_1043", "pay_0003"),
     signedOffsetSeconds: -THREE_DAYS_SECONDS,

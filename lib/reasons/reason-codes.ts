@@ -363,6 +363,11 @@ export function readReason(value: unknown): ReasonRef | undefined {
   return result.success ? result.data : undefined;
 }
 
+/** The reason a validation issue carries in `params.reason` (a weak password's, lib/auth/users.ts), checked like {@link readReason}. */
+export function issueReason(issue: object): ReasonRef | undefined {
+  return readReason((issue as { params?: { reason?: unknown } }).params?.reason);
+}
+
 /** The two columns a reason is stored in: `reasonCode` and `reasonParams` (JSON of the parameters and follow-ups). */
 export interface StoredReasonColumns {
   reasonCode: string | null;
