@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { diagnoseClockSkew, diagnoseSignatureMismatch, MAX_DIAGNOSED_BODY_BYTES, retiredSecretLabelOf, type SignatureScheme } from "@/lib/providers/signatures/diagnose-signature";
+import { diagnoseClockSkew, diagnoseSignatureMismatch, jsonNestingExceeds, MAX_DIAGNOSED_BODY_BYTES, MAX_DIAGNOSED_JSON_DEPTH, retiredSecretLabelOf, type SignatureScheme } from "@/lib/providers/signatures/diagnose-signature";
 import { createTranslator } from "next-intl";
 import esAR from "@/lib/i18n/messages/es-AR.json";
 import { hmacSha256 } from "@/lib/providers/signatures/hmac";
@@ -87,5 +87,25 @@ describe("retiredSecretLabelOf", () => {
     assert.equal(retiredSecretLabelOf(diagnoseClockSkew("LAB_WEBHOOK_SECRET[0]", 900).reasonRef), undefined);
     assert.equal(retiredSecretLabelOf(diagnosed(hexScheme.mac(`${ACTIVE} `, body).toString("hex"))?.reasonRef), undefined);
     assert.equal(retiredSecretLabelOf(undefined), undefined);
+  });
+});
+
+describe("jsonNestingExceeds", () => {
+  test("counts arrays and objects, not brackets inside strings or after escaped quotes", () => {
+    assert.equal(MAX_DIAGNOSED_JSON_DEPTH, 64);
+    assert.equal(jsonNestingExceeds('{"a":[{"b":[]}]}', 4), false);
+    assert.equal(jsonNestingExceeds('{"a":[{"b":[[]]}]}', 4), true);
+    assert.equal(jsonNestingExceeds(`{"a":"${"[".repeat(100)}"}`, 1), false);
+    assert.equal(jsonNestingExceeds(`{"a":"\\"}`, 1), false);
+    assert.equal(jsonNestingExceeds(`{"a":"\\\"[[["}`, 1), false);
+  });
+
+  test("a body nested past the bound gets no re-serialisation diagnosis, and no exception", () => {
+    const deep = Buffer.from(`${"[".repeat(100_000)}${"]".repeat(100_000)}`);
+    assert.ok(deep.length <= MAX_DIAGNOSED_BODY_BYTES);
+    assert.equal(diagnosed("00".repeat(32), deep), undefined);
+    const atBound = Buffer.from(`${"[".repeat(MAX_DIAGNOSED_JSON_DEPTH)}${"]".repeat(MAX_DIAGNOSED_JSON_DEPTH)}`);
+    const pretty = Buffer.from(JSON.stringify(JSON.parse(atBound.toString()), null, 2));
+    assert.equal(diagnosed(hexScheme.mac(ACTIVE, atBound).toString("hex"), pretty)?.reasonRef.code, "diagnosis_reserialised");
   });
 });

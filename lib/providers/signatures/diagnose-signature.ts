@@ -28,6 +28,36 @@ export interface DiagnosisInput {
  */
 export const MAX_DIAGNOSED_BODY_BYTES = 262_144;
 
+/**
+ * Deepest JSON nesting (arrays and objects) a diagnosis re-serialises. Provider payloads nest about 6
+ * levels (a Stripe event's `data.object.charges.data[0].payment_method_details.card`), so 64 leaves a wide
+ * margin; deeper bodies skip the re-serialisation checks. Why a bound at all: JSON.parse is iterative in
+ * V8, but JSON.stringify recurses, and 100,000 nested arrays (200 KB, under the size bound above)
+ * overflow its stack.
+ */
+export const MAX_DIAGNOSED_JSON_DEPTH = 64;
+
+/**
+ * True when the JSON text `text` nests arrays or objects deeper than `max` (brackets inside strings do
+ * not count). A linear scan that allocates nothing, so it costs less than the parse it guards.
+ */
+export function jsonNestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index += 1; // backslash: skip the escaped character
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (code === 0x5d || code === 0x7d) depth -= 1;
+  }
+  return false;
+}
+
 const WHITESPACE_VARIANTS: { variant: DiagnosisVariant; apply: (secret: string) => string }[] = [
   { variant: "trailing_newline", apply: (secret) => `${secret}\n` },
   { variant: "trailing_crlf", apply: (secret) => `${secret}\r\n` },
@@ -54,7 +84,7 @@ function reserialisedBodies(body: Buffer): { variant: DiagnosisVariant; body: Bu
   const variants: { variant: DiagnosisVariant; body: Buffer }[] = [];
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = jsonNestingExceeds(text, MAX_DIAGNOSED_JSON_DEPTH) ? undefined : JSON.parse(text);
   } catch {
     parsed = undefined;
   }
@@ -92,9 +122,20 @@ export function diagnosisFields(found: Because | undefined): { diagnosis?: strin
  * reason (a `diagnosis_*` code and its English sentence) naming secrets by LABEL only (never a value, a
  * signature or body content), or undefined.
  * Every comparison is constant time. Costs at most 12 HMACs over the body per active secret and 1 per
- * retired secret; bodies over {@link MAX_DIAGNOSED_BODY_BYTES} get the retired-secret check only.
+ * retired secret; bodies over {@link MAX_DIAGNOSED_BODY_BYTES} get the retired-secret check only, and
+ * bodies nested deeper than {@link MAX_DIAGNOSED_JSON_DEPTH} are not re-serialised.
+ * Never throws: the diagnosis only adds words to a refusal that is a 401 either way, so anything it
+ * cannot handle in a hostile body leaves it without a diagnosis rather than turning the 401 into a 500.
  */
 export function diagnoseSignatureMismatch(input: DiagnosisInput): Because | undefined {
+  try {
+    return diagnose(input);
+  } catch {
+    return undefined;
+  }
+}
+
+function diagnose(input: DiagnosisInput): Because | undefined {
   const { scheme, body, sent, secrets, retiredSecrets } = input;
   const expected = sent.map((text) => decode(text, scheme.encoding)).filter((value): value is Buffer => value !== undefined);
 
