@@ -225,7 +225,7 @@ describe("per-user API keys", () => {
     assert.equal((await storedText(TEST_DB)).includes(merchantKey.key.slice(10)), false, "no stored copy of the key");
   });
 
-  test("a revoked key, an expired key, a deactivated owner's key and a made-up key are all 401", async () => {
+  test("a revoked key, an expired key, a deactivated owner's key (also once the owner is reactivated) and a made-up key are all 401", async () => {
     const client = await db();
     const make = async (userId: string, name: string) => {
       const created = await createApiKeyAs(client, adminActor(), { userId, name, days: 30 });
@@ -247,8 +247,10 @@ describe("per-user API keys", () => {
     const admin = await cookieOf(users.admin.email);
     assert.equal(await setUserActiveAs(client, adminActor(), adminCalls(await getAuth(), new Headers({ cookie: admin })), users.locked.id, false), "updated");
     assert.equal(await getOrders(direct, { authorization: `Bearer ${owned.key}` }), 401);
+    // Reactivation lets the owner sign in again; their keys stay revoked (deactivation revoked them for good).
     assert.equal(await setUserActiveAs(client, adminActor(), adminCalls(await getAuth(), new Headers({ cookie: admin })), users.locked.id, true), "updated");
-    assert.equal(await getOrders(direct, { authorization: `Bearer ${owned.key}` }), 200);
+    assert.equal(await getOrders(direct, { authorization: `Bearer ${owned.key}` }), 401);
+    assert.notEqual((await client.apiKey.findUniqueOrThrow({ where: { id: owned.view.id } })).revokedAt, null);
 
     assert.equal(await getOrders(direct, { authorization: `Bearer acr_${"A".repeat(43)}` }), 401);
     assert.equal(await getOrders(direct, { authorization: `Bearer ${owned.key.slice(0, -1)}` }), 401);

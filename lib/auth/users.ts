@@ -128,16 +128,23 @@ export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, use
 
 /**
  * Admin deactivates a user (the admin plugin's ban: the user cannot sign in, every session is deleted
- * at once, and lib/auth/api-keys.ts refuses the user's keys) or reactivates one (unban); audits
- * `user.deactivate` / `user.reactivate`. An admin cannot deactivate themself. Throws ForbiddenError.
+ * at once, and every API key of theirs is revoked for good) or reactivates one (unban); audits
+ * `user.deactivate` / `user.reactivate`. Reactivation restores sign-in only: the admin page promises
+ * that a deactivated user's keys stop working, and a key that leaked while its owner was out must not
+ * come back with them, so new keys are issued if needed. An admin cannot deactivate themself.
+ * Throws ForbiddenError.
  */
-export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean): Promise<"updated" | "not_found" | "self"> {
+export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean, now = new Date()): Promise<"updated" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
   if (userId === actor.id) return "self";
   const user = await db.user.findUnique({ where: { id: userId }, select: { email: true } });
   if (!user) return "not_found";
   if (active) await calls.unban(userId);
-  else await calls.ban(userId, `deactivated by ${actor.email}`);
+  else {
+    await calls.ban(userId, `deactivated by ${actor.email}`);
+    // Revoked rather than only refused while banned (lib/auth/api-keys.ts checks both): unbanning must not revive them.
+    await db.apiKey.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } });
+  }
   await recordAudit(db, actor, { action: active ? "user.reactivate" : "user.deactivate", targetType: "user", targetId: userId, note: user.email });
   return "updated";
 }
