@@ -23,6 +23,7 @@ const LAB_SECRET = "hostile_lab_secret_0001";
 const STRIPE_SECRET = "whsec_hostile_stripe_live_0001";
 const STRIPE_TEST_SECRET = "whsec_hostile_stripe_test_0001";
 const SW_SECRET = `whsec_${Buffer.from("hostile-standard-webhooks-key-01").toString("base64")}`;
+const STRIPE_ACCOUNT = "acct_hostile_operator";
 
 /** A production server as an operator configures it: own secrets for lab, Stripe (live and test) and Standard Webhooks; Yolfi not configured. */
 const PRODUCTION_ENV = {
@@ -33,6 +34,9 @@ const PRODUCTION_ENV = {
   STRIPE_WEBHOOK_SECRET: STRIPE_SECRET,
   STRIPE_TEST_WEBHOOK_SECRET: STRIPE_TEST_SECRET,
   STANDARD_WEBHOOKS_SECRET: SW_SECRET,
+  // Production serves a provider's endpoint only with the operator's own account.
+  STRIPE_ACCOUNT_ID: STRIPE_ACCOUNT,
+  STANDARD_WEBHOOKS_ACCOUNT: "hostile-shop",
   // Set empty so the test runner's own environment cannot configure them.
   YOLFI_WEBHOOK_SECRET: "",
   YOLFI_TEST_WEBHOOK_SECRET: "",
@@ -198,6 +202,25 @@ describe("servers refuse to start on an unsafe configuration, naming every varia
     assert.ok(!output.includes(DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET));
   });
 
+  test("npm start: a Stripe secret without STRIPE_ACCOUNT_ID and a demo account name in STANDARD_WEBHOOKS_ACCOUNT are refused by variable, with AUTH_SECRET's refusal in the same report", async () => {
+    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STANDARD_WEBHOOKS_SECRET: SW_SECRET, STANDARD_WEBHOOKS_ACCOUNT: "acredita-demo", STRIPE_ACCOUNT_ID: "" });
+    assert.equal(code, 1, output);
+    // One report: the refusals of the settings and of the endpoints, one indented line each.
+    const report = output.slice(output.indexOf("Acredita cannot start:\n")).split("\n").slice(1).filter((line) => line.startsWith("  ")).map((line) => line.trim());
+    assert.deepEqual(report, [
+      "AUTH_SECRET: is required in production (at least 32 characters)",
+      "endpoint stripe: STRIPE_ACCOUNT_ID is not set; set the provider account this endpoint is bound to (required in production when STRIPE_WEBHOOK_SECRET is set)",
+      "endpoint standard-webhooks: STANDARD_WEBHOOKS_ACCOUNT holds a demo account name; set your own provider account",
+    ]);
+    for (const value of [STRIPE_SECRET, SW_SECRET]) assert.ok(!output.includes(value), "a secret value was printed");
+  });
+
+  test("npm run receiver refuses a Stripe secret whose account is unset", async () => {
+    const { code, output } = await refusal(["--import", "tsx", "scripts/receiver.ts"], { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_ACCOUNT_ID: "", RECEIVER_PORT: String(await freePort()) });
+    assert.equal(code, 1, output);
+    assert.match(output, /endpoint stripe: STRIPE_ACCOUNT_ID is not set/);
+  });
+
   test("npm run receiver refuses a demo secret as well", async () => {
     const { code, output } = await refusal(["--import", "tsx", "scripts/receiver.ts"], { STANDARD_WEBHOOKS_SECRET: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET, RECEIVER_PORT: String(await freePort()) });
     assert.equal(code, 1, output);
@@ -218,7 +241,7 @@ describe("every idempotency and money key is scoped by provider, account and liv
     const real = await postStripe("stripe", poison, STRIPE_SECRET);
     assert.deepEqual([real.status, real.json.outcome], [200, "applied"]);
     const paid = await order("ord_h_poison");
-    assert.deepEqual([paid.status, paid.credited, paid.ledger.map((entry) => entry.businessKey)], ["paid", 4200, ["credit:stripe:acct_acredita_demo:live:pi_h_poison"]]);
+    assert.deepEqual([paid.status, paid.credited, paid.ledger.map((entry) => entry.businessKey)], ["paid", 4200, [`credit:stripe:${STRIPE_ACCOUNT}:live:pi_h_poison`]]);
     assert.equal(await (await db()).webhookEvent.count({ where: { eventId: "evt_h_poison" } }), 2);
   });
 
@@ -229,7 +252,7 @@ describe("every idempotency and money key is scoped by provider, account and liv
     assert.equal(refund.status, 409);
     assert.equal(refund.json.outcome, "dead_lettered");
     const after = await order("ord_h_stripe");
-    assert.deepEqual([after.status, after.credited, after.refunded, after.ledger.map((entry) => [entry.businessKey, entry.amount])], ["paid", 9900, 0, [["credit:stripe:acct_acredita_demo:live:pi_h_shared", 9900]]]);
+    assert.deepEqual([after.status, after.credited, after.refunded, after.ledger.map((entry) => [entry.businessKey, entry.amount])], ["paid", 9900, 0, [[`credit:stripe:${STRIPE_ACCOUNT}:live:pi_h_shared`, 9900]]]);
   });
 
   test("a lab credit on a future Stripe payment id cannot turn the real Stripe payment into a duplicate", async () => {
@@ -239,7 +262,7 @@ describe("every idempotency and money key is scoped by provider, account and liv
     assert.deepEqual([real.status, real.json.outcome], [200, "applied"]);
     const [labOrder, stripeOrder] = [await order("ord_h_lab"), await order("ord_h_stripe2")];
     assert.deepEqual([labOrder.status, labOrder.credited, labOrder.ledger.map((entry) => entry.businessKey)], ["paid", 1500, ["credit:lab:lab:live:pi_h_future"]]);
-    assert.deepEqual([stripeOrder.status, stripeOrder.credited, stripeOrder.ledger.map((entry) => entry.businessKey)], ["paid", 3100, ["credit:stripe:acct_acredita_demo:live:pi_h_future"]]);
+    assert.deepEqual([stripeOrder.status, stripeOrder.credited, stripeOrder.ledger.map((entry) => entry.businessKey)], ["paid", 3100, [`credit:stripe:${STRIPE_ACCOUNT}:live:pi_h_future`]]);
   });
 });
 

@@ -4,6 +4,8 @@ import { providers } from "@/lib/providers/registry";
 import { DEMO_ENDPOINT_SECRETS, EndpointConfigError, endpointDefinitions, loadEndpoints, loadSecrets, resolveEndpoint, validateEndpoints, type EndpointDefinition } from "@/lib/endpoints/endpoints";
 
 const DEMO = { ACREDITA_MODE: "demo" } as const;
+/** The operator's own accounts: production serves a provider endpoint only with its account variable set. */
+const ACCOUNTS = { STRIPE_ACCOUNT_ID: "acct_operator_1", YOLFI_ORG_ID: "org_operator_1", STANDARD_WEBHOOKS_ACCOUNT: "operator-shop" } as const;
 const standard = endpointDefinitions({}).find((definition) => definition.name === "standard-webhooks")!;
 
 function problems(definitions: EndpointDefinition[], env: Record<string, string | undefined> = {}): string[] {
@@ -41,7 +43,7 @@ describe("endpoint configuration", () => {
   });
 
   test("secrets come from the environment, comma-separated and trimmed; retired ones are labelled apart", () => {
-    const stripe = loadEndpoints({ STRIPE_WEBHOOK_SECRET: "  whsec_first_000 ,\twhsec_second_00\n", STRIPE_WEBHOOK_RETIRED_SECRETS: "whsec_old_00000" }).endpoints.find((endpoint) => endpoint.name === "stripe")!;
+    const stripe = loadEndpoints({ ...ACCOUNTS, STRIPE_WEBHOOK_SECRET: "  whsec_first_000 ,\twhsec_second_00\n", STRIPE_WEBHOOK_RETIRED_SECRETS: "whsec_old_00000" }).endpoints.find((endpoint) => endpoint.name === "stripe")!;
     assert.deepEqual(stripe.secrets, [{ label: "STRIPE_WEBHOOK_SECRET[0]", value: "whsec_first_000" }, { label: "STRIPE_WEBHOOK_SECRET[1]", value: "whsec_second_00" }]);
     assert.deepEqual(stripe.retiredSecrets, [{ label: "STRIPE_WEBHOOK_RETIRED_SECRETS[0]", value: "whsec_old_00000" }]);
     assert.deepEqual(loadSecrets("X", " a ,, b "), [{ label: "X[0]", value: "a" }, { label: "X[1]", value: "b" }]);
@@ -66,9 +68,9 @@ describe("endpoint configuration", () => {
     ]);
     const overlapping: EndpointDefinition = { ...standard, name: "sw-overlap", options: { fields: { type: "$.type", orderId: "$.o", paymentId: "$.p", amount: "$.a" }, eventTypes: { payment: ["a"], refund: ["a"] } } };
     assert.deepEqual(problems([overlapping]), ["endpoint sw-overlap: options.eventTypes.refund: type a is also listed under payment", "endpoint sw-overlap: options.fields: amount and currency are mapped together or not at all"]);
-    assert.deepEqual(problems([standard], { STANDARD_WEBHOOKS_SECRET: "whsec_%%%not-base64%%%" }), ["endpoint standard-webhooks: STANDARD_WEBHOOKS_SECRET[0] must be whsec_ followed by base64"]);
+    assert.deepEqual(problems([standard], { ...ACCOUNTS, STANDARD_WEBHOOKS_SECRET: "whsec_%%%not-base64%%%" }), ["endpoint standard-webhooks: STANDARD_WEBHOOKS_SECRET[0] must be whsec_ followed by base64"]);
     const stripe = endpointDefinitions({}).find((definition) => definition.name === "stripe")!;
-    assert.deepEqual(problems([stripe], { STRIPE_WEBHOOK_SECRET: "short" }), ["endpoint stripe: STRIPE_WEBHOOK_SECRET[0] needs at least 8 characters"]);
+    assert.deepEqual(problems([stripe], { ...ACCOUNTS, STRIPE_WEBHOOK_SECRET: "short" }), ["endpoint stripe: STRIPE_WEBHOOK_SECRET[0] needs at least 8 characters"]);
     assert.deepEqual(problems([stripe, stripe]), ["endpoint stripe: defined twice"]);
     assert.deepEqual(problems([{ ...stripe, name: "Bad Name", secretsEnv: "lower" }]), [
       "endpoint Bad Name: name: must be lower-case letters, digits and dashes (it is a URL segment)",
@@ -78,7 +80,7 @@ describe("endpoint configuration", () => {
 
   test("a secrets variable that holds only separators is refused", () => {
     const stripe = endpointDefinitions({}).find((definition) => definition.name === "stripe")!;
-    assert.deepEqual(problems([stripe], { STRIPE_WEBHOOK_SECRET: " , " }), ["endpoint stripe: STRIPE_WEBHOOK_SECRET must hold at least one secret"]);
+    assert.deepEqual(problems([stripe], { ...ACCOUNTS, STRIPE_WEBHOOK_SECRET: " , " }), ["endpoint stripe: STRIPE_WEBHOOK_SECRET must hold at least one secret"]);
   });
 
   test("in production an endpoint exists only when its secrets variable is set, and the lab only with LAB_WEBHOOK_SECRET", () => {
@@ -95,7 +97,7 @@ describe("endpoint configuration", () => {
         ["standard-webhooks", "disabled: STANDARD_WEBHOOKS_SECRET is not set"],
       ],
     );
-    const some = loadEndpoints({ STRIPE_WEBHOOK_SECRET: "whsec_operator_own_0001" });
+    const some = loadEndpoints({ ...ACCOUNTS, STRIPE_WEBHOOK_SECRET: "whsec_operator_own_0001" });
     assert.deepEqual(some.endpoints.map((endpoint) => [endpoint.name, endpoint.secrets.map((secret) => secret.label)]), [["stripe", ["STRIPE_WEBHOOK_SECRET[0]"]]]);
     assert.equal(resolveEndpoint("stripe-test", {}), undefined);
     assert.equal(resolveEndpoint("lab", {}), undefined);
@@ -112,7 +114,7 @@ describe("endpoint configuration", () => {
   });
 
   test("a Standard Webhooks endpoint must map the payment's amount unless its options say amount: \"not-sent\"", () => {
-    const env = { STANDARD_WEBHOOKS_SECRET: `whsec_${Buffer.from("options-test-key-0001").toString("base64")}` };
+    const env = { ...ACCOUNTS, STANDARD_WEBHOOKS_SECRET: `whsec_${Buffer.from("options-test-key-0001").toString("base64")}` };
     const fields = { type: "$.type", orderId: "$.data.order_id", paymentId: "$.data.payment_id" };
     const eventTypes = { payment: ["payment.succeeded"], refund: ["payment.refunded"] };
     assert.deepEqual(problems([{ ...standard, name: "sw-silent", options: { fields, eventTypes } }], env), ['endpoint sw-silent: options.fields.amount: map the payment\'s amount and currency, or set amount: "not-sent" when the sender never sends one']);
@@ -126,5 +128,31 @@ describe("endpoint configuration", () => {
   test("an account with a colon is refused: it would blur the ledger's business keys", () => {
     const stripe = endpointDefinitions({}).find((definition) => definition.name === "stripe")!;
     assert.deepEqual(problems([{ ...stripe, account: "acct:1" }], { STRIPE_WEBHOOK_SECRET: "whsec_operator_own_0001" }), ["endpoint stripe: account: must not contain a colon or whitespace"]);
+  });
+
+  test("in production a served endpoint's account variable must be set and not a demo account name, named in the issue; demo mode keeps the demo accounts", () => {
+    const secrets = { STRIPE_WEBHOOK_SECRET: "whsec_operator_own_0001", STRIPE_TEST_WEBHOOK_SECRET: "whsec_operator_test_0001", YOLFI_WEBHOOK_SECRET: "yolfi_operator_own_0001", STANDARD_WEBHOOKS_SECRET: `whsec_${Buffer.from("operator-own-key-0001").toString("base64")}` };
+    assert.deepEqual(problems(endpointDefinitions(secrets), secrets), [
+      "endpoint stripe: STRIPE_ACCOUNT_ID is not set; set the provider account this endpoint is bound to (required in production when STRIPE_WEBHOOK_SECRET is set)",
+      "endpoint stripe-test: STRIPE_ACCOUNT_ID is not set; set the provider account this endpoint is bound to (required in production when STRIPE_TEST_WEBHOOK_SECRET is set)",
+      "endpoint yolfi: YOLFI_ORG_ID is not set; set the provider account this endpoint is bound to (required in production when YOLFI_WEBHOOK_SECRET is set)",
+      "endpoint standard-webhooks: STANDARD_WEBHOOKS_ACCOUNT is not set; set the provider account this endpoint is bound to (required in production when STANDARD_WEBHOOKS_SECRET is set)",
+    ]);
+    // A demo account name, any of the three in any variable, is refused like an unset one; the value is not echoed.
+    const demoNamed = { ...secrets, STRIPE_ACCOUNT_ID: " acct_acredita_demo ", YOLFI_ORG_ID: "acredita-demo", STANDARD_WEBHOOKS_ACCOUNT: "org_acredita_demo" };
+    const issues = problems(endpointDefinitions(demoNamed), demoNamed);
+    assert.deepEqual(issues, [
+      "endpoint stripe: STRIPE_ACCOUNT_ID holds a demo account name; set your own provider account",
+      "endpoint stripe-test: STRIPE_ACCOUNT_ID holds a demo account name; set your own provider account",
+      "endpoint yolfi: YOLFI_ORG_ID holds a demo account name; set your own provider account",
+      "endpoint standard-webhooks: STANDARD_WEBHOOKS_ACCOUNT holds a demo account name; set your own provider account",
+    ]);
+    assert.throws(() => resolveEndpoint("stripe", secrets), EndpointConfigError);
+    // Set: served with the operator's accounts. Endpoints whose secrets are unset need no account (they are not served).
+    const served = loadEndpoints({ ...secrets, ...ACCOUNTS }).endpoints.map((endpoint) => [endpoint.name, endpoint.account]);
+    assert.deepEqual(served, [["stripe", "acct_operator_1"], ["stripe-test", "acct_operator_1"], ["yolfi", "org_operator_1"], ["standard-webhooks", "operator-shop"]]);
+    assert.deepEqual(problems(endpointDefinitions({}), { LAB_WEBHOOK_SECRET: "lab_operator_own_0001" }), []);
+    // Demo mode: the demo accounts, with the operator's own secrets too.
+    assert.deepEqual(loadEndpoints({ ...DEMO, ...secrets }).endpoints.map((endpoint) => endpoint.account), ["lab", "acct_acredita_demo", "acct_acredita_demo", "org_acredita_demo", "org_acredita_demo", "acredita-demo"]);
   });
 });

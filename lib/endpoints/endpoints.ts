@@ -16,6 +16,11 @@ export interface EndpointDefinition {
   provider: ProviderName;
   /** The merchant account / provider organisation this endpoint is bound to (scopes event ids; a payload naming another is refused). */
   account: string;
+  /**
+   * Environment variable the account comes from (STRIPE_ACCOUNT_ID, ...), when it is the operator's to
+   * set: production refuses to serve the endpoint while it is unset or holds a demo account name.
+   */
+  accountEnv?: string;
   /** Live or test: events of the other kind are stored and have no effect. */
   livemode: boolean;
   mode: ProcessingMode;
@@ -41,7 +46,11 @@ export interface Endpoint extends Omit<EndpointDefinition, "toleranceSeconds">, 
  */
 export const DEMO_ENDPOINT_SECRETS = { LAB_WEBHOOK_SECRET: DEMO_SECRETS.LAB_WEBHOOK_SECRET, ...DEMO_ENDPOINT_SECRET_VALUES } as const;
 
-/** Accounts of the demo endpoints (override with STRIPE_ACCOUNT_ID, YOLFI_ORG_ID, STANDARD_WEBHOOKS_ACCOUNT). */
+/**
+ * Accounts of the demo endpoints (override with STRIPE_ACCOUNT_ID, YOLFI_ORG_ID, STANDARD_WEBHOOKS_ACCOUNT).
+ * Demo mode only: production refuses an enabled endpoint whose account variable is unset or holds one
+ * of these, since the account ends up in every payment key and reconciliation scope.
+ */
 export const DEMO_ACCOUNTS = {
   stripe: "acct_acredita_demo",
   yolfi: "org_acredita_demo",
@@ -73,6 +82,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       name: "stripe",
       provider: "stripe",
       account: env.STRIPE_ACCOUNT_ID?.trim() || DEMO_ACCOUNTS.stripe,
+      accountEnv: "STRIPE_ACCOUNT_ID",
       livemode: true,
       mode: providerMode,
       secretsEnv: "STRIPE_WEBHOOK_SECRET",
@@ -83,6 +93,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       name: "stripe-test",
       provider: "stripe",
       account: env.STRIPE_ACCOUNT_ID?.trim() || DEMO_ACCOUNTS.stripe,
+      accountEnv: "STRIPE_ACCOUNT_ID",
       livemode: false,
       mode: providerMode,
       secretsEnv: "STRIPE_TEST_WEBHOOK_SECRET",
@@ -93,6 +104,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       name: "yolfi",
       provider: "yolfi",
       account: yolfiOrg,
+      accountEnv: "YOLFI_ORG_ID",
       livemode: true,
       mode: providerMode,
       secretsEnv: "YOLFI_WEBHOOK_SECRET",
@@ -103,6 +115,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       name: "yolfi-test",
       provider: "yolfi",
       account: yolfiOrg,
+      accountEnv: "YOLFI_ORG_ID",
       livemode: false,
       mode: providerMode,
       secretsEnv: "YOLFI_TEST_WEBHOOK_SECRET",
@@ -113,6 +126,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       name: "standard-webhooks",
       provider: "standard-webhooks",
       account: env.STANDARD_WEBHOOKS_ACCOUNT?.trim() || DEMO_ACCOUNTS.standardWebhooks,
+      accountEnv: "STANDARD_WEBHOOKS_ACCOUNT",
       livemode: true,
       mode: providerMode,
       secretsEnv: "STANDARD_WEBHOOKS_SECRET",
@@ -145,6 +159,7 @@ const definitionSchema = z.object({
   account: z.string().min(1).max(255).regex(/^[^:\s]+$/, "must not contain a colon or whitespace"),
   livemode: z.boolean(),
   mode: z.enum(["inline", "inbox"]),
+  accountEnv: envNameSchema.optional(),
   secretsEnv: envNameSchema,
   retiredSecretsEnv: envNameSchema.optional(),
   demoSecrets: z.string().optional(),
@@ -185,6 +200,24 @@ function rawSecretsOf(definition: EndpointDefinition, env: Record<string, string
   return runMode(env) === "demo" && definition.demoSecrets ? { raw: definition.demoSecrets, demo: true } : undefined;
 }
 
+/** The demo accounts as a set, for {@link productionAccountIssue}. */
+const DEMO_ACCOUNT_NAMES: ReadonlySet<string> = new Set(Object.values(DEMO_ACCOUNTS));
+
+/**
+ * Production's rule for an endpoint that is served (its secrets are set): the account it is bound to
+ * must be the operator's own, read from its variable, never the demo default. The account scopes every
+ * event id, payment key and reconciliation run, so a silent default would mix the demo's scope into
+ * real money. Returns one issue naming the endpoint and the variable (an account is not a secret, but
+ * the message does not need the value either), or undefined.
+ */
+function productionAccountIssue(definition: EndpointDefinition, env: Record<string, string | undefined>): string | undefined {
+  if (!definition.accountEnv) return undefined;
+  const value = env[definition.accountEnv]?.trim();
+  if (!value) return `endpoint ${definition.name}: ${definition.accountEnv} is not set; set the provider account this endpoint is bound to (required in production when ${definition.secretsEnv} is set)`;
+  if (DEMO_ACCOUNT_NAMES.has(value)) return `endpoint ${definition.name}: ${definition.accountEnv} holds a demo account name; set your own provider account`;
+  return undefined;
+}
+
 /**
  * Validates one definition (fields, provider options) and loads its secrets; collects problems into
  * `issues`. Returns `disabled` when the endpoint is not configured (production without its secrets).
@@ -221,6 +254,8 @@ function loadEndpoint(definition: EndpointDefinition, env: Record<string, string
     const problem = secret.value.length < 8 ? "needs at least 8 characters" : provider.checkSecret?.(secret.value);
     if (problem) issues.push(`endpoint ${definition.name}: ${secret.label} ${problem}`);
   }
+  const accountProblem = production ? productionAccountIssue(definition, env) : undefined;
+  if (accountProblem) issues.push(accountProblem);
   return { ...definition, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? settings().WEBHOOK_TOLERANCE_SECONDS };
 }
 
@@ -237,7 +272,8 @@ export interface EndpointSet {
 /**
  * Validates `definitions` and loads them: fields, provider options (zod, e.g. Standard Webhooks JSON
  * paths), unique names, and secrets (at least 8 characters, in the provider's format, never a public
- * demo value in production). An endpoint whose secrets variable is unset is served only in demo mode
+ * demo value in production), and in production the account variable of every served endpoint (set,
+ * and not a demo account name). An endpoint whose secrets variable is unset is served only in demo mode
  * (with its public demo secret); otherwise it is returned under `disabled`.
  * Returns the {@link EndpointSet}. Throws {@link EndpointConfigError} listing every problem.
  */

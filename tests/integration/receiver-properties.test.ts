@@ -27,6 +27,10 @@ const SECRETS = {
   STRIPE_WEBHOOK_SECRET: "whsec_properties_stripe_0001",
   YOLFI_WEBHOOK_SECRET: "yolfi_properties_secret_0001",
   STANDARD_WEBHOOKS_SECRET: `whsec_${Buffer.from("properties-standard-webhooks-key").toString("base64")}`,
+  // Production serves them only with the operator's own accounts.
+  STRIPE_ACCOUNT_ID: "acct_properties",
+  YOLFI_ORG_ID: "org_properties",
+  STANDARD_WEBHOOKS_ACCOUNT: "properties-shop",
 } as const;
 Object.assign(process.env, SECRETS);
 

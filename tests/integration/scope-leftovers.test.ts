@@ -31,8 +31,8 @@ process.env.STRIPE_TEST_WEBHOOK_SECRET = STRIPE_TEST_SECRET;
 process.env.FULFILMENT_WEBHOOK_URL = "http://127.0.0.1:9/fulfil";
 process.env.FULFILMENT_WEBHOOK_SECRET = "redteam-fulfilment-secret-0001";
 process.env.INBOX_WORKER_IN_PROCESS = "false";
-delete process.env.STRIPE_ACCOUNT_ID;
-const ACCOUNT = "acct_acredita_demo";
+const ACCOUNT = "acct_redteam_leftovers";
+process.env.STRIPE_ACCOUNT_ID = ACCOUNT;
 
 function postStripe(endpoint: "stripe" | "stripe-test", event: Record<string, unknown>, secret: string) {
   const body = JSON.stringify(event);

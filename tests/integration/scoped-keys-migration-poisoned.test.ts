@@ -26,7 +26,7 @@ import { onPostgres } from "@/e2e/support/test-database";
 const MIGRATION = "20261201102158_scoped_ledger_keys";
 const STRIPE_SECRET = "whsec_redteam_stripe_live_0001";
 const STRIPE_TEST_SECRET = "whsec_redteam_stripe_test_0001";
-const ACCOUNT = "acct_acredita_demo";
+const ACCOUNT = "acct_redteam_poisoned";
 
 // The attacker's body (signed with the TEST secret, claiming live) and the real live event, same id.
 const poisonBody = JSON.stringify(stripeEvent("evt_rt_poison_old", "payment_intent.succeeded", paymentIntent({ id: "pi_rt_poison_fake", orderId: "ord_rt_m_poison", amount: 4200, currency: "usd" }), { livemode: true }));
@@ -57,7 +57,7 @@ process.env.DATABASE_URL = onPostgres ? process.env.DATABASE_URL : `file:${poiso
 process.env.WEBHOOK_PROCESSING_MODE = "inline";
 process.env.STRIPE_WEBHOOK_SECRET = STRIPE_SECRET;
 process.env.STRIPE_TEST_WEBHOOK_SECRET = STRIPE_TEST_SECRET;
-delete process.env.STRIPE_ACCOUNT_ID;
+process.env.STRIPE_ACCOUNT_ID = ACCOUNT;
 
 after(closeDb);
 

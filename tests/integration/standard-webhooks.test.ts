@@ -17,6 +17,7 @@ const NEXT_SECRET = `whsec_${Buffer.from("standard-webhooks-test-key-0002").toSt
 const RETIRED = `whsec_${Buffer.from("standard-webhooks-test-key-0000").toString("base64")}`;
 process.env.STANDARD_WEBHOOKS_SECRET = SECRET;
 process.env.STANDARD_WEBHOOKS_RETIRED_SECRETS = RETIRED;
+process.env.STANDARD_WEBHOOKS_ACCOUNT = "sw-shop-tests";
 
 const FIXED_NOW = 1_764_400_000;
 
@@ -57,7 +58,7 @@ describe("Standard Webhooks signatures", () => {
     const again = await send("msg_sw_paid", body, { timestamp: nowSeconds() + 2 });
     assert.deepEqual([again.status, again.json], [200, { outcome: "duplicate", reason: "event msg_sw_paid already stored (status processed); nothing changed" }]);
     const order = await readOrder("ord_sw_paid");
-    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 4500, ["credit:standard-webhooks:acredita-demo:live:pay_sw_1"]]);
+    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 4500, ["credit:standard-webhooks:sw-shop-tests:live:pay_sw_1"]]);
   });
 
   test("our own verifier's answer agrees with the reference library on the same headers", async () => {

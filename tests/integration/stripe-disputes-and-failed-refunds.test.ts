@@ -10,6 +10,7 @@ import { charge, checkoutSession, deliverStripe, stripeEvent } from "@/e2e/suppo
 process.env.WEBHOOK_PROCESSING_MODE = "inline";
 const SECRET = "whsec_stripe_disputes_0001";
 process.env.STRIPE_WEBHOOK_SECRET = SECRET;
+process.env.STRIPE_ACCOUNT_ID = "acct_stripe_disputes";
 
 function send(id: string, type: string, object: Record<string, unknown>) {
   return deliverStripe(JSON.stringify(stripeEvent(id, type, object)), { secret: SECRET });
@@ -45,7 +46,7 @@ before(async () => {
 });
 after(closeDb);
 
-const key = (rest: string) => `${rest.split(" ")[0]}:stripe:acct_acredita_demo:live:${rest.split(" ")[1]}`;
+const key = (rest: string) => `${rest.split(" ")[0]}:stripe:acct_stripe_disputes:live:${rest.split(" ")[1]}`;
 
 describe("Stripe disputes", () => {
   test("opened, funds withdrawn, closed lost: the order ends dispute_lost and its ledger sums to zero", async () => {

@@ -19,6 +19,9 @@ const TEST_MODE_SECRET = "whsec_stripe_testmode_0001";
 process.env.STRIPE_WEBHOOK_SECRET = SECRET;
 process.env.STRIPE_WEBHOOK_RETIRED_SECRETS = RETIRED;
 process.env.STRIPE_TEST_WEBHOOK_SECRET = TEST_MODE_SECRET;
+// Production serves a Stripe endpoint only with the operator's own account set.
+const ACCOUNT = "acct_stripe_tests";
+process.env.STRIPE_ACCOUNT_ID = ACCOUNT;
 
 /** Frozen receiver clock for the window tests (unix seconds). */
 const FIXED_NOW = 1_764_400_000;
@@ -64,7 +67,7 @@ describe("Stripe-Signature verification", () => {
   test("a header made by the stripe package is accepted and records which secret matched", async () => {
     const result = await deliverStripe(unhandled("evt_sig_ok"), { secret: SECRET });
     assert.deepEqual([result.status, result.json], [200, { outcome: "ignored", reason: "unhandled Stripe event type customer.created: stored, nothing changed" }]);
-    assert.deepEqual(await storedEvent("evt_sig_ok"), [{ livemode: true, status: "ignored", secretLabel: "STRIPE_WEBHOOK_SECRET[0]", account: "acct_acredita_demo", orderId: null }]);
+    assert.deepEqual(await storedEvent("evt_sig_ok"), [{ livemode: true, status: "ignored", secretLabel: "STRIPE_WEBHOOK_SECRET[0]", account: ACCOUNT, orderId: null }]);
     const decision = await onlyDecision("evt_sig_ok");
     assert.deepEqual([decision.verified, decision.secretLabel, decision.httpStatus, decision.diagnosis], [true, "STRIPE_WEBHOOK_SECRET[0]", 200, null]);
   });
@@ -140,7 +143,7 @@ describe("Stripe-Signature verification", () => {
       const result = await deliverStripe(unhandled("evt_rot_next"), { secret: NEXT_SECRET });
       assert.deepEqual([result.status, result.json.outcome], [200, "ignored"]);
       assert.equal((await onlyDecision("evt_rot_next")).secretLabel, "STRIPE_WEBHOOK_SECRET[1]");
-      assert.deepEqual(await storedEvent("evt_rot_next"), [{ livemode: true, status: "ignored", secretLabel: "STRIPE_WEBHOOK_SECRET[1]", account: "acct_acredita_demo", orderId: null }]);
+      assert.deepEqual(await storedEvent("evt_rot_next"), [{ livemode: true, status: "ignored", secretLabel: "STRIPE_WEBHOOK_SECRET[1]", account: ACCOUNT, orderId: null }]);
     } finally {
       process.env.STRIPE_WEBHOOK_SECRET = SECRET;
     }
@@ -189,7 +192,7 @@ describe("Stripe events", () => {
     const result = await deliverStripe(JSON.stringify(stripeEvent("evt_cs_ref", "checkout.session.completed", session)), { secret: SECRET });
     assert.deepEqual([result.status, result.json], [200, { outcome: "applied", reason: "credited 2500 USD; order ord_s_ref created -> paid" }]);
     const order = await readOrder("ord_s_ref");
-    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => [entry.businessKey, entry.amount])], ["paid", 2500, [["credit:stripe:acct_acredita_demo:live:pi_ref", 2500]]]);
+    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => [entry.businessKey, entry.amount])], ["paid", 2500, [[`credit:stripe:${ACCOUNT}:live:pi_ref`, 2500]]]);
     assert.equal(await (await db()).delivery.count({ where: { orderId: "ord_s_ref" } }), 1);
   });
 
@@ -246,7 +249,7 @@ describe("Stripe events", () => {
     assert.deepEqual(results.map((result) => result.status), [200, 200]);
     assert.deepEqual(results.map((result) => result.json.outcome).sort(), ["applied", "duplicate"]);
     const order = await readOrder("ord_s_at_once");
-    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 5200, ["credit:stripe:acct_acredita_demo:live:pi_ao"]]);
+    assert.deepEqual([order.status, order.credited, order.ledger.map((entry) => entry.businessKey)], ["paid", 5200, [`credit:stripe:${ACCOUNT}:live:pi_ao`]]);
     assert.equal(await (await db()).delivery.count({ where: { orderId: "ord_s_at_once" } }), 1);
     assert.equal(await (await db()).webhookEvent.count({ where: { eventId: { in: ["evt_ao_session", "evt_ao_intent"] } } }), 2);
   });
@@ -255,7 +258,7 @@ describe("Stripe events", () => {
     const failed = stripeEvent("evt_pf_failed", "payment_intent.payment_failed", paymentIntent({ id: "pi_pf", orderId: "ord_s_failed", amount: 6000, currency: "usd", status: "requires_payment_method" }));
     const first = await deliverStripe(JSON.stringify(failed), { secret: SECRET });
     assert.deepEqual([first.status, first.json], [200, { outcome: "ignored", reason: "payment failure of pi_pf recorded; a later success still applies" }]);
-    assert.deepEqual(await storedEvent("evt_pf_failed"), [{ livemode: true, status: "ignored", secretLabel: "STRIPE_WEBHOOK_SECRET[0]", account: "acct_acredita_demo", orderId: "ord_s_failed" }]);
+    assert.deepEqual(await storedEvent("evt_pf_failed"), [{ livemode: true, status: "ignored", secretLabel: "STRIPE_WEBHOOK_SECRET[0]", account: ACCOUNT, orderId: "ord_s_failed" }]);
     const succeeded = stripeEvent("evt_pf_ok", "payment_intent.succeeded", paymentIntent({ id: "pi_pf", orderId: "ord_s_failed", amount: 6000, currency: "usd" }));
     const second = await deliverStripe(JSON.stringify(succeeded), { secret: SECRET });
     assert.deepEqual([second.status, second.json.reason], [200, "credited 6000 USD; order ord_s_failed created -> paid"]);
@@ -281,7 +284,7 @@ describe("Stripe events", () => {
 
     order = await readOrder("ord_s_refund");
     assert.deepEqual([order.status, order.refunded, order.credited], ["refunded", 1000, 0]);
-    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]).sort(), [["credit:stripe:acct_acredita_demo:live:pi_rf", 1000], ["refund:stripe:acct_acredita_demo:live:pi_rf", -700], ["refund:stripe:acct_acredita_demo:live:pi_rf:300", -300]]);
+    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]).sort(), [[`credit:stripe:${ACCOUNT}:live:pi_rf`, 1000], [`refund:stripe:${ACCOUNT}:live:pi_rf`, -700], [`refund:stripe:${ACCOUNT}:live:pi_rf:300`, -300]]);
   });
 
   test("JPY 500 (a zero-decimal currency) is credited as 500", async () => {
