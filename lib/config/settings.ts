@@ -99,6 +99,18 @@ const settingsSchema = z.object({
   OUTBOX_DISPATCHER_ENABLED: booleanSetting.default(true),
   /** Largest settlement report an upload (POST /api/reconciliations, the reconciliation page) may send (bytes); larger ones are 413 naming the limit. */
   RECONCILIATION_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1_024).max(2_147_483_647).default(209_715_200),
+  /**
+   * Bytes the order ids of one uploaded lab-format run may take in the reconciliation worker's heap
+   * (estimated per row by lib/reconciliation/settlement-csv.ts heldBytesOf: 128 B plus 2 B a character);
+   * the row that passes it fails the run at its line. Default 96 MiB, half the worker's heap: 500,000
+   * rows of ids up to 36 characters fit.
+   */
+  RECONCILIATION_RUN_MAX_HELD_BYTES: z.coerce.number().int().min(1_048_576).max(17_179_869_184).default(100_663_296),
+  /**
+   * The reconciliation worker process's V8 heap cap (MB, --max-old-space-size): past it the process dies
+   * and its run is failed with that reason, not retried. Used by the server's worker process.
+   */
+  RECONCILIATION_WORKER_MAX_HEAP_MB: z.coerce.number().int().min(32).max(65_536).default(192),
   /** Runs one uploader (user, API key, API_TOKEN) may have queued or running at once; one more upload is 429 before it is read. */
   RECONCILIATION_MAX_PENDING_RUNS_PER_ACTOR: z.coerce.number().int().min(1).max(1_000).default(3),
   /** Runs queued or running at once over all uploaders (each file up to RECONCILIATION_UPLOAD_MAX_BYTES on disk); one more is 429. */

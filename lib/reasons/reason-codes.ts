@@ -246,6 +246,8 @@ export const REASONS = {
   report_not_minor_units: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" must be a whole number of minor units`),
   report_bad_currency: define({ column: "id", value: "text" }, (p) => `${p.column}: "${p.value}" is not an ISO 4217 currency`),
   report_not_id: define({ column: "id" }, (p) => `${p.column}: not an id`),
+  report_id_too_long: define({ column: "id", max: "number" }, (p) => `${p.column}: longer than ${p.max} characters, longer than any id of its kind`),
+  report_too_much_to_hold: define({ max: "number" }, (p) => `the order ids to compare take more than ${p.max} MB of the worker's memory: the lab's order-level file is for the lab and small exports; reconcile a larger one with npm run reconcile or a payment-level report`),
   report_missing_value: define({ column: "id" }, (p) => `${p.column}: missing`),
   report_not_one_of: define({ column: "id", value: "text", allowed: "text" }, (p) => `${p.column}: "${p.value}" must be one of ${p.allowed}`),
   report_too_many_rows: define({ max: "number" }, (p) => `more than ${p.max} rows: the lab's order-level file is for the lab and small exports; reconcile a larger one with npm run reconcile or a payment-level report`),
@@ -265,6 +267,7 @@ export const REASONS = {
   run_no_file: define({}, () => "the run has no report file"),
   run_command_stopped: define({}, () => "the command running it stopped before the run ended"),
   run_claimed_too_often: define({ attempts: "number" }, (p) => `claimed ${p.attempts} times without ending: see the worker's log`),
+  run_worker_out_of_memory: define({ heapMb: "number" }, (p) => `the worker process ran out of memory (its heap is capped at ${p.heapMb} MB) while running it; not retried: split the report or reconcile a payment-level one`),
 
   // A new password refused (lib/auth/passwords.ts): `tips` are zxcvbn's feedback keys, `details` their English.
   password_too_short: define({ min: "number" }, (p) => `too short: at least ${p.min} characters`),

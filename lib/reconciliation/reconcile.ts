@@ -5,6 +5,7 @@ import { compareOrder, type Mismatch } from "@/lib/reconciliation/compare";
 import { NEXT_ACTION, type MismatchCode } from "@/lib/reconciliation/match-payments";
 import { scopeKey, type RunScope } from "@/lib/reconciliation/run-scope";
 import type { ProviderStatus, SettlementRow } from "@/lib/reconciliation/settlement-csv";
+import { badLine } from "@/lib/reconciliation/report-fields";
 
 /** The result of one reconciliation run (also stored as ReconciliationRun + ReconciliationMismatch rows). */
 export interface ReconciliationReport {
@@ -32,7 +33,9 @@ class CompactSettlement {
   private readonly currencies: string[] = [];
   private readonly currencyIndex = new Map<string, number>();
 
+  /** Holds `row`; refuses an order id already held (SettlementCsvError at the row's line). */
   add(row: SettlementRow): void {
+    if (this.rows.has(row.orderId)) badLine(row.line, "report_order_twice", { orderId: row.orderId });
     let currency = this.currencyIndex.get(row.currency);
     if (currency === undefined) {
       currency = this.currencies.length;
@@ -100,8 +103,8 @@ function mismatchRow(runId: string, { reasonRef: ref, ...mismatch }: Mismatch) {
  * Compares the lab's order-level settlement with the orders of `scope` (default the lab's): every
  * order the file lists, and every order with a ledger entry of that scope (in the period, when one is
  * given), nothing else: an order paid through Stripe or Yolfi is never flagged by the lab's file.
- * Reads the whole settlement first (one number per row, `readSettlementCsv` throws SettlementCsvError
- * on bad input before anything is compared); walks the scope's ledger per order in order-id pages,
+ * Reads the whole settlement first (one number per row; a bad row, an order listed twice included,
+ * throws SettlementCsvError before anything is compared); walks the scope's ledger per order in order-id pages,
  * comparing each order (its scoped ledger sum) with its row or with "not listed" (expected created,
  * credited 0); then looks up the rows left over (orders without scoped entries, or unknown to
  * Acredita). Mismatches are written to run `runId` in batches. Returns the counts and over-credited

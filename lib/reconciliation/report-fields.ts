@@ -53,16 +53,37 @@ export function optionalValue(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
-/** An id column's value when present (trimmed); refused when longer than 255 characters or holding a control character. */
-export function optionalId(record: Record<string, string>, column: string, line: number): string | undefined {
+/**
+ * Longest id a report may carry where nothing narrower is known: what a webhook may carry (idSchema in
+ * lib/money/amount-schemas.ts, 255), since a report's ids are matched with the ids the webhooks stored.
+ * Order ids (the store's, POST /api/orders) and the payments CSV's ids (Yolfi's, a Standard Webhooks
+ * sender's) are bounded by it.
+ */
+export const MAX_REPORT_ID_CHARS = 255;
+
+/**
+ * Longest id in a Stripe report (balance transaction, payment intent, charge, source, payout ids and
+ * reporting categories): Stripe's ids are a type prefix and a random part, the longest in use being a
+ * Checkout Session's (`cs_live_` and 58 characters, 66 in all); 100 leaves room for a longer prefix
+ * while a line that lies about its ids is refused at that line, before its ids are held by a run.
+ */
+export const MAX_STRIPE_ID_CHARS = 100;
+
+/**
+ * An id column's value when present (trimmed); refused when longer than `maxChars` (default
+ * {@link MAX_REPORT_ID_CHARS}; `report_id_too_long`, naming the bound) or holding a control character.
+ */
+export function optionalId(record: Record<string, string>, column: string, line: number, maxChars = MAX_REPORT_ID_CHARS): string | undefined {
   const value = optionalValue(record[column]);
-  if (value !== undefined && (value.length > 255 || holdsControlCharacters(value))) badLine(line, "report_not_id", { column });
+  if (value === undefined) return value;
+  if (value.length > maxChars) badLine(line, "report_id_too_long", { column, max: maxChars });
+  if (holdsControlCharacters(value)) badLine(line, "report_not_id", { column });
   return value;
 }
 
 /** An id column's value, refused when empty ({@link optionalId} otherwise). */
-export function requiredId(record: Record<string, string>, column: string, line: number): string {
-  const value = optionalId(record, column, line);
+export function requiredId(record: Record<string, string>, column: string, line: number, maxChars = MAX_REPORT_ID_CHARS): string {
+  const value = optionalId(record, column, line, maxChars);
   if (!value) badLine(line, "report_missing_value", { column });
   return value;
 }

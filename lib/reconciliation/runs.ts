@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
 import { driverOf } from "@/lib/db/driver";
@@ -135,6 +136,26 @@ export async function claimNextRun(db: Db, owner: string, now = new Date()): Pro
   return null;
 }
 
+/**
+ * Fails at once every run still running under a worker whose id starts with `ownerPrefix` (a worker
+ * process that died: lib/background/reconciliation-process.ts names it by its pid), with `reason`:
+ * frees its scope, deletes its rows and its spooled file. For a death the run itself caused (memory
+ * exhaustion), where claiming it again would only repeat the death. Returns the ids failed.
+ */
+export async function failRunsHeldBy(db: Db, ownerPrefix: string, reason: ReasonRef, now = new Date()): Promise<string[]> {
+  const held = await db.reconciliationRun.findMany({ where: { status: "running", claimedBy: { startsWith: ownerPrefix } }, select: { id: true, filePath: true } });
+  const failed: string[] = [];
+  for (const run of held) {
+    // Conditional: a run another worker took meanwhile (its lease had ended) is that worker's.
+    const updated = await db.reconciliationRun.updateMany({ where: { id: run.id, status: "running", claimedBy: { startsWith: ownerPrefix } }, data: { status: "failed", ...runError(reason), finishedAt: now, activeScope: null, filePath: null } });
+    if (updated.count === 0) continue;
+    await clearRunRows(db, run.id, true);
+    await removeSpool(run.filePath);
+    failed.push(run.id);
+  }
+  return failed;
+}
+
 /** Writes a running run's progress and renews its lease (the same UPDATE). */
 export async function recordProgress(db: Db, runId: string, progress: RunProgress, now = new Date()): Promise<void> {
   // On the driver's prepared statement: written once a second by a run, beside the webhooks.
@@ -177,7 +198,10 @@ export async function executeRun(db: Db, run: ClaimedRun, options: { input?: Rea
   };
   try {
     if (run.format === "lab") {
-      const summary = await processLabRun(db, run.id, readSettlementCsv(input, { maxRows: options.input ? undefined : MAX_UPLOADED_LAB_ROWS }), run.scope.provider === "lab" ? { ...LAB_SCOPE, ...run.scope } : run.scope);
+      // An upload (no `input`: the spooled file) is bounded by rows and by the bytes its order ids take
+      // in this worker's heap; the duplicate check is the held map's own, so the ids are indexed once.
+      const bounds = options.input ? {} : { maxRows: MAX_UPLOADED_LAB_ROWS, maxHeldBytes: settings().RECONCILIATION_RUN_MAX_HELD_BYTES };
+      const summary = await processLabRun(db, run.id, readSettlementCsv(input, { ...bounds, checkDuplicates: false }), run.scope.provider === "lab" ? { ...LAB_SCOPE, ...run.scope } : run.scope);
       await db.reconciliationRun.update({
         where: { id: run.id },
         data: { status: "done", finishedAt: new Date(), activeScope: null, filePath: null, rowCount: summary.rowCount, orderCount: summary.orderCount, mismatchCount: summary.mismatchCount, overcredited: JSON.stringify(summary.overcredited), bytesDone: run.bytesTotal },

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readSettlementCsv, type SettlementRow } from "@/lib/reconciliation/settlement-csv";
+import { heldBytesOf, readSettlementCsv, type SettlementRow } from "@/lib/reconciliation/settlement-csv";
 import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 
 async function collect(csv: string): Promise<SettlementRow[]> {
@@ -53,4 +53,23 @@ test("a cap on rows refuses the row past it, with its line (the worker's cap on 
   );
   assert.deepEqual(rows, ["ord_1", "ord_2"]);
   assert.equal((await collect(csv)).length, 3);
+});
+
+test("a bound on held bytes refuses the row whose order id takes the rows past it, with its line; each row counts 128 B plus 2 B a character", async () => {
+  assert.deepEqual([heldBytesOf("ord_1"), heldBytesOf("x".repeat(255))], [138, 638]);
+  // 1 MiB holds 1,643 rows of 255-character ids (1,643 x 638 = 1,048,234 B); the 1,644th, on line 1,645, passes it.
+  const ids = Array.from({ length: 2_000 }, (_, i) => `${i}`.padStart(255, "o"));
+  const csv = `order_id,provider_status,amount,currency\n${ids.map((id) => `${id},none,0,ARS`).join("\n")}\n`;
+  let rows = 0;
+  await assert.rejects(
+    async () => {
+      for await (const _row of readSettlementCsv(csv, { maxHeldBytes: 1_048_576 })) rows += 1;
+    },
+    (error: unknown) => error instanceof SettlementCsvError && error.message === "line 1645: the order ids to compare take more than 1 MB of the worker's memory: the lab's order-level file is for the lab and small exports; reconcile a larger one with npm run reconcile or a payment-level report",
+  );
+  assert.equal(rows, 1_643);
+  // Short ids: the same bound holds the rows' count many times over.
+  let short = 0;
+  for await (const _row of readSettlementCsv(`order_id,provider_status,amount,currency\n${Array.from({ length: 2_000 }, (_, i) => `ord_${i},none,0,ARS`).join("\n")}\n`, { maxHeldBytes: 1_048_576 })) short += 1;
+  assert.equal(short, 2_000);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { detectFormat, readSettlementEntries, type SettlementEntry } from "@/lib/reconciliation/settlement-entries";
-import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
+import { MAX_REPORT_ID_CHARS, MAX_STRIPE_ID_CHARS, SettlementCsvError } from "@/lib/reconciliation/report-fields";
 
 async function collect(csv: string, format?: Parameters<typeof readSettlementEntries>[1]): Promise<SettlementEntry[]> {
   const entries: SettlementEntry[] = [];
@@ -86,4 +86,21 @@ test("an id holding a control character is refused, optional ids too: no newline
   assert.equal(await failure(`${header}\nt1,2026-11-29T12:00:00Z,charge,p1\u202e,,100,USD\n`), "line 2: payment_id: not an id");
   const stripeHeader = BALANCE_CHANGE.split("\n")[0];
   assert.equal(await failure(`${stripeHeader}\ntxn_1,2026-11-29 12:00:00,x,x,usd,25.00,0,25.00,charge,ch_1,,,,,ch_1,pi_1,ord\u00071`), "line 2: payment_metadata[order_id]: not an id");
+});
+
+test("a Stripe id longer than MAX_STRIPE_ID_CHARS (100) is refused at its line, naming the column and the bound; 100 characters pass; order ids keep the order's bound (255)", async () => {
+  assert.equal(MAX_STRIPE_ID_CHARS, 100);
+  const stripeHeader = BALANCE_CHANGE.split("\n")[0];
+  const line = (paymentIntent: string, orderId = "ord_1") => `txn_1,2026-11-29 12:00:00,x,x,usd,25.00,0,25.00,charge,ch_1,,,,,ch_1,${paymentIntent},${orderId}`;
+  const atBound = `pi_${"a".repeat(97)}`;
+  assert.deepEqual((await collect(`${stripeHeader}\n${line(atBound)}\n`)).map((entry) => entry.paymentId), [atBound]);
+  assert.equal(await failure(`${stripeHeader}\n${line(atBound)}\n${line(`${atBound}b`)}\n`), "line 3: payment_intent_id: longer than 100 characters, longer than any id of its kind");
+  assert.equal(await failure(`${stripeHeader}\n${line("pi_1").replace("txn_1", `txn_${"x".repeat(97)}`)}\n`), "line 2: balance_transaction_id: longer than 100 characters, longer than any id of its kind");
+  const longOrder = `ord_${"o".repeat(251)}`;
+  assert.deepEqual((await collect(`${stripeHeader}\n${line("pi_1", longOrder)}\n`)).map((entry) => entry.orderId), [longOrder]);
+  assert.equal(await failure(`${stripeHeader}\n${line("pi_1", `${longOrder}o`)}\n`), "line 2: payment_metadata[order_id]: longer than 255 characters, longer than any id of its kind");
+  // The payments CSV (Yolfi, Standard Webhooks senders) is bounded by what their webhooks may carry (255).
+  const header = "transaction_id,created_at,kind,payment_id,order_id,amount,currency";
+  assert.equal(MAX_REPORT_ID_CHARS, 255);
+  assert.equal(await failure(`${header}\nt1,2026-11-29T12:00:00Z,charge,${"p".repeat(256)},,100,USD\n`), "line 2: payment_id: longer than 255 characters, longer than any id of its kind");
 });

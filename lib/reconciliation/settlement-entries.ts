@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import { badLine, csvParseFailure, reportParseOptions, decimalAmount, isoCurrency, minorInteger, oneOf, optionalId, optionalValue, requiredId, SettlementCsvError, utcInstant } from "@/lib/reconciliation/report-fields";
+import { badLine, csvParseFailure, reportParseOptions, decimalAmount, isoCurrency, MAX_STRIPE_ID_CHARS, minorInteger, oneOf, optionalId, optionalValue, requiredId, SettlementCsvError, utcInstant } from "@/lib/reconciliation/report-fields";
 
 /**
  * The settlement reports Acredita reads, told apart by their header row:
@@ -97,18 +97,19 @@ const NEUTRAL_KINDS: readonly SettlementKind[] = ["charge", "refund", "dispute",
 /** One line of a Stripe itemized report (both report types share the columns Acredita reads). Stripe writes amounts in major units. */
 function stripeEntry(record: Record<string, string>, line: number): SettlementEntry {
   const currency = isoCurrency(record.currency, line);
-  const category = requiredId(record, "reporting_category", line);
-  const chargeId = optionalId(record, "charge_id", line);
+  const category = requiredId(record, "reporting_category", line, MAX_STRIPE_ID_CHARS);
+  const chargeId = optionalId(record, "charge_id", line, MAX_STRIPE_ID_CHARS);
   return {
     line,
-    transactionId: requiredId(record, "balance_transaction_id", line),
+    transactionId: requiredId(record, "balance_transaction_id", line, MAX_STRIPE_ID_CHARS),
     createdAt: utcInstant(record.created_utc ?? "", "created_utc", line),
     kind: STRIPE_KINDS[category] ?? "other",
     category,
-    paymentId: optionalId(record, "payment_intent_id", line) ?? chargeId ?? optionalId(record, "source_id", line),
+    paymentId: optionalId(record, "payment_intent_id", line, MAX_STRIPE_ID_CHARS) ?? chargeId ?? optionalId(record, "source_id", line, MAX_STRIPE_ID_CHARS),
     chargeId,
+    // The store's order id, written by the merchant into the payment's metadata: the order's own bound.
     orderId: optionalId(record, "payment_metadata[order_id]", line),
-    payoutId: optionalId(record, "automatic_payout_id", line),
+    payoutId: optionalId(record, "automatic_payout_id", line, MAX_STRIPE_ID_CHARS),
     currency,
     gross: decimalAmount(record.gross, currency, "gross", line),
     fee: decimalAmount(record.fee, currency, "fee", line),
