@@ -2,7 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { onWork } from "@/lib/background/signals";
+import { workerIdPrefix } from "@/lib/background/worker-id";
+import { settings } from "@/lib/config/settings";
+import { db } from "@/lib/db/client";
+import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
+import { failRunsHeldBy } from "@/lib/reconciliation/runs";
+import { reasonRef } from "@/lib/reasons/reason-codes";
 
 /** The reconciliation worker's own process, started by the server beside itself. */
 export interface ReconciliationProcess {
@@ -20,10 +26,22 @@ export function reconciliationProcessEntry(cwd = process.cwd()): string {
 /**
  * The child's V8 heap: young generation semi-spaces of 2 MB instead of V8's default 16 MB (a run's
  * garbage is short-lived batches: it is then collected every few MB instead of every few tens of MB),
- * and the old generation capped at 192 MB (a run holds one batch and its sums, tens of MB live; past the
- * cap the child dies and is restarted, its run claimed again, rather than growing the machine's memory).
+ * and the old generation capped at `maxHeapMb` (RECONCILIATION_WORKER_MAX_HEAP_MB, default 192: a run
+ * holds one batch and its sums, tens of MB live; past the cap the child dies and is restarted, and the
+ * run it held is failed with that reason, rather than growing the machine's memory).
  */
-export const RECONCILIATION_PROCESS_FLAGS = ["--max-semi-space-size=2", "--max-old-space-size=192"];
+export function reconciliationProcessFlags(maxHeapMb: number): string[] {
+  return ["--max-semi-space-size=2", `--max-old-space-size=${maxHeapMb}`];
+}
+
+/**
+ * What V8 prints on stderr when a process dies at its heap cap ("FATAL ERROR: Reached heap limit
+ * Allocation failed - JavaScript heap out of memory"), then it aborts (SIGABRT). Either phrase is enough.
+ */
+const OUT_OF_MEMORY = /Reached heap limit|JavaScript heap out of memory/;
+
+/** The end of a child's stderr kept to recognise {@link OUT_OF_MEMORY} (V8 prints it last, after its GC trace). */
+const STDERR_TAIL_CHARS = 4_096;
 
 /** How long a stop waits for the child before killing it (ms): a batch takes well under a second. */
 const STOP_TIMEOUT_MS = 20_000;
@@ -36,7 +54,10 @@ const RESTART_DELAY_MS = 1_000;
  * large run's CPU (report parsing, batch statements) never runs on the event loop that answers
  * webhooks. Uploads in this process wake it at once (an IPC message on the "reconciliation" channel);
  * the child stops by itself when this process goes away. A child that dies is started again (after 1 s,
- * doubling up to a minute); its run is claimed again when its lease ends. Returns undefined when the
+ * doubling up to a minute). When it died of memory exhaustion (its heap cap, seen on its stderr, which
+ * is passed through) the run it held is failed at once with that reason (`run_worker_out_of_memory`):
+ * the same report would exhaust it again, and each attempt held the other organizations' runs back;
+ * after any other death its run is claimed again when its lease ends. Returns undefined when the
  * entry file is not there (a build copied without its sources): the caller then runs the worker in
  * process.
  */
@@ -48,13 +69,26 @@ export function startReconciliationProcess(options: { cwd?: string; env?: NodeJS
   let stopping = false;
   let delay = RESTART_DELAY_MS;
   let restartTimer: NodeJS.Timeout | undefined;
+  const maxHeapMb = settings().RECONCILIATION_WORKER_MAX_HEAP_MB;
   const launch = () => {
     const started = Date.now();
-    const spawned = spawn(process.execPath, [...RECONCILIATION_PROCESS_FLAGS, "--import", "tsx", entry], { cwd, env: options.env ?? process.env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const spawned = spawn(process.execPath, [...reconciliationProcessFlags(maxHeapMb), "--import", "tsx", entry], { cwd, env: options.env ?? process.env, stdio: ["ignore", "inherit", "pipe", "ipc"] });
     child = spawned;
     logger.info({ pid: spawned.pid }, "reconciliation worker process started");
+    let stderrTail = "";
+    spawned.stderr?.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+    });
     spawned.once("exit", (code, signal) => {
       if (child === spawned) child = undefined;
+      if (OUT_OF_MEMORY.test(stderrTail) && spawned.pid !== undefined) {
+        const owner = workerIdPrefix("reconciliation", spawned.pid);
+        logger.error({ pid: spawned.pid, signal, maxHeapMb }, "reconciliation worker process ran out of memory; failing the run it held");
+        void db()
+          .then((database) => failRunsHeldBy(database, owner, reasonRef("run_worker_out_of_memory", { heapMb: maxHeapMb })))
+          .catch((error: unknown) => logger.error({ err: errorMessage(error) }, "could not fail the run of the reconciliation worker that ran out of memory"));
+      }
       if (stopping) return;
       // Ran for a while: it was not a start-up failure, so the next restart is quick again.
       if (Date.now() - started > 60_000) delay = RESTART_DELAY_MS;
