@@ -17,6 +17,7 @@ export type RejectionCode =
   | "unsupported_media_type"
   | "body_too_large"
   | "body_unreadable"
+  | "body_timeout"
   | "signature_missing"
   | "signature_malformed"
   | "signature_mismatch"

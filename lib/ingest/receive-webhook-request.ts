@@ -17,6 +17,8 @@ export interface ReceiveRequestOptions {
   inbox?: InboxStore;
   /** Body cap in bytes (default: the WEBHOOK_MAX_BODY_BYTES setting). */
   maxBodyBytes?: number;
+  /** How long the body may take to arrive (ms; default: the WEBHOOK_BODY_READ_TIMEOUT_MS setting). */
+  bodyReadTimeoutMs?: number;
   now?: Date;
 }
 
@@ -28,20 +30,21 @@ export interface ReceiveRequestOptions {
 export interface WebhookHttpRequest {
   method: string;
   headers: Headers;
-  readBody: (maxBytes: number) => Promise<CappedBody>;
+  readBody: (maxBytes: number, timeoutMs: number) => Promise<CappedBody>;
 }
 
 /**
  * Receives one HTTP request on `POST /api/webhooks/{endpointName}` before any byte of the body is trusted:
  * unknown endpoint 404; a method other than POST 405 (with `Allow: POST`); a Content-Type other than
  * JSON 415; a body above the cap 413, before reading when Content-Length says so and while streaming
- * when it does not (nothing is stored); an unreadable body 400. Each of those rejections is counted per
+ * when it does not (nothing is stored); a body not whole within the read timeout 408 (with
+ * `Connection: close`, so the rest of it is not awaited); an unreadable body 400. Each of those rejections is counted per
  * endpoint (unknown names under one key), reason and minute, and the first few of each are stored as
  * decision rows (unverified, no event id: the body is never parsed; lib/decisions/rejection-counter.ts).
  * Anything else goes to {@link receiveWebhook} (verify, parse, store, apply).
  */
 export function receiveWebhookRequest(request: Request, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
-  return receiveWebhookHttp({ method: request.method, headers: request.headers, readBody: (maxBytes) => readBodyWithCap(request, maxBytes) }, endpointName, options);
+  return receiveWebhookHttp({ method: request.method, headers: request.headers, readBody: (maxBytes, timeoutMs) => readBodyWithCap(request, maxBytes, timeoutMs) }, endpointName, options);
 }
 
 /** {@link receiveWebhookRequest} for any transport: the same checks, answers and decision rows. */
@@ -59,8 +62,11 @@ export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointNa
   const contentType = contentTypeBecause(request.headers.get("content-type"));
   if (contentType) return reject("unsupported_media_type", 415, contentType);
 
-  const read = await request.readBody(options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES);
-  if (!read.ok) return reject(read.status === 413 ? "body_too_large" : "body_unreadable", read.status, read, read.status === 413 ? { connection: "close" } : {});
+  const read = await request.readBody(options.maxBodyBytes ?? settings().WEBHOOK_MAX_BODY_BYTES, options.bodyReadTimeoutMs ?? settings().WEBHOOK_BODY_READ_TIMEOUT_MS);
+  if (!read.ok) {
+    const code: RejectionCode = read.status === 413 ? "body_too_large" : read.status === 408 ? "body_timeout" : "body_unreadable";
+    return reject(code, read.status, read, read.status === 400 ? {} : { connection: "close" });
+  }
 
   const answer = await receiveAtEndpoint(endpoint, { headers: request.headers, body: read.body, now }, { db: options.db, inbox: options.inbox });
   return { ...answer, headers: {} };

@@ -178,6 +178,7 @@ export const REASONS = {
   body_too_large_bytes: define({ limit: "number" }, (p) => `body too large: more than ${p.limit} bytes received, limit ${p.limit} bytes`),
   body_too_large_declared: define({ declared: "number", limit: "number" }, (p) => `body too large: Content-Length ${p.declared}, limit ${p.limit} bytes`),
   body_unreadable: define({}, () => "request body could not be read"),
+  body_read_timeout: define({ seconds: "seconds" }, (p) => `request body not received within ${p.seconds} s`),
 
   // Resolutions of dead letters written by the system (a person's note is free text).
   applied_later: define({ outcome: "outcome" }, (p) => `applied on a later attempt (${p.outcome})`),

@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { securityHeaders } from "@/lib/security/security-headers.mjs";
@@ -52,6 +54,25 @@ function endpointNameOf(segment: string): string {
   }
 }
 
+/** How often Node checks its headers and request timeouts (ms; its default is 30 s, longer than the timeouts themselves). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+/** The bounds on what clients may hold open; defaults from the settings. */
+export interface ReceiverLimits {
+  /** How long headers, then the body, may take to arrive (ms): WEBHOOK_BODY_READ_TIMEOUT_MS. */
+  readTimeoutMs: number;
+  /** Connections open at once per client (socket) address; 0 for none: RECEIVER_MAX_CONNECTIONS_PER_ADDRESS. */
+  maxConnectionsPerAddress: number;
+  /** Connections open at once in all: RECEIVER_MAX_CONNECTIONS. */
+  maxConnections: number;
+}
+
+/** The 503 written on a connection refused past a bound, before Node parses anything on it. */
+function refusalBytes(reason: string): string {
+  const body = JSON.stringify({ outcome: "rejected", reason });
+  return `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
 /** A running receiver: the HTTP server and its graceful stop. */
 export interface ReceiverServer {
   server: Server;
@@ -71,9 +92,22 @@ export interface ReceiverServer {
  * slash (as Next.js does), and `GET`/`HEAD /api/health/live`; everything else is 404. It exists for
  * throughput: one App Router route handler that does nothing costs ~1 ms of CPU per request here
  * (bench/, target `route`), more than all of the inbox's own work. `options.db` lets tests pass a client.
+ *
+ * What a client can hold is bounded ({@link ReceiverLimits}): headers must arrive within the read
+ * timeout (`headersTimeout`) and then the body within it too (408, counted like the other refusals,
+ * with `Connection: close`), `requestTimeout` backs both; connections past the per-address or the
+ * total bound are answered 503 and closed at once, before a byte of them is parsed. So stalled bodies
+ * hold at most `maxConnections` x WEBHOOK_MAX_BODY_BYTES, and for the read timeout only.
  */
-export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer {
+export function createReceiverServer(options: { db?: Db; limits?: Partial<ReceiverLimits> } = {}): ReceiverServer {
   let closing = false;
+  const config = settings();
+  const limits: ReceiverLimits = {
+    readTimeoutMs: config.WEBHOOK_BODY_READ_TIMEOUT_MS,
+    maxConnectionsPerAddress: config.RECEIVER_MAX_CONNECTIONS_PER_ADDRESS,
+    maxConnections: config.RECEIVER_MAX_CONNECTIONS,
+    ...options.limits,
+  };
 
   const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     const text = JSON.stringify(body);
@@ -94,15 +128,20 @@ export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer 
     }
     let answer: WebhookHttpAnswer;
     try {
-      answer = await receiveWebhookHttp({ method: request.method ?? "GET", headers: headersOf(request), readBody: (maxBytes) => readNodeBodyWithCap(request, maxBytes) }, endpointNameOf(webhook[1]), options);
+      answer = await receiveWebhookHttp({ method: request.method ?? "GET", headers: headersOf(request), readBody: (maxBytes, timeoutMs) => readNodeBodyWithCap(request, maxBytes, timeoutMs) }, endpointNameOf(webhook[1]), { db: options.db, bodyReadTimeoutMs: limits.readTimeoutMs });
     } catch (error) {
       logger.error({ err: errorMessage(error) }, "webhook request failed");
       return send(response, 500, { outcome: "rejected", reason: "internal error; retry later" });
     }
     send(response, answer.status, answer.body, answer.headers);
+    // A body refused unread (408, 413) may still be arriving: close the connection once answered rather than wait for it.
+    if (answer.headers.connection === "close") response.once("finish", () => request.socket.destroySoon());
   };
 
-  const server = createServer((request, response) => {
+  // Connections answered 503 at accept: a request Node still parses on one is not handled.
+  const refused = new WeakSet<Socket>();
+  const server = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
+    if (refused.has(request.socket)) return;
     response.once("finish", () => {
       if (closing) server.closeIdleConnections();
     });
@@ -113,6 +152,35 @@ export function createReceiverServer(options: { db?: Db } = {}): ReceiverServer 
     });
   });
   server.keepAliveTimeout = 30_000;
+  server.headersTimeout = limits.readTimeoutMs;
+  // Node's own backstop for headers and body together (it answers 408 itself); the body's timer above answers first.
+  server.requestTimeout = 2 * limits.readTimeoutMs;
+
+  // Open connections, per client address and in all: counted from accept to close.
+  const perAddress = new Map<string, number>();
+  let open = 0;
+  // Before Node's own listener, so a refused socket is marked before any request on it is parsed.
+  server.prependListener("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "";
+    const fromAddress = perAddress.get(address) ?? 0;
+    const overAddress = limits.maxConnectionsPerAddress > 0 && fromAddress >= limits.maxConnectionsPerAddress;
+    if (overAddress || open >= limits.maxConnections) {
+      logger.warn({ address, open, fromAddress, limit: overAddress ? "per_address" : "total" }, "receiver connection refused: too many open");
+      // Written raw and closed: no request on this socket is handled, nor its body read.
+      refused.add(socket);
+      socket.end(refusalBytes(overAddress ? "too many connections from this address; retry later" : "too many connections; retry later"));
+      socket.destroySoon();
+      return;
+    }
+    open += 1;
+    perAddress.set(address, fromAddress + 1);
+    socket.once("close", () => {
+      open -= 1;
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
+  });
 
   return {
     server,
