@@ -38,9 +38,11 @@ export async function readBodyWithCap(request: Request, maxBytes: number, timeou
     for (;;) {
       const next = deadline ? await Promise.race([reader.read(), deadline]) : await reader.read();
       if (next === "timeout") {
-        // Frees what was read and stops the stream: the rest of the body never reaches memory.
+        // Frees what was read and stops the stream: the rest of the body never reaches memory. Not
+        // awaited: with a read still pending, Next.js's body stream settles its cancel only when the
+        // client's body ends, which is what a stalled client never does.
         chunks.length = 0;
-        await reader.cancel().catch(() => {});
+        void reader.cancel().catch(() => {});
         return timedOut(timeoutMs, total);
       }
       const { done, value } = next;
@@ -85,9 +87,11 @@ export function readNodeBodyWithCap(message: IncomingMessage, maxBytes: number, 
     let settled = false;
     const timer = Number.isFinite(timeoutMs)
       ? setTimeout(() => {
-          message.pause();
           chunks = [];
           finish(timedOut(timeoutMs, total));
+          // Whatever still arrives is read and dropped: bytes left unread when the connection closes
+          // make the kernel reset it, and the client would lose the 408 it was sent.
+          message.resume();
         }, timeoutMs)
       : undefined;
     const finish = (result: CappedBody) => {

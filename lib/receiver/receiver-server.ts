@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createNetServer, type Server, type Socket } from "node:net";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
@@ -57,6 +57,9 @@ function endpointNameOf(segment: string): string {
 /** How often Node checks its headers and request timeouts (ms; its default is 30 s, longer than the timeouts themselves). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
+/** How long a connection refused past a bound stays open (unread) after its 503 before it is destroyed (ms). */
+const REFUSED_LINGER_MS = 1_000;
+
 /** The bounds on what clients may hold open; defaults from the settings. */
 export interface ReceiverLimits {
   /** How long headers, then the body, may take to arrive (ms): WEBHOOK_BODY_READ_TIMEOUT_MS. */
@@ -67,13 +70,13 @@ export interface ReceiverLimits {
   maxConnections: number;
 }
 
-/** The 503 written on a connection refused past a bound, before Node parses anything on it. */
+/** The 503 written on a connection refused past a bound, before anything is read from it. */
 function refusalBytes(reason: string): string {
   const body = JSON.stringify({ outcome: "rejected", reason });
   return `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
-/** A running receiver: the HTTP server and its graceful stop. */
+/** A running receiver: its listening server (TCP, handing connections within the bounds to the HTTP server) and its graceful stop. */
 export interface ReceiverServer {
   server: Server;
   /**
@@ -135,15 +138,12 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
     }
     send(response, answer.status, answer.body, answer.headers);
     // A body refused unread (408, 413) may still be arriving: close the connection once answered rather than wait for it.
-    if (answer.headers.connection === "close") response.once("finish", () => request.socket.destroySoon());
+    if (answer.headers.connection === "close") response.once("finish", () => request.socket.end());
   };
 
-  // Connections answered 503 at accept: a request Node still parses on one is not handled.
-  const refused = new WeakSet<Socket>();
-  const server = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
-    if (refused.has(request.socket)) return;
+  const http = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
     response.once("finish", () => {
-      if (closing) server.closeIdleConnections();
+      if (closing) http.closeIdleConnections();
     });
     handle(request, response).catch((error: unknown) => {
       logger.error({ err: errorMessage(error) }, "webhook answer failed");
@@ -151,25 +151,35 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
       else response.destroy();
     });
   });
-  server.keepAliveTimeout = 30_000;
-  server.headersTimeout = limits.readTimeoutMs;
+  http.keepAliveTimeout = 30_000;
+  http.headersTimeout = limits.readTimeoutMs;
   // Node's own backstop for headers and body together (it answers 408 itself); the body's timer above answers first.
-  server.requestTimeout = 2 * limits.readTimeoutMs;
+  http.requestTimeout = 2 * limits.readTimeoutMs;
 
-  // Open connections, per client address and in all: counted from accept to close.
+  // Open connections, per client address and in all: counted from accept to close. The listening
+  // socket is a plain TCP server that accepts each connection paused and hands it to the HTTP server
+  // only within the bounds, so a refused one is never read (not even into Node's HTTP parser).
   const perAddress = new Map<string, number>();
   let open = 0;
-  // Before Node's own listener, so a refused socket is marked before any request on it is parsed.
-  server.prependListener("connection", (socket: Socket) => {
+  let lastRefusalLog = 0;
+  let refusedSinceLog = 0;
+  const server = createNetServer({ pauseOnConnect: true, allowHalfOpen: true }, (socket: Socket) => {
     const address = socket.remoteAddress ?? "";
     const fromAddress = perAddress.get(address) ?? 0;
     const overAddress = limits.maxConnectionsPerAddress > 0 && fromAddress >= limits.maxConnectionsPerAddress;
-    if (overAddress || open >= limits.maxConnections) {
-      logger.warn({ address, open, fromAddress, limit: overAddress ? "per_address" : "total" }, "receiver connection refused: too many open");
-      // Written raw and closed: no request on this socket is handled, nor its body read.
-      refused.add(socket);
-      socket.end(refusalBytes(overAddress ? "too many connections from this address; retry later" : "too many connections; retry later"));
-      socket.destroySoon();
+    if (closing || overAddress || open >= limits.maxConnections) {
+      refusedSinceLog += 1;
+      // One line a second at most, with the count: a flood of connections must not become a flood of log lines.
+      if (!closing && Date.now() - lastRefusalLog >= 1_000) {
+        logger.warn({ address, open, fromAddress, limit: overAddress ? "per_address" : "total", refused: refusedSinceLog }, "receiver connections refused: too many open");
+        lastRefusalLog = Date.now();
+        refusedSinceLog = 0;
+      }
+      // Written raw and half-closed, never read. Destroyed a moment later, not at once: closing on
+      // bytes still unread resets the connection, and a client that had not read the 503 would lose it.
+      socket.on("error", () => undefined);
+      socket.end(refusalBytes(closing ? "shutting down; retry later" : overAddress ? "too many connections from this address; retry later" : "too many connections; retry later"));
+      setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
       return;
     }
     open += 1;
@@ -180,19 +190,26 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
       if (left > 0) perAddress.set(address, left);
       else perAddress.delete(address);
     });
+    http.emit("connection", socket);
+    socket.resume();
   });
+  // The HTTP server never listens itself: its 'listening' starts Node's tracking of its connections,
+  // which its headersTimeout, requestTimeout and closeIdleConnections() work from.
+  server.on("listening", () => http.emit("listening"));
 
   return {
     server,
     close(deadlineMs = 10_000) {
       closing = true;
       return new Promise<void>((resolve) => {
-        const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+        const deadline = setTimeout(() => http.closeAllConnections(), deadlineMs);
         server.close(() => {
           clearTimeout(deadline);
+          // Stops the connection tracking started at 'listening' (the HTTP server itself was never listening: that error is expected).
+          http.close(() => undefined);
           resolve();
         });
-        server.closeIdleConnections();
+        http.closeIdleConnections();
       });
     },
   };

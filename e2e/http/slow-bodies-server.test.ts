@@ -1,0 +1,92 @@
+// Slow bodies against the real processes: 300 connections from one address that each send all but the
+// last byte of a 1 MiB body and stall. `npm run receiver` keeps 20 of them (RECEIVER_MAX_CONNECTIONS_PER_ADDRESS),
+// answers the other 280 with 503 at once and the 20 with 408 within the read timeout (2 s here), its
+// RSS grows by less than 32 MB, and a signed delivery from another address is answered meanwhile. The
+// built Next.js server answers such a body 408 within its read timeout and closes the connection.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { after, test } from "node:test";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
+import { baseEnv, E2E_LAB_SECRET, newDatabase, postLab, startReceiver, type Child } from "../support/real-server";
+import { startServer, type RunningServer } from "../support/server";
+
+const STALLING_POST = `POST /api/webhooks/lab HTTP/1.1\r\nhost: acredita\r\ncontent-type: application/json\r\ncontent-length: 1048576\r\n\r\n${" ".repeat(1_048_575)}`;
+
+const sockets: Socket[] = [];
+let receiver: { child: Child; url: string } | undefined;
+let server: RunningServer | undefined;
+after(async () => {
+  for (const socket of sockets) socket.destroy();
+  await receiver?.child.kill("SIGKILL");
+  await server?.stop("SIGKILL");
+});
+
+/** A connection that sends {@link STALLING_POST} and stalls: what it read, and when the server closed it (ms after opening). */
+function stall(port: number, localAddress = "127.0.0.1"): Promise<{ text: string; closedAfterMs: number }> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port, localAddress });
+    sockets.push(socket);
+    const started = Date.now();
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk.toString("latin1")));
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve({ text, closedAfterMs: Date.now() - started }));
+    socket.once("connect", () => socket.write(STALLING_POST));
+  });
+}
+
+/** A signed lab delivery on a raw connection from `localAddress` (fetch always connects from 127.0.0.1): the whole answer as text. */
+function signedFrom(localAddress: string, port: number): Promise<string> {
+  const body = JSON.stringify({ id: "evt_sb_other", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_sb_other", order_id: "ord_sb_other", amount: 1, currency: "ARS" } });
+  const signature = signTimestamped(E2E_LAB_SECRET, Math.floor(Date.now() / 1000), body);
+  return new Promise((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port, localAddress });
+    sockets.push(socket);
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk.toString("utf8")));
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve(text));
+    socket.once("connect", () => socket.write(`POST /api/webhooks/lab HTTP/1.1\r\nhost: acredita\r\ncontent-type: application/json\r\nconnection: close\r\nlab-signature: ${signature}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
+  });
+}
+
+function rssBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((entry) => entry.startsWith("VmRSS:"))!;
+  return Number(line.split(/\s+/)[1]) * 1024;
+}
+
+test("npm run receiver: 300 stalled 1 MiB bodies from one address are 20 x 408 within the read timeout and 280 x 503, RSS +<32 MB; another address is answered meanwhile", { timeout: 120_000 }, async (t) => {
+  receiver = await startReceiver(baseEnv(newDatabase().url, { WEBHOOK_BODY_READ_TIMEOUT_MS: "2000", LOG_LEVEL: "error" }));
+  const pid = receiver.child.process.pid!;
+  const port = Number(new URL(receiver.url).port);
+  // Idle, after a first delivery has loaded every module a delivery uses.
+  assert.equal((await postLab(receiver.url, JSON.stringify({ id: "evt_sb_warm", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_sb_warm", order_id: "ord_sb_warm", amount: 1, currency: "ARS" } }))).status, 200);
+  const idle = rssBytes(pid);
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 50);
+  const started = Date.now();
+  // From 127.0.0.3: the test's own fetches (the start's health check, the warm-up) keep pooled connections from 127.0.0.1.
+  const ends = Promise.all(Array.from({ length: 300 }, () => stall(port, "127.0.0.3")));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  // From another address, while the 20 stall: fetch connects from 127.0.0.1 too, so a raw request from 127.0.0.2 instead.
+  const other = await signedFrom("127.0.0.2", port);
+  const results = await ends;
+  clearInterval(sampler);
+  const elapsed = Date.now() - started;
+  const statuses = results.map((result) => result.text.slice(0, 12));
+  assert.deepEqual([statuses.filter((status) => status === "HTTP/1.1 408").length, statuses.filter((status) => status === "HTTP/1.1 503").length], [20, 280]);
+  assert.ok(elapsed < 6_000, `all 300 closed after ${elapsed} ms`);
+  assert.match(other, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"outcome":"accepted","reason":"event evt_sb_other stored in the inbox; a worker applies it"\}$/);
+  t.diagnostic(`receiver RSS idle ${(idle / 1_048_576).toFixed(1)} MB, peak ${(peak / 1_048_576).toFixed(1)} MB under 300 stalled connections; all closed after ${elapsed} ms`);
+  assert.ok(peak - idle < 32 * 1_048_576, `RSS grew by ${((peak - idle) / 1_048_576).toFixed(1)} MB (idle ${(idle / 1_048_576).toFixed(1)} MB)`);
+});
+
+test("the built Next.js server answers a stalled body 408 within WEBHOOK_BODY_READ_TIMEOUT_MS and closes the connection", { timeout: 120_000 }, async () => {
+  server = await startServer({ WEBHOOK_BODY_READ_TIMEOUT_MS: "1000", LAB_WEBHOOK_SECRET: "slow_bodies_lab_secret_0001" });
+  const end = await stall(server.port);
+  assert.match(end.text, /^HTTP\/1\.1 408 /);
+  // Next.js sends the answer chunked.
+  assert.match(end.text, /\{"outcome":"rejected","reason":"request body not received within 1 s"\}\r\n0\r\n\r\n$/);
+  assert.ok(end.closedAfterMs < 4_000, `closed after ${end.closedAfterMs} ms`);
+});
