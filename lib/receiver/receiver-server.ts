@@ -99,8 +99,9 @@ export interface ReceiverServer {
  * What a client can hold is bounded ({@link ReceiverLimits}): headers must arrive within the read
  * timeout (`headersTimeout`) and then the body within it too (408, counted like the other refusals,
  * with `Connection: close`), `requestTimeout` backs both; connections past the per-address or the
- * total bound are answered 503 and closed at once, before a byte of them is parsed. So stalled bodies
- * hold at most `maxConnections` x WEBHOOK_MAX_BODY_BYTES, and for the read timeout only.
+ * total bound are answered 503 and closed without a byte of them read. So stalled bodies hold at most
+ * `maxConnections` x WEBHOOK_MAX_BODY_BYTES, and for the read timeout only. `options.limits` overrides
+ * the settings' bounds (tests).
  */
 export function createReceiverServer(options: { db?: Db; limits?: Partial<ReceiverLimits> } = {}): ReceiverServer {
   let closing = false;
