@@ -19,7 +19,8 @@ const WITHOUT_PREFIX = DEMO.slice("whsec_".length); // YWNy...ZXk=
 const WITHOUT_PADDING = DEMO.replace(/=+$/, ""); // whsec_YWNy...ZXk
 const BARE = WITHOUT_PREFIX.replace(/=+$/, ""); // YWNy...ZXk
 
-const productionEnv = (secret: string) => ({ AUTH_SECRET: TEST_AUTH_SECRET, API_TOKEN: TEST_API_TOKEN, DATABASE_URL: process.env.DATABASE_URL, STANDARD_WEBHOOKS_SECRET: secret });
+// With the operator's own account: production serves the endpoint only with its account variable set.
+const productionEnv = (secret: string) => ({ AUTH_SECRET: TEST_AUTH_SECRET, API_TOKEN: TEST_API_TOKEN, DATABASE_URL: process.env.DATABASE_URL, STANDARD_WEBHOOKS_SECRET: secret, STANDARD_WEBHOOKS_ACCOUNT: "operator-shop" });
 
 
 describe("the Standard Webhooks demo key under another spelling is refused in production", () => {
