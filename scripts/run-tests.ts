@@ -1,5 +1,5 @@
 // npm test: checks the import rules (npm run lint:arch) and the docs' links (lint:docs), builds the
-// production app, runs every node:test file (unit tests beside the code in lib/**, integration tests in
+// production app, runs every node:test file (unit tests beside the code in lib/** and in tests/unit/**, integration tests in
 // tests/integration/**, end-to-end tests over HTTP in e2e/http/**) on SQLite, then again on PostgreSQL
 // (in the time zone America/Argentina/Buenos_Aires unless TZ is set, so a time written in local time
 // fails a test) with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright specs on SQLite. For
@@ -103,7 +103,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 async function main(): Promise<void> {
   const only = process.argv[2];
   const stage = (name: string) => !only || only === name || (only === "unit" && (name === "sqlite" || name === "postgres"));
-  const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("tests/integration", /\.test\.ts$/), ...findTests("e2e/http", /\.test\.ts$/)].sort();
+  const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("tests/unit", /\.test\.ts$/), ...findTests("tests/integration", /\.test\.ts$/), ...findTests("e2e/http", /\.test\.ts$/)].sort();
   // A test still running after 10 minutes fails (the longest take about 90 s here), so one that hangs
   // is named and its file's after() hooks stop what it started.
   const nodeArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=600000", "--test-reporter=spec", ...nodeTests];
