@@ -66,6 +66,8 @@ const settingsSchema = z.object({
   LAB_WEBHOOK_SECRET: commaList.optional(),
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** `human`, `json`, or `auto` (human on a terminal, JSON on a pipe or file): lib/log/human-log-format.ts. */
+  LOG_FORMAT: z.enum(["auto", "human", "json"]).default("auto"),
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   /** Largest webhook body accepted (bytes); larger ones are 413 before or while reading (signed provider payloads reach 900 KB). */
   WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(67_108_864).default(1_048_576),
