@@ -22,9 +22,11 @@ export function postgresMigrations(dir = path.join(process.cwd(), POSTGRES_MIGRA
     .map((name) => ({ name, sql: readFileSync(path.join(dir, name, "migration.sql"), "utf8") }));
 }
 
-/** A short SHA-256 (hex) of every migration's name and text: changes when any migration does. */
+/** A short SHA-256 (hex) of every migration's name and text, and of how they are applied: changes when any migration does. */
 export function migrationsFingerprint(migrations = postgresMigrations()): string {
   const hash = createHash("sha256");
+  // How the migrations are applied counts too: templates made before they were recorded in _prisma_migrations are not reused.
+  hash.update("recorded in _prisma_migrations\n");
   for (const migration of migrations) hash.update(`${migration.name}\n${migration.sql}\n`);
   return hash.digest("hex").slice(0, 12);
 }
