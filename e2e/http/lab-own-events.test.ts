@@ -105,7 +105,8 @@ test("when its own events are not applied in time, the lab names each of them (E
   const spanish = lab(stalled, ["--allow-production", "--wait", "1", "--locale", "es-AR"]);
   assert.equal(spanish.code, 2, spanish.stdout);
   assert.equal(spanish.stderr, `lab: el servidor no aplicó 5 eventos del laboratorio en 1 s: ${names.replaceAll("(order", "(orden")}\n`);
-  assert.equal(existsSync(settlementBeside(stalled.databaseUrl)), false);
+  // Nothing written beside the target's database (on PostgreSQL data/lab/ is shared with other runs: not checked).
+  if (!isPostgresUrl(stalled.databaseUrl)) assert.equal(existsSync(settlementBeside(stalled.databaseUrl)), false);
 });
 
 test("a bad --wait is refused before anything is sent", () => {
