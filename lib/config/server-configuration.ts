@@ -23,8 +23,7 @@ export function checkServerConfiguration(env: Record<string, string | undefined>
   }
   if (needsAuth) {
     // Without valid settings, the same rule read from the variable itself (production is the default mode).
-    const authIssues = config ? serverSettingsIssues(config) : runMode(env) === "production" && !env.AUTH_SECRET?.trim() ? serverSettingsIssues({ ACREDITA_MODE: "production" } as Settings) : [];
-    issues.push(...authIssues);
+    issues.push(...serverSettingsIssues(config ?? { ACREDITA_MODE: runMode(env), AUTH_SECRET: env.AUTH_SECRET?.trim() || undefined }));
   }
   let endpoints: EndpointSet | undefined;
   try {

@@ -305,7 +305,7 @@ function productionSecretIssues(env: Record<string, string | undefined>): string
  * AUTH_SECRET of at least {@link PRODUCTION_SECRET_MIN_LENGTH} characters. Returns the issues (empty
  * in demo mode or when all is well), each naming the variable.
  */
-export function serverSettingsIssues(config: Settings): string[] {
+export function serverSettingsIssues(config: Pick<Settings, "ACREDITA_MODE" | "AUTH_SECRET">): string[] {
   if (config.ACREDITA_MODE === "demo") return [];
   return config.AUTH_SECRET ? [] : [`AUTH_SECRET: is required in production (at least ${PRODUCTION_SECRET_MIN_LENGTH} characters)`];
 }

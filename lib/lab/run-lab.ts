@@ -111,9 +111,10 @@ export function formatDelivery(result: LabDeliveryResult, view: CliReasons = ENG
  * Plays the lab provider against a running Acredita over HTTP: makes sure the five lab orders exist
  * (POST /api/orders, idempotent), sends the five scenarios' deliveries in simulated time, retries any
  * non-2xx from the provider after 60/120/240 simulated seconds (attackers never retry), waits until
- * the server has applied the lab's own stored events (inbox mode; never for other traffic), uploads the settlement CSV to POST /api/reconciliations (202),
- * waits for its run to be done (GET /api/reconciliations/{id}) and returns everything. Throws when the server cannot be reached or refuses the API token,
- * and {@link LabWaitTimeout} when its events are still unapplied after `waitSeconds`.
+ * the server has applied the lab's own stored events (inbox mode; never for other traffic), uploads
+ * the settlement CSV to POST /api/reconciliations (202), waits for its run to be done
+ * (GET /api/reconciliations/{id}) and returns everything. Throws when the server cannot be reached or
+ * refuses the API token, and {@link LabWaitTimeout} when its events are still unapplied after `waitSeconds`.
  */
 export async function runLab(options: LabOptions): Promise<LabRun> {
   const print = options.print ?? (() => {});
