@@ -42,6 +42,19 @@ test("a retry refused as not retryable exits 1, its line in English or es-AR", a
   });
 });
 
+test("the demo's inline dead letter retried without ACREDITA_MODE=demo (its endpoint not configured here): not_retryable, exit 1, saying what to do", async () => {
+  assert.equal((await createOrder("ord_dlc_gone", 300000)).status, 201);
+  assert.equal((await deliverLab(labEvent("evt_dlc_g", "payment.refunded", "ord_dlc_gone", "pay_dlc_g", 300000))).status, 409);
+  const letter = await letterOf("evt_dlc_g");
+  // As on a production shell: no lab secret set, so the lab endpoint does not exist in the CLI's process.
+  assert.deepEqual(cli(["retry", letter.id], { LAB_WEBHOOK_SECRET: "" }), {
+    code: 1,
+    stdout: `${letter.id}  not_retryable  endpoint lab is not configured for lab/lab in this process: set its signing secret, or run with ACREDITA_MODE=demo against the demo's database\n`,
+    stderr: "",
+  });
+  await (await db()).deadLetter.update({ where: { id: letter.id }, data: { status: "resolved", resolution: "settled by hand", resolvedBy: "ops", resolvedAt: new Date() } });
+});
+
 test("a review-first dead letter retried without --confirm-review-first exits 1, and so does retry --all", async () => {
   assert.equal((await deliverLab(labEvent("evt_dlc_r", "payment.approved", "ord_dlc_review", "pay_dlc_r", 600000))).status, 422);
   const letter = await letterOf("evt_dlc_r");
