@@ -5,6 +5,7 @@
 // 2 on a bad argument or setting, 1 on a database failure.
 import { z } from "zod";
 import { settingDefault, settings, SettingsError } from "@/lib/config/settings";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";
 import { formatDecisionRetentionReport, purgeExpiredDecisions } from "@/lib/retention/purge-decisions";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
@@ -52,6 +53,8 @@ async function main(): Promise<number> {
     throw error;
   }
   const dryRun = args.includes("--dry-run");
+  const schemaExit = await cliSchemaExitCode("retention", { apply: true });
+  if (schemaExit !== undefined) return schemaExit;
   // runCli closes the database once this returns or throws.
   const database = await db();
   const payloads = await purgeExpiredPayloads(database, { retentionDays: days.PAYLOAD_RETENTION_DAYS, dryRun });
