@@ -36,8 +36,9 @@ export type Reservation = { allowed: true } | { allowed: false; retryAfter: numb
 
 /**
  * Takes one attempt from the client address's sign-in bucket before the password is checked: a fixed
- * window of `rule.window` seconds that starts at its first attempt (`lastRequest` holds the window's
- * start) and allows `rule.max` attempts. Each step is one conditional statement, so concurrent
+ * window of `rule.window` seconds that starts at its first counted attempt (`lastRequest` holds the
+ * window's start; a bucket holding only given-back successes starts a new one) and allows `rule.max`
+ * attempts. Each step is one conditional statement, so concurrent
  * attempts in any number of processes cannot pass together past the limit. A successful sign-in gives
  * its attempt back ({@link refundSignInAttempt}): only failures stay counted (a team behind one office
  * address signs in all at once at the start of a shift). Returns whether the attempt may go on, or
@@ -46,10 +47,11 @@ export type Reservation = { allowed: true } | { allowed: false; retryAfter: numb
 export async function reserveSignInAttempt(db: Db, key: string, rule: SignInRule, now = Date.now()): Promise<Reservation> {
   const windowMs = rule.window * 1000;
   for (let tries = 0; tries < 5; tries++) {
+    // A window that is over, or that holds no failure (only successes, given back), starts again here.
+    const restarted = await db.rateLimit.updateMany({ where: { key, OR: [{ lastRequest: { lte: BigInt(now - windowMs) } }, { count: 0 }] }, data: { count: 1, lastRequest: BigInt(now) } });
+    if (restarted.count === 1) return { allowed: true };
     const inWindow = await db.rateLimit.updateMany({ where: { key, lastRequest: { gt: BigInt(now - windowMs) }, count: { lt: rule.max } }, data: { count: { increment: 1 } } });
     if (inWindow.count === 1) return { allowed: true };
-    const restarted = await db.rateLimit.updateMany({ where: { key, lastRequest: { lte: BigInt(now - windowMs) } }, data: { count: 1, lastRequest: BigInt(now) } });
-    if (restarted.count === 1) return { allowed: true };
     const row = await db.rateLimit.findUnique({ where: { key }, select: { lastRequest: true, count: true } });
     const started = row ? Number(row.lastRequest) : 0;
     if (row && row.count >= rule.max && started > now - windowMs) return { allowed: false, retryAfter: Math.max(1, Math.ceil((started + windowMs - now) / 1000)) };
