@@ -15,7 +15,7 @@ export interface RestartPolicy {
   maxQuickDeaths: number;
 }
 
-/** The policy of `npm start`: 0.5 s, doubling to 30 s; a minute of running resets it; 8 quick deaths in a row give up. */
+/** The policy of `npm start`: 0.5 s, doubling to 30 s; a minute of running resets it; a ninth quick death in a row gives up. */
 export const SERVER_RESTART_POLICY: RestartPolicy = { baseDelayMs: 500, maxDelayMs: 30_000, healthyAfterMs: 60_000, maxQuickDeaths: 8 };
 
 /**
