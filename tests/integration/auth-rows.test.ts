@@ -67,6 +67,13 @@ describe("rows anonymous traffic can add", () => {
     assert.equal((await signIn(EMAIL, PASSWORD, "198.51.100.78")).status, 200);
   });
 
+  test("20 failed sign-ins at once from one address: exactly 5 are checked (401), 15 refused (429); the bucket holds 5", async () => {
+    const ip = "198.51.100.90";
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(`parallel${i}@rows.test`, "wrong-password-1", ip).then((response) => response.status)));
+    assert.deepEqual([statuses.filter((status) => status === 401).length, statuses.filter((status) => status === 429).length], [5, 15]);
+    assert.equal((await (await db()).rateLimit.findUnique({ where: { key: `${ip}|/sign-in/email` } }))?.count, 5);
+  });
+
   test("the retention job deletes the rate-limit rows whose window is over and keeps the others", async () => {
     const client = await db();
     await client.rateLimit.deleteMany({});
