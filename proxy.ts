@@ -27,7 +27,8 @@ export function proxy(request: NextRequest): Response {
     return new Response(malformedPathPage(locale, url.pathname), { status: 400, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
   }
   if (isActionPost(request.method, url.pathname, request.headers) && !hasSignedSessionCookie((name) => request.cookies.get(name)?.value, settings().AUTH_SECRET ?? "")) {
-    // No body is read: an anonymous caller cannot make Next.js decode megabytes of action arguments.
+    // Nothing is decoded: Next.js still takes the body off the socket (keeping at most
+    // proxyClientMaxBodySize of it) before this answer goes out, but no action sees it.
     return Response.json({ error: "sign in first", code: "session_required" }, { status: 403, headers: { "cache-control": "no-store" } });
   }
   const headers = new Headers(request.headers);
