@@ -22,7 +22,8 @@ export type LocaleSwitchAnswer = { ok: true; locale: Locale; location: string; c
 export async function answerLocaleSwitch(request: Request): Promise<LocaleSwitchAnswer> {
   const origin = request.headers.get("origin");
   const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
-  if (origin && origin !== "null") {
+  // A browser sends Origin with every form post; "null" (a sandboxed frame) is another site too.
+  if (origin) {
     let originHost: string | undefined;
     try {
       originHost = new URL(origin).host;

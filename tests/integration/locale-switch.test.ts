@@ -20,6 +20,7 @@ test("a switch sets the locale cookie for a year and goes back to the page it ca
 
 test("another site's page cannot switch a visitor's language (403); an unknown locale is 400, a large body 413, an off-site next goes to /orders", async () => {
   assert.equal((await post("locale=es-AR&next=/orders", { origin: "https://evil.example" })).status, 403);
+  assert.equal((await post("locale=es-AR&next=/orders", { origin: "null" })).status, 403);
   assert.equal((await post("locale=fr&next=/orders")).status, 400);
   assert.equal((await post(`locale=en&next=/${"a".repeat(5_000)}`)).status, 413);
   const offSite = await post("locale=en&next=//evil.example/x");
