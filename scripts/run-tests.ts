@@ -135,11 +135,15 @@ async function run(label: string, command: string, args: string[], env: NodeJS.P
   return { label, ok, seconds };
 }
 
-/** Stops the run when a stage failed. */
+/** Every test file's wall time recorded so far in this run. */
+const times: FileTime[] = [];
+
+/** Stops the run when a stage failed, after the time report of what ran. */
 function mustPass(result: StageResult): void {
   if (result.ok) return;
   console.error(`\n${result.label} failed`);
   stopCluster();
+  if (times.length > 0) reportTimes(times);
   process.exit(1);
 }
 
@@ -221,7 +225,6 @@ async function main(): Promise<void> {
   const tiers = testTiers();
   const started = Date.now();
   const scratch = mkdtempSync(path.join(tmpdir(), "acredita-test-run-"));
-  const times: FileTime[] = [];
   const nodeArgs = (files: string[]) => ["--import", "tsx", "--import", "./scripts/test-file-timer.ts", "--test", "--test-concurrency=2", `--test-timeout=${TEST_TIMEOUT_MS}`, "--test-reporter=spec", ...files];
   const nodeEnv = (name: string, extra: Record<string, string>) => {
     const folder = path.join(scratch, name);

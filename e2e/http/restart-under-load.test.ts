@@ -1,3 +1,4 @@
+// slow-test: restarts npm start and two worker processes under a burst of deliveries
 // Restart under load, as an operator's supervisor does it: `npm start` (scripts/start.ts, its own
 // process group) and two `npm run worker` processes on one database; a burst of lab deliveries in inbox
 // mode with duplicates, and the provider's retries of every delivery that got no 2xx. The server's group

@@ -1,3 +1,4 @@
+// slow-test: SIGKILLs the server under npm start during a burst and waits for it to come back
 // A server that comes back: `npm start` (scripts/start.ts, its own process group) with a worker on one
 // database; in the middle of a provider's burst of lab deliveries (inbox mode, duplicates, retries of
 // every delivery that got no 2xx) the Next.js server process alone is SIGKILLed, as the kernel's OOM

@@ -1,4 +1,5 @@
 import "@/e2e/support/test-env";
+// slow-test: runs the dead-letters CLI as its own process per case (tsx start-up each)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";

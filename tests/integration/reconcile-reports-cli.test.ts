@@ -1,4 +1,5 @@
 import { TEST_DB } from "@/e2e/support/test-env";
+// slow-test: runs npm run reconcile as its own process per report (tsx start-up each)
 // `npm run reconcile` with Stripe's reports and the neutral payments CSV, after real deliveries of three
 // providers (Stripe, Yolfi, the lab): each report sees only its own scope; bad inputs are answered with
 // the exact problem and its line number, before anything is queued when the file itself is wrong.
