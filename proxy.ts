@@ -1,12 +1,16 @@
 // Runs before every route (Next.js 16 Proxy): a path with malformed percent-encoding is answered 400
 // here, before a route tries to decode it (JSON under /api, the dashboard's 400 page otherwise; a
 // webhook delivery gets the webhook route's unknown-endpoint 404);
-// every other request gets its address in REQUEST_PATH_HEADER for the sign-in redirect and the
-// not-found pages.
+// a server action's post (a POST with `Next-Action`, or any POST to a page) without a signed session
+// cookie is answered 403 here, before Next.js decodes its body (every action needs a signed-in user;
+// the language switch posts to /api/locale instead); every other request gets its address in
+// REQUEST_PATH_HEADER for the sign-in redirect and the not-found pages.
 import { NextResponse, type NextRequest } from "next/server";
 import { malformedPathPage } from "@/lib/http/malformed-path-page";
 import { isWellEncodedPath, pageAddress, REQUEST_PATH_HEADER } from "@/lib/http/request-path";
 import { LOCALE_COOKIE, resolveLocale } from "@/lib/i18n/locales";
+import { hasSignedSessionCookie, isActionPost } from "@/lib/auth/session-cookie";
+import { settings } from "@/lib/config/settings";
 
 export function proxy(request: NextRequest): Response {
   const url = new URL(request.url);
@@ -22,6 +26,11 @@ export function proxy(request: NextRequest): Response {
     const locale = resolveLocale(request.cookies.get(LOCALE_COOKIE)?.value, request.headers.get("accept-language"));
     return new Response(malformedPathPage(locale, url.pathname), { status: 400, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
   }
+  if (isActionPost(request.method, url.pathname, request.headers) && !hasSignedSessionCookie((name) => request.cookies.get(name)?.value, settings().AUTH_SECRET ?? "")) {
+    // Nothing is decoded: Next.js still takes the body off the socket (keeping at most
+    // proxyClientMaxBodySize of it) before this answer goes out, but no action sees it.
+    return Response.json({ error: "sign in first", code: "session_required" }, { status: 403, headers: { "cache-control": "no-store" } });
+  }
   const headers = new Headers(request.headers);
   headers.set(REQUEST_PATH_HEADER, pageAddress(url));
   return NextResponse.next({ request: { headers } });
@@ -30,7 +39,7 @@ export function proxy(request: NextRequest): Response {
 export const config = {
   // Not Next.js's static assets (their paths are generated, never malformed); nor the bodies Acredita
   // streams under its own caps, because a request the proxy runs for has its body cloned and buffered
-  // (and cut at 10 MB, experimental.proxyClientMaxBodySize):
+  // (and cut at 1 MB, experimental.proxyClientMaxBodySize in next.config.mjs):
   // - a webhook delivery to a well-formed endpoint name: the route answers 413 past WEBHOOK_MAX_BODY_BYTES
   //   before the rest arrives (e2e/http/receiver-limits-server.test.ts); a name with a `%` still comes
   //   here, so a malformed one gets the unknown-endpoint 404;

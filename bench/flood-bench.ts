@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import Database from "better-sqlite3";
 import { benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/bench/bench-data";
@@ -182,5 +183,83 @@ export async function measureFlood(options: { label: string; target: "next" | "r
     floodDecisionRows,
     countedRefusals,
     ok: idle.ok === idle.deliveries && flood.ok === flood.deliveries && answered === sent.posts && countedRefusals === sent.posts,
+  };
+}
+
+/** The anonymous server-action flood of one run: deliveries idle and under it, and how the attack was answered. */
+export interface ActionFloodMeasurement {
+  idle: DeliveryLatency;
+  flood: DeliveryLatency;
+  /** p99 under the attack ÷ p99 idle (target <= 2). */
+  p99Ratio: number;
+  /** Concurrent attackers, each posting again as soon as it is answered. */
+  attackers: number;
+  /** Attack posts answered, by status (403: refused by proxy.ts before any decode), and the bytes each carried. */
+  attackStatuses: Record<string, number>;
+  attackBytes: number;
+  /** The server was still the same process at the end, and every real delivery was applied. */
+  ok: boolean;
+}
+
+/** The id of the dead-letter retry action in the current build (its server-reference manifest). */
+function retryActionId(): string {
+  const manifest = JSON.parse(readFileSync(".next/server/server-reference-manifest.json", "utf8")) as { node: Record<string, { exportedName?: string }> };
+  const id = Object.entries(manifest.node).find(([, entry]) => entry.exportedName === "retryDeadLettersAction")?.[0];
+  if (!id) throw new Error("the build has no retryDeadLettersAction");
+  return id;
+}
+
+/**
+ * The attack of issue "anyone can crash the whole server", as a benchmark: `next start` (with the
+ * start's heap cap) receives `deliveries` real signed deliveries one at a time idle, then as many while
+ * `attackers` anonymous clients each post, again and again, ~9.5 MB fetch-action bodies (an object of
+ * 800,000 keys) to the dead-letter retry action's real id. Reports both phases' p50 and p99 and their
+ * ratio (target p99 under the attack <= 2x idle), and how the attack was answered.
+ */
+export async function measureActionFlood(options: { deliveries: number; attackers: number; gapMs: number; maxSeconds: number }): Promise<ActionFloodMeasurement> {
+  const folder = benchFolder("action-flood");
+  const file = createBenchDatabase(folder);
+  seedOrders(file, "ord_ai", options.deliveries, 2_500);
+  seedOrders(file, "ord_af", options.deliveries, 2_500);
+  seedOrders(file, "ord_aw", 50, 2_500);
+  const server = await startAcredita(file, { LAB_PROCESSING_MODE: "inline" });
+  const url = new URL(server.url);
+  const body = `[{${Array.from({ length: 800_000 }, (_, i) => `"k${i}":0`).join(",")}}]`;
+  const actionId = retryActionId();
+  const attackStatuses: Record<string, number> = {};
+  let idle: DeliveryLatency;
+  let flood: DeliveryLatency;
+  let alive = true;
+  try {
+    await timeDeliveries(url, labApprovals("evt_aw", "ord_aw", 50, 2_500), 5);
+    idle = await timeDeliveries(url, labApprovals("evt_ai", "ord_ai", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
+    let attacking = true;
+    const agent = new Agent({ keepAlive: false, maxSockets: options.attackers });
+    const attackers = Array.from({ length: options.attackers }, async () => {
+      while (attacking) {
+        const answer = await post(agent, url, "/dead-letters", body, { "next-action": actionId, "content-type": "text/plain;charset=UTF-8", origin: server.url });
+        attackStatuses[answer.status] = (attackStatuses[answer.status] ?? 0) + 1;
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    try {
+      flood = await timeDeliveries(url, labApprovals("evt_af", "ord_af", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
+    } finally {
+      attacking = false;
+      await Promise.all(attackers);
+      agent.destroy();
+    }
+    alive = (await fetch(`${server.url}/api/health/live`).then((response) => response.status, () => 0)) === 200;
+  } finally {
+    await server.stop();
+  }
+  return {
+    idle,
+    flood,
+    p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100,
+    attackers: options.attackers,
+    attackStatuses,
+    attackBytes: Buffer.byteLength(body),
+    ok: alive && idle.ok === idle.deliveries && flood.ok === flood.deliveries,
   };
 }

@@ -14,7 +14,7 @@ import { ensureProductionBuild } from "@/bench/bench-processes";
 import { summarizeCpuProfile, type ProfileSummary } from "@/bench/cpu-profile";
 import { measureDashboardAtScale, type DashboardMeasurement } from "@/bench/dashboard-bench";
 import { measureDuplicateStorm, type StormMeasurement } from "@/bench/duplicate-storm";
-import { measureFlood, type FloodMeasurement } from "@/bench/flood-bench";
+import { measureActionFlood, measureFlood, type ActionFloodMeasurement, type FloodMeasurement } from "@/bench/flood-bench";
 import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/bench/ingest-bench";
 import { machineInfo, median, type MachineInfo } from "@/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/bench/reconcile-bench";
@@ -173,6 +173,7 @@ interface BenchReport {
   reconcileLoad?: ReconcileLoadMeasurement[];
   profile?: { mode: "inbox" | "inline" | "worker"; deliveries: number; summary: ProfileSummary }[];
   flood?: FloodMeasurement[];
+  actionFlood?: ActionFloodMeasurement;
   limit?: LimitBenchReport;
 }
 
@@ -363,6 +364,18 @@ async function main(): Promise<number> {
           `p99 flood/idle ${flood.p99Ratio.toFixed(2)} (target <= 2${flood.p99Ratio <= 2 ? ", met" : ", NOT met"}); ${flood.floodPosts} posts at ${flood.floodPerSecond}/s${flood.floodSkipped ? ` (${flood.floodSkipped} skipped: 128 unanswered)` : ""} left ${flood.floodDecisionRows} decision rows, ${flood.countedRefusals} counted${flood.samplePerMinute !== 5 ? "" : flood.ok ? " - ok" : " - check FAILED"}`,
       );
     }
+  }
+
+  if (options.sections.includes("flood") && options.floodTargets.includes("next")) {
+    // Anonymous 9.5 MB server-action posts: refused by proxy.ts before any decode (they used to take the server past its heap).
+    const attack = await measureActionFlood({ deliveries: options.floodDeliveries, attackers: 6, gapMs: 20, maxSeconds: options.floodSeconds });
+    report.actionFlood = attack;
+    failed ||= !attack.ok;
+    console.log(
+      `\nAnonymous server-action flood: ${attack.attackers} clients posting ${(attack.attackBytes / 1_048_576).toFixed(1)} MB fetch-action bodies (800,000 keys) to a real action id, again and again; next start, inline, SQLite\n` +
+        `  idle (${attack.idle.deliveries}) p50 ${attack.idle.p50Ms} ms p99 ${attack.idle.p99Ms} ms; under the attack (${attack.flood.deliveries}) p50 ${attack.flood.p50Ms} ms p99 ${attack.flood.p99Ms} ms; ` +
+        `p99 attack/idle ${attack.p99Ratio.toFixed(2)} (target <= 2${attack.p99Ratio <= 2 ? ", met" : ", NOT met"}); attack answered ${JSON.stringify(attack.attackStatuses)}${attack.ok ? " - ok" : " - check FAILED (server gone or a delivery not applied)"}`,
+    );
   }
 
   if (options.sections.includes("limit")) {

@@ -8,6 +8,7 @@ import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { newUserSchema } from "@/lib/auth/users";
 import { createUserWithPassword } from "@/lib/auth/users";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { closeDb, db } from "@/lib/db/client";
 import { cliLocale, cliReasons } from "@/lib/reasons/cli-reasons";
 import { issueReason } from "@/lib/reasons/reason-codes";
@@ -46,6 +47,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const view = cliReasons(locale);
+  // Before the password is asked for: the first admin is often created before the first `npm start`.
+  const schemaExit = await cliSchemaExitCode("create-user", { apply: true });
+  if (schemaExit !== undefined) process.exit(schemaExit);
   const parsed = newUserSchema.safeParse({ email: values.email, name: values.name ?? values.email, role: values.role, password: await readPassword() });
   if (!parsed.success) {
     // A refused password's reason (params.reason) in the command's locale; zod's own words otherwise.

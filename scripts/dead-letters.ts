@@ -6,6 +6,7 @@
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
 import "@/lib/log/cli-logs-to-stderr";
 import { userInfo } from "node:os";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
 import { retryAllDeadLettersAs, retryDeadLetterAs, type DashboardRetryOutcome, type DeadLetterRetryResult } from "@/lib/dead-letters/manage-dead-letters";
@@ -42,6 +43,8 @@ async function main(args: string[]): Promise<number> {
   // The outcome stays a machine word (scripts grep it); the reason reads in the reader's locale.
   const printResult = (result: DeadLetterRetryResult) => print(`${result.id}  ${result.outcome}  ${view.render(result.reasonRef, result.reason)}`);
   const [command, ...rest] = withoutLocaleFlag(args);
+  const schemaExit = await cliSchemaExitCode("dead-letters", { apply: true });
+  if (schemaExit !== undefined) return schemaExit;
   const database = await db();
   if (command === "list") {
     const status = rest.includes("--all") ? "all" : rest.includes("--resolved") ? "resolved" : "open";

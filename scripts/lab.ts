@@ -1,7 +1,8 @@
-// npm run lab [-- --url http://127.0.0.1:3000] [--compare] [--json] [--locale en|es-AR]: play the lab provider's five
-// deliveries against a running Acredita (--url, else http://127.0.0.1:$PORT, else port 3000; .env files
-// are read as npm start reads them), reconcile, print. Exit 0 when 0 mismatches, 1 otherwise, 2 when
-// it cannot run (no server answers, a bad --url or PORT).
+// npm run lab [-- --url http://127.0.0.1:3000] [--compare] [--json] [--locale en|es-AR] [--wait <seconds>] [--allow-production]:
+// play the lab provider's five deliveries against a running Acredita (--url, else http://127.0.0.1:$PORT,
+// else port 3000; .env files are read as npm start reads them), reconcile, print. A production target is
+// refused without --allow-production. Exit 0 when 0 mismatches, 1 otherwise, 2 when it cannot run (no
+// server answers, a bad --url or PORT, a production target, its events not applied within --wait).
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
 import "@/lib/log/cli-logs-to-stderr";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import path from "node:path";
 import { loadEnvConfig } from "@next/env";
 import { DEMO_SECRETS, settings } from "@/lib/config/settings";
 import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
-import { labTarget, serverProblem } from "@/lib/lab/lab-target";
+import { labSettlementPath, labTarget, labWaitSeconds, probeServer, productionRefusal } from "@/lib/lab/lab-target";
 import { formatDeliveryHeader, runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
@@ -45,9 +46,19 @@ async function main(): Promise<number> {
     return 2;
   }
   const view = cliReasons(locale);
-  const problem = await serverProblem(url);
-  if (problem) {
-    console.error(`lab: ${problem}`);
+  const waitSeconds = labWaitSeconds(process.argv.slice(2));
+  if (typeof waitSeconds !== "number") {
+    console.error(`lab: ${waitSeconds.error}`);
+    return 2;
+  }
+  const probe = await probeServer(url);
+  if ("problem" in probe) {
+    console.error(`lab: ${probe.problem}`);
+    return 2;
+  }
+  const refusal = productionRefusal(probe.mode, url, process.argv.slice(2), view);
+  if (refusal) {
+    console.error(`lab: ${refusal}`);
     return 2;
   }
   const config = settings();
@@ -56,11 +67,10 @@ async function main(): Promise<number> {
   // The lab plays a provider and a store against a server: it signs with the lab secret and creates
   // orders with the operator token, both taken from the environment, else the public demo values
   // (which only a demo server accepts).
-  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print, view });
+  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print, view, waitSeconds });
 
-  const folder = path.join("data", "lab");
-  mkdirSync(folder, { recursive: true });
-  const csvPath = path.join(folder, "settlement.csv");
+  const csvPath = labSettlementPath(url, process.env);
+  mkdirSync(path.dirname(csvPath), { recursive: true });
   writeFileSync(csvPath, run.settlementCsv);
   print(`\n${view.t("reasons.lab.settlementWritten", { path: csvPath, runId: run.report.runId })}`);
   print(formatReport({ ...run.report, source: csvPath }, view));

@@ -2,6 +2,7 @@
 // Outbox messages (fulfilment webhooks). Uncertain ones were sent without an answer: check with the
 // merchant, then resend (same Idempotency-Key) or resolve. Exit: 0 done, 1 refused, 2 bad usage.
 import { userInfo } from "node:os";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";
 import { listOutboxMessages, settleOutboxMessage } from "@/lib/outbox/outbox-messages";
 import { runCli } from "@/lib/background/run-cli";
@@ -14,6 +15,8 @@ const USAGE = "usage: npm run outbox -- list [--status <status>] [--json] | rese
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const schemaExit = await cliSchemaExitCode("outbox", { apply: true });
+  if (schemaExit !== undefined) return schemaExit;
   const database = await db();
   if (command === "list") {
     const statusIndex = rest.indexOf("--status");

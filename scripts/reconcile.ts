@@ -9,6 +9,7 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { basename } from "node:path";
 import { recordAudit } from "@/lib/audit/record-audit";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db, type Db } from "@/lib/db/client";
 import { labMismatches, formatLabMismatch, formatLabSummary } from "@/lib/reconciliation/reconcile";
 import type { RunProgress } from "@/lib/reconciliation/payment-run";
@@ -146,6 +147,8 @@ async function main(): Promise<number> {
     const format = await formatOfFile(file, forced);
     const request: ScopeRequest = { provider: value("--provider"), account: value("--account"), livemode: flags.has("--live") ? true : flags.has("--test") ? false : undefined, from: value("--from"), to: value("--to") };
     const scope = resolveScope(format, request);
+    const schemaExit = await cliSchemaExitCode("reconcile", { apply: true });
+    if (schemaExit !== undefined) return schemaExit;
     const client = await db();
     // The audit actor of a command is the operating-system user who ran it.
     const operator = `cli:${process.env.USER ?? userInfo().username}`;

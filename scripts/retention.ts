@@ -1,13 +1,15 @@
 // npm run retention [-- --days N] [--decision-days N] [--rejection-count-days N] [--dry-run] [--json]:
 // empty stored payloads older than the payload period (PAYLOAD_RETENTION_DAYS), delete decision rows
 // older than DECISION_RETENTION_DAYS and per-minute refusal counts older than
-// REJECTION_COUNT_RETENTION_DAYS; prints the periods in use and their defaults first. Exit 0 when done,
+// REJECTION_COUNT_RETENTION_DAYS, and sign-in rate-limit rows whose window is over; prints the periods in use and their defaults first. Exit 0 when done,
 // 2 on a bad argument or setting, 1 on a database failure.
 import { z } from "zod";
 import { settingDefault, settings, SettingsError } from "@/lib/config/settings";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";
 import { formatDecisionRetentionReport, purgeExpiredDecisions } from "@/lib/retention/purge-decisions";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
+import { formatRateLimitRetentionReport, purgeExpiredRateLimits } from "@/lib/retention/purge-rate-limits";
 import { runCli } from "@/lib/background/run-cli";
 
 const daysSchema = z.coerce.number().int().min(1).max(3_650);
@@ -52,16 +54,20 @@ async function main(): Promise<number> {
     throw error;
   }
   const dryRun = args.includes("--dry-run");
+  const schemaExit = await cliSchemaExitCode("retention", { apply: true });
+  if (schemaExit !== undefined) return schemaExit;
   // runCli closes the database once this returns or throws.
   const database = await db();
   const payloads = await purgeExpiredPayloads(database, { retentionDays: days.PAYLOAD_RETENTION_DAYS, dryRun });
   const decisions = await purgeExpiredDecisions(database, { decisionRetentionDays: days.DECISION_RETENTION_DAYS, rejectionCountRetentionDays: days.REJECTION_COUNT_RETENTION_DAYS, dryRun });
+  const rateLimits = await purgeExpiredRateLimits(database, settings(), { dryRun });
   if (args.includes("--json")) {
-    console.log(JSON.stringify({ ...payloads, decisions }));
+    console.log(JSON.stringify({ ...payloads, decisions, rateLimits }));
   } else {
     console.log(`Retention periods (days): ${PERIODS.map(([, setting]) => `${setting}=${days[setting]} (default ${settingDefault(setting)})`).join(", ")}`);
     console.log(formatRetentionReport(payloads));
     console.log(formatDecisionRetentionReport(decisions));
+    console.log(formatRateLimitRetentionReport(rateLimits));
   }
   return 0;
 }

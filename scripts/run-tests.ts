@@ -1,16 +1,30 @@
-// npm test: checks the import rules (npm run lint:arch) and the docs' links (lint:docs), builds the
-// production app, runs every node:test file (unit tests beside the code in lib/**, integration tests in
-// tests/integration/**, end-to-end tests over HTTP in e2e/http/**) on SQLite, then again on PostgreSQL
-// (in the time zone America/Argentina/Buenos_Aires unless TZ is set, so a time written in local time
-// fails a test) with the Playwright specs (real Chromium) on PostgreSQL too, then the Playwright specs on SQLite. For
-// the PostgreSQL pass it starts a throwaway cluster (lib/db/postgres-cluster.ts) and stops it at the
-// end, unless TEST_POSTGRES_URL names one already running. Exits non-zero when any stage fails.
-//   npm test [-- lint|build|unit|sqlite|postgres|browser]   one stage only (unit = both databases)
+// npm test: the whole suite, in tiers (docs/testing.md), each run where it proves something:
+//   unit     lib/**/*.test.ts and tests/unit/**: no database, no process; run once.
+//   db       tests/integration/**: lib and SQL against a database, in process; on SQLite and on PostgreSQL.
+//   process  e2e/http/**: real servers, workers, CLIs and signals; on SQLite. Those whose subject is the
+//            database itself (`*.database.test.ts`: scale-out, reconnect, restart with an upgrade) on
+//            PostgreSQL too.
+//   browser  e2e/browser/** (Playwright, Debian's Chromium): once, on PostgreSQL.
+// Order: the import rules and the docs' links, the production build, unit + db + process on SQLite, then
+// db + the database's process tests on PostgreSQL BESIDE the browser specs (two cores: one each). The
+// PostgreSQL work runs in the time zone America/Argentina/Buenos_Aires unless TZ is set, so a time
+// written in local time fails a test, on a throwaway cluster (lib/db/postgres-cluster.ts) unless
+// TEST_POSTGRES_URL names one already running. Every node test file's wall time is recorded
+// (scripts/test-file-timer.ts) and Playwright's per spec: the 20 slowest are printed, and a file over
+// SLOW_FILE_SECONDS fails the run unless it says why it is slow (a `// slow-test: <reason>` line).
+// Exits non-zero when any stage fails.
+//   npm test [-- lint|build|unit|sqlite|postgres|browser]   one stage only
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-cluster";
 import { errorMessage } from "@/lib/log/error-message";
+
+/** A test file over this many seconds of wall time fails the run unless it carries a `// slow-test: <reason>` line. */
+const SLOW_FILE_SECONDS = 30;
+/** A single test still running after this is failed and named (node:test's --test-timeout). */
+const TEST_TIMEOUT_MS = 150_000;
 
 function findTests(folder: string, pattern: RegExp): string[] {
   if (!existsSync(folder)) return [];
@@ -20,6 +34,18 @@ function findTests(folder: string, pattern: RegExp): string[] {
     if (statSync(full).isDirectory()) return findTests(full, pattern);
     return pattern.test(entry) ? [full] : [];
   });
+}
+
+/** The test files of each tier (see the header). */
+function testTiers(): { unit: string[]; db: string[]; process: string[]; processOnBoth: string[]; browser: string[] } {
+  const process = findTests("e2e/http", /\.test\.ts$/).sort();
+  return {
+    unit: [...findTests("lib", /\.test\.ts$/), ...findTests("tests/unit", /\.test\.ts$/)].sort(),
+    db: findTests("tests/integration", /\.test\.ts$/).sort(),
+    process,
+    processOnBoth: process.filter((file) => file.endsWith(".database.test.ts")),
+    browser: findTests("e2e/browser", /\.spec\.ts$/).sort(),
+  };
 }
 
 let cluster: ThrowawayCluster | undefined;
@@ -34,11 +60,10 @@ function stopCluster(): void {
 }
 
 /**
- * How long one stage may take (minutes) before it is stopped and reported as failed. Each stage takes a
- * third of this or less here; the limits keep the whole run inside CI's 90 minutes, so a hang (a test
+ * How long one stage may take (minutes) before it is stopped and reported as failed, so a hang (a test
  * file whose process never exits) fails with the processes it left named instead of a silent time-out.
  */
-const STAGE_LIMIT_MINUTES: Record<string, number> = { build: 10, node: 22, browser: 16 };
+const STAGE_LIMIT_MINUTES: Record<string, number> = { build: 10, node: 20, browser: 16 };
 
 /** `pid` and every process below it, children before their parents (from `ps`). */
 function processTree(pid: number): number[] {
@@ -52,8 +77,8 @@ function processTree(pid: number): number[] {
   return below(pid);
 }
 
-/** The stage running now, stopped with everything below it when this process is interrupted. */
-let current: number | undefined;
+/** The stages running now, stopped with everything below them when this process is interrupted. */
+const running = new Set<number>();
 
 function killTree(pid: number): void {
   for (const id of processTree(pid)) {
@@ -65,12 +90,27 @@ function killTree(pid: number): void {
   }
 }
 
-/** Runs one stage; a stage past `limitMinutes` is stopped with everything it started, after printing what was still running. */
-async function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env, limitMinutes = 0): Promise<void> {
-  console.log(`\n== ${label}: ${command} ${args.length > 6 ? `${args.slice(0, 6).join(" ")} …` : args.join(" ")}`);
+interface StageResult {
+  label: string;
+  ok: boolean;
+  seconds: number;
+}
+
+/**
+ * Runs one stage; a stage past `limitMinutes` is stopped with everything it started, after printing what
+ * was still running. `logFile`: its output goes there (a stage running beside another), printed when it
+ * ends. Resolves with whether it passed; never exits.
+ */
+async function run(label: string, command: string, args: string[], env: NodeJS.ProcessEnv, limitMinutes = 0, logFile?: string): Promise<StageResult> {
+  console.log(`\n== ${label}: ${command} ${args.length > 6 ? `${args.slice(0, 6).join(" ")} …` : args.join(" ")}${logFile ? ` (output: ${logFile})` : ""}`);
   const started = Date.now();
-  const child = spawn(command, args, { stdio: "inherit", env });
-  current = child.pid;
+  const child = spawn(command, args, { stdio: logFile ? ["ignore", "pipe", "pipe"] : "inherit", env });
+  if (logFile) {
+    const log = createWriteStream(logFile);
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+  }
+  running.add(child.pid!);
   let overran = false;
   const limit =
     limitMinutes > 0
@@ -83,57 +123,169 @@ async function run(label: string, command: string, args: string[], env: NodeJS.P
       : undefined;
   const result = await new Promise<{ status: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (status, signal) => resolve({ status, signal })));
   clearTimeout(limit);
-  current = undefined;
-  console.log(`== ${label}: ${result.status === 0 ? "passed" : overran ? `STOPPED after its limit of ${limitMinutes} min` : "FAILED"} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  if (result.status !== 0) {
-    console.error(`\n${label} failed (exit ${result.status ?? result.signal})`);
-    stopCluster();
-    process.exit(result.status ?? 1);
+  running.delete(child.pid!);
+  const seconds = (Date.now() - started) / 1000;
+  if (logFile) {
+    // Let the pipes drain before printing what the stage wrote.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    console.log(`\n== ${label}: its output\n${readFileSync(logFile, "utf8")}`);
   }
+  const ok = result.status === 0;
+  console.log(`== ${label}: ${ok ? "passed" : overran ? `STOPPED after its limit of ${limitMinutes} min` : `FAILED (exit ${result.status ?? result.signal})`} in ${seconds.toFixed(1)} s`);
+  return { label, ok, seconds };
+}
+
+/** Every test file's wall time recorded so far in this run. */
+const times: FileTime[] = [];
+
+/** Stops the run when a stage failed, after the time report of what ran. */
+function mustPass(result: StageResult): void {
+  if (result.ok) return;
+  console.error(`\n${result.label} failed`);
+  stopCluster();
+  if (times.length > 0) reportTimes(times);
+  process.exit(1);
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    if (current) killTree(current);
+    for (const pid of running) killTree(pid);
     stopCluster();
     process.exit(130);
   });
 }
 
+/** One test file's wall time in one stage. */
+interface FileTime {
+  stage: string;
+  file: string;
+  seconds: number;
+}
+
+/** The node test files' wall times a stage recorded (scripts/test-file-timer.ts). */
+function nodeFileTimes(stage: string, folder: string): FileTime[] {
+  return readdirSync(folder).flatMap((entry) => {
+    try {
+      const { file, ms } = JSON.parse(readFileSync(path.join(folder, entry), "utf8")) as { file: string; ms: number };
+      return [{ stage, file, seconds: ms / 1000 }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Playwright's per-spec durations from its JSON report (the sum of its tests' results). */
+function browserFileTimes(stage: string, reportFile: string): FileTime[] {
+  if (!existsSync(reportFile)) return [];
+  type Suite = { file?: string; specs?: { tests?: { results?: { duration?: number }[] }[] }[]; suites?: Suite[] };
+  const totals = new Map<string, number>();
+  const walk = (suite: Suite, file: string | undefined) => {
+    const here = suite.file ?? file;
+    for (const spec of suite.specs ?? []) {
+      const ms = (spec.tests ?? []).flatMap((one) => one.results ?? []).reduce((sum, result) => sum + (result.duration ?? 0), 0);
+      if (here) totals.set(here, (totals.get(here) ?? 0) + ms);
+    }
+    for (const child of suite.suites ?? []) walk(child, here);
+  };
+  try {
+    for (const suite of (JSON.parse(readFileSync(reportFile, "utf8")) as { suites?: Suite[] }).suites ?? []) walk(suite, undefined);
+  } catch {
+    return [];
+  }
+  return [...totals].map(([file, ms]) => ({ stage, file: path.join("e2e/browser", file), seconds: ms / 1000 }));
+}
+
+/** The reason a file gives for being slow (`// slow-test: <reason>`), or undefined. */
+function slowReason(file: string): string | undefined {
+  try {
+    return /^\s*\/\/\s*slow-test:\s*(\S.*)$/m.exec(readFileSync(file, "utf8"))?.[1]?.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Prints the 20 slowest files and returns the files over {@link SLOW_FILE_SECONDS} that do not say why. */
+function reportTimes(times: FileTime[]): FileTime[] {
+  const sorted = [...times].sort((a, b) => b.seconds - a.seconds);
+  console.log(`\n== the 20 slowest test files (of ${times.length} runs; a file over ${SLOW_FILE_SECONDS} s must say why: // slow-test: <reason>)`);
+  for (const time of sorted.slice(0, 20)) {
+    const reason = time.seconds > SLOW_FILE_SECONDS ? slowReason(time.file) : undefined;
+    console.log(`${time.seconds.toFixed(1).padStart(7)} s  ${time.stage.padEnd(8)} ${time.file}${reason ? `  (slow: ${reason})` : ""}`);
+  }
+  return sorted.filter((time) => time.seconds > SLOW_FILE_SECONDS && slowReason(time.file) === undefined);
+}
+
 async function main(): Promise<void> {
   const only = process.argv[2];
-  const stage = (name: string) => !only || only === name || (only === "unit" && (name === "sqlite" || name === "postgres"));
-  const nodeTests = [...findTests("lib", /\.test\.ts$/), ...findTests("tests/integration", /\.test\.ts$/), ...findTests("e2e/http", /\.test\.ts$/)].sort();
-  // A test still running after 10 minutes fails (the longest take about 90 s here), so one that hangs
-  // is named and its file's after() hooks stop what it started.
-  const nodeArgs = ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=600000", "--test-reporter=spec", ...nodeTests];
-  const testEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent" };
-  const playwright = ["node_modules/@playwright/test/cli.js", "test"];
-  const hasBrowserTests = findTests("e2e/browser", /\.spec\.ts$/).length > 0;
+  if (only && !["lint", "build", "unit", "sqlite", "postgres", "browser"].includes(only)) {
+    console.error("usage: npm test [-- lint|build|unit|sqlite|postgres|browser]");
+    process.exit(2);
+  }
+  const stage = (name: string) => !only || only === name;
+  const tiers = testTiers();
+  const started = Date.now();
+  const scratch = mkdtempSync(path.join(tmpdir(), "acredita-test-run-"));
+  const nodeArgs = (files: string[]) => ["--import", "tsx", "--import", "./scripts/test-file-timer.ts", "--test", "--test-concurrency=2", `--test-timeout=${TEST_TIMEOUT_MS}`, "--test-reporter=spec", ...files];
+  const nodeEnv = (name: string, extra: Record<string, string>) => {
+    const folder = path.join(scratch, name);
+    spawnSync("mkdir", ["-p", folder]);
+    return { env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "silent", TEST_DURATIONS_DIR: folder, ...extra }, folder };
+  };
+  const playwright = ["node_modules/@playwright/test/cli.js", "test", "--reporter=list,json"];
+  const playwrightEnv = (reportFile: string, extra: Record<string, string>) => ({ ...process.env, PLAYWRIGHT_JSON_OUTPUT_FILE: reportFile, ...extra });
 
   if (stage("lint")) {
-    await run("lint:arch", process.execPath, ["--import", "tsx", "scripts/lint-arch.ts"]);
-    await run("lint:docs", process.execPath, ["--import", "tsx", "scripts/check-doc-links.ts"]);
+    mustPass(await run("lint:arch", process.execPath, ["--import", "tsx", "scripts/lint-arch.ts"], process.env));
+    mustPass(await run("lint:docs", process.execPath, ["--import", "tsx", "scripts/check-doc-links.ts"], process.env));
   }
-  if (stage("build")) await run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"], process.env, STAGE_LIMIT_MINUTES.build);
-  if (stage("sqlite")) await run("node tests on SQLite", process.execPath, nodeArgs, { ...testEnv, TEST_DATABASE: "sqlite" }, STAGE_LIMIT_MINUTES.node);
-  if (stage("postgres")) {
+  if (stage("build")) mustPass(await run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"], process.env, STAGE_LIMIT_MINUTES.build));
+  if (only === "unit") {
+    const { env, folder } = nodeEnv("unit", { TEST_DATABASE: "sqlite" });
+    const result = await run("unit tests", process.execPath, nodeArgs(tiers.unit), env, STAGE_LIMIT_MINUTES.node);
+    times.push(...nodeFileTimes("unit", folder));
+    mustPass(result);
+  }
+  if (stage("sqlite")) {
+    const { env, folder } = nodeEnv("sqlite", { TEST_DATABASE: "sqlite" });
+    const result = await run("node tests on SQLite (unit, db, process)", process.execPath, nodeArgs([...tiers.unit, ...tiers.db, ...tiers.process]), env, STAGE_LIMIT_MINUTES.node);
+    times.push(...nodeFileTimes("sqlite", folder));
+    mustPass(result);
+  }
+  const postgresNode = stage("postgres");
+  const browser = stage("browser") && tiers.browser.length > 0;
+  if (postgresNode || browser) {
     let adminUrl = process.env.TEST_POSTGRES_URL;
     if (!adminUrl) {
-      const started = Date.now();
+      const clusterStarted = Date.now();
       cluster = await startThrowawayCluster();
       adminUrl = cluster.url;
-      console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - clusterStarted) / 1000).toFixed(1)} s`);
     }
     try {
-      // A host whose clock is not UTC (Buenos Aires, UTC-3 all year): every stored time must still be UTC.
-      await run("node tests on PostgreSQL", process.execPath, nodeArgs, { ...testEnv, TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl }, STAGE_LIMIT_MINUTES.node);
-      if (!only && hasBrowserTests) await run("browser tests on PostgreSQL", process.execPath, playwright, { ...process.env, TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl }, STAGE_LIMIT_MINUTES.browser);
+      const stages: Promise<StageResult>[] = [];
+      const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
+      const reportFile = path.join(scratch, "browser.json");
+      if (postgresNode) stages.push(run("node tests on PostgreSQL (db, the database's process tests)", process.execPath, nodeArgs([...tiers.db, ...tiers.processOnBoth]), env, STAGE_LIMIT_MINUTES.node));
+      if (browser) {
+        const beside = postgresNode ? path.join(scratch, "browser.log") : undefined;
+        stages.push(run("browser tests on PostgreSQL", process.execPath, playwright, playwrightEnv(reportFile, { TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl }), STAGE_LIMIT_MINUTES.browser, beside));
+      }
+      const results = await Promise.all(stages);
+      times.push(...nodeFileTimes("postgres", folder), ...browserFileTimes("browser", reportFile));
+      for (const result of results) mustPass(result);
     } finally {
       stopCluster();
     }
   }
-  if (stage("browser") && hasBrowserTests) await run("browser tests on SQLite", process.execPath, playwright, { ...process.env, TEST_DATABASE: "sqlite" }, STAGE_LIMIT_MINUTES.browser);
+  if (times.length > 0) {
+    const unexplained = reportTimes(times);
+    if (unexplained.length > 0) {
+      console.error(`\n${unexplained.length} test file(s) took more than ${SLOW_FILE_SECONDS} s without saying why (add a line // slow-test: <reason>, or make them faster):`);
+      for (const time of unexplained) console.error(`  ${time.file} (${time.stage}, ${time.seconds.toFixed(1)} s)`);
+      process.exit(1);
+    }
+  }
+  console.log(`\n== npm test: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 main().catch((error: unknown) => {

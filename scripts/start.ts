@@ -1,5 +1,6 @@
 // npm start (production) and npm run demo (demo mode): validate settings and endpoints, apply
-// migrations, seed demo data and users (demo only), build if needed, serve.
+// migrations, seed demo data and users (demo only), build if needed, serve (restarting the server
+// process when it dies).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -15,6 +16,7 @@ import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints } from "@/lib/endpoints/endpoints";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { seedDemoData } from "@/lib/demo/seed";
+import { SERVER_RESTARTS_ENV, superviseServer } from "@/lib/background/server-supervisor";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);
 
@@ -124,9 +126,17 @@ async function main(): Promise<void> {
   console.log(`Acredita listening on http://${host}:${config.PORT}${demo ? "  (DEMO MODE)" : ""}`);
   // The mode and database checked above are passed on explicitly: Next.js never lets an environment
   // file override a variable that is already set. The server's heap is capped (lib/config/server-process-flags.ts).
-  const server = spawn(process.execPath, [...serverProcessFlags(), "node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], { stdio: "inherit", env: { ...process.env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1" } });
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
-  server.on("exit", (code) => process.exit(code ?? 0));
+  // A server process that dies (crash, SIGKILL, V8's heap limit) is started again with backoff
+  // (lib/background/server-supervisor.ts); SIGTERM and SIGINT stop it and this process with its status.
+  const stop = superviseServer(
+    (restarts) =>
+      spawn(process.execPath, [...serverProcessFlags(), "node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], {
+        stdio: "inherit",
+        env: { ...process.env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1", [SERVER_RESTARTS_ENV]: String(restarts) },
+      }),
+    { log: (line) => console.error(line), exit: (status) => process.exit(status) },
+  );
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => stop(signal));
 }
 
 void main();

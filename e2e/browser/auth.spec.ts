@@ -75,6 +75,27 @@ test("the sign-in form says when the password is wrong and when attempts are exh
   await context.close();
 });
 
+test("an anonymous visitor switches the sign-in page to Spanish and back (no server action: proxy.ts refuses those without a session), and signs in from it", async ({ browser }) => {
+  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.70" } });
+  const page = await context.newPage();
+  await page.goto("/sign-in?next=%2Forders");
+  await expect(page.getByRole("heading", { name: "Sign in to Acredita" })).toBeVisible();
+  await page.getByLabel("Language").selectOption("es-AR");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page.getByRole("heading", { name: "Ingresá a Acredita" })).toBeVisible();
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Forders$/);
+  await page.getByLabel("Idioma").selectOption("en");
+  await page.getByRole("button", { name: "Aplicar" }).click();
+  await expect(page.getByRole("heading", { name: "Sign in to Acredita" })).toBeVisible();
+  await page.getByLabel("Language").selectOption("es-AR");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByLabel("Email").fill(demoUser("merchant").email);
+  await page.getByLabel("Contraseña").fill(demoUser("merchant").password);
+  await page.getByRole("button", { name: "Ingresar" }).click();
+  await expect(page.getByRole("heading", { name: "Órdenes" })).toBeVisible();
+  await context.close();
+});
+
 test("an admin creates a user and changes roles; the new user signs in; a merchant cannot open the page", async ({ browser }, testInfo) => {
   const admin = await browser.newContext({ storageState: storageStateOf("admin") });
   const page = await admin.newPage();

@@ -1,5 +1,5 @@
 // Reconciliation from the page: the upload goes to POST /api/reconciliations (a 12 MB Stripe report,
-// over Next's 10 MB server-action limit), the run's page shows the progress bar until the worker is
+// far over the 128 KB server-action body limit), the run's page shows the progress bar until the worker is
 // done, then the totals per currency formatted for the locale and the mismatches (filter by code, sort,
 // pages, CSV export), each linked to the order's timeline. The lab's order-level file still works; a
 // file over the upload limit is refused naming it; a bad file is refused with its line.

@@ -2,12 +2,12 @@
 // migrations, demo seed, the built app) on a fresh database, then what only demo mode allows: the
 // public demo secrets and passwords.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { freePort } from "@/lib/net/free-port";
 import { ensureBuilt, waitFor } from "../support/real-server";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { yolfiEvent, yolfiSignature } from "../support/providers";
@@ -56,15 +56,30 @@ describe("npm run demo", () => {
     assert.ok(signIn.includes("merchant-demo-2026"), "the sign-in page shows the demo passwords in demo mode");
   });
 
+  test("`npm run lab` against it, as the README says: no flag needed, 0 mismatches, the settlement in data/lab beside the database", () => {
+    // The README's `PORT=3105 npm run lab`: the same PORT (and DATABASE_URL) as the demo it plays against.
+    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts"], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C", PORT: new URL(url).port, DATABASE_URL: database.url } as unknown as NodeJS.ProcessEnv,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    const lines = run.stdout.split("\n");
+    const csvPath = path.join(path.dirname(database.url.slice("file:".length)), "lab", "settlement.csv");
+    assert.ok(lines.some((line) => line.startsWith(`Settlement written to ${csvPath}. Reconciliation (run `)), run.stdout);
+    assert.ok(lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: ARS 0.00"), run.stdout);
+    assert.equal(readFileSync(csvPath, "utf8").split("\n")[0], "order_id,provider_status,amount,currency");
+  });
+
   test("accepts the Yolfi example of docs/providers.md signed with the public demo secret", async () => {
-    const body = yolfiEvent({ id: "evt_demo_mode_1", type: "payment.confirmed", orgId: "org_acredita_demo", data: { paymentId: "ypay_demo_mode", merchantOrderId: "ord_1041", amount: "49.90", token: "USDC" } });
+    const body = yolfiEvent({ id: "evt_demo_mode_1", type: "payment.confirmed", orgId: "org_acredita_demo", data: { paymentId: "ypay_demo_mode", merchantOrderId: "ord_1044", amount: "49.90", token: "USDC" } });
     const response = await fetch(`${url}/api/webhooks/yolfi`, { method: "POST", body, headers: { "content-type": "application/json", "X-Yolfi-Signature": yolfiSignature(body, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET) } });
     assert.deepEqual([response.status, (await response.json()).outcome], [200, "accepted"]);
-    const paid = await waitFor("ord_1041 paid by the in-process worker", async () => {
-      const order = await (await fetch(`${url}/api/orders/ord_1041`, { headers: { authorization: "Bearer demo-api-token" } })).json();
+    const paid = await waitFor("ord_1044 paid by the in-process worker", async () => {
+      const order = await (await fetch(`${url}/api/orders/ord_1044`, { headers: { authorization: "Bearer demo-api-token" } })).json();
       return order.status === "paid" ? order : undefined;
     });
-    assert.deepEqual([paid.credited, paid.currency], [2500000, "ARS"]);
+    assert.deepEqual([paid.credited, paid.currency], [3000000, "ARS"]);
   });
 
   test("pages link the product's icon, and it is served", async () => {

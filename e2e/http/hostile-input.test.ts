@@ -1,4 +1,5 @@
 import { TEST_DB } from "../support/test-env";
+// slow-test: the hostile-input suite against the built server over real HTTP
 // The hostile-input suite, against the BUILT server over real HTTP, as an attacker holding each secret
 // (or none) would try it: public demo secrets in production, endpoints nobody configured, a test
 // secret poisoning live event ids, one provider's events touching another provider's payments, and

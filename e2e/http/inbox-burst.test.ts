@@ -1,3 +1,4 @@
+// slow-test: 1,000 deliveries to the built server while its worker processes are SIGKILLed twice
 // Burst: 1,000 deliveries of 100 distinct events, in random order with duplicates, to the real
 // server in inbox mode, while the worker processes are SIGKILLed and restarted twice. Expected: exactly
 // 100 applied events, each ledger entry once, 0 lost.

@@ -1,3 +1,4 @@
+// slow-test: SIGKILLs the built server and worker processes at crash points and restarts them
 // Recovery, proved by killing processes: the built server (`next start`) and `npm run worker`
 // run as child processes on their own database; test crash points make a worker SIGKILL itself at an
 // exact place, and the tests check what a restart does.

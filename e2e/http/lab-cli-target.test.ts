@@ -2,24 +2,27 @@
 // listens on), else 3000; and when nobody answers there it says so and how to start one (exit 2).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import { closedPort } from "../support/merchant";
-import { startServer, type RunningServer } from "../support/server";
+import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
 
 const SECRET = "lab_target_secret_0001";
 const TOKEN = "lab-target-token-0123456789abcdef-0001";
 const HINT = "Start one in another terminal with `npm run demo` (or `npm start`), or point the lab at a running server with --url <url> or PORT.";
 let server: RunningServer;
+const databaseUrl = freshDatabaseUrl();
 
 before(async () => {
-  server = await startServer({ LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN });
+  server = await startServer({ DATABASE_URL: databaseUrl, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN });
 });
 after(() => server.stop());
 
-/** Runs scripts/lab.ts as `npm run lab` does, with `env` added (PORT unset unless given). */
+/** Runs scripts/lab.ts as `npm run lab --allow-production` does (the test server runs in production mode), with `env` added (PORT unset unless given). */
 function lab(args: string[], env: Record<string, string>) {
   const { PORT: _port, ...inherited } = process.env;
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", ...args], { env: { ...inherited, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, ...env }, encoding: "utf8", timeout: 120_000 });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--allow-production", ...args], { env: { ...inherited, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, DATABASE_URL: databaseUrl, ...env }, encoding: "utf8", timeout: 120_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -33,6 +36,13 @@ test("--url wins over PORT", async () => {
   const run = lab(["--url", server.url], { PORT: String(await closedPort()) });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout.split("\n")[0], `Lab provider -> ${server.url}/api/webhooks/lab`);
+  // Not the server this environment describes: its settlement goes to a folder of its own, never over the local server's.
+  const folder = path.join("data", "lab", `127.0.0.1-${server.port}`);
+  try {
+    assert.ok(run.stdout.includes(`\nSettlement written to ${path.join(folder, "settlement.csv")}. Reconciliation (run `), run.stdout);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 });
 
 test("when no server answers on PORT: one sentence saying so and how to start one, exit 2, nothing sent", async () => {

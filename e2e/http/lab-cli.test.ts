@@ -3,16 +3,17 @@ import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { paymentIntent, stripeEvent, stripeHeader, yolfiEvent, yolfiSignature } from "../support/providers";
 import { waitFor } from "../support/real-server";
-import { startServer, type RunningServer } from "../support/server";
+import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
 
 const SECRET = "lab_cli_secret_0001";
 const TOKEN = "lab-cli-token-0123456789abcdef-0001";
 const STRIPE_SECRET = "whsec_lab_cli_stripe_0001";
 const YOLFI_SECRET = "yolfi_lab_cli_secret_0001";
 let server: RunningServer;
+const databaseUrl = freshDatabaseUrl();
 
 before(async () => {
-  server = await startServer({ LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_ACCOUNT_ID: "acct_lab_cli", YOLFI_WEBHOOK_SECRET: YOLFI_SECRET, YOLFI_ORG_ID: "org_lab_cli" });
+  server = await startServer({ DATABASE_URL: databaseUrl, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_ACCOUNT_ID: "acct_lab_cli", YOLFI_WEBHOOK_SECRET: YOLFI_SECRET, YOLFI_ORG_ID: "org_lab_cli" });
 });
 
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -25,8 +26,10 @@ async function post(path: string, body: string, headers: Record<string, string>)
 after(() => server.stop());
 
 function lab(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url, ...args], {
-    env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN },
+  // A production server: the lab plays there only when told. With the server's PORT and DATABASE_URL the
+  // lab knows the target's data, and writes its settlement beside it (not in this checkout's data/).
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url, "--allow-production", ...args], {
+    env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(server.port), DATABASE_URL: databaseUrl },
     encoding: "utf8",
   });
   return { code: result.status, lines: result.stdout.split("\n"), stderr: result.stderr };

@@ -4,19 +4,20 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
-import { startServer, type RunningServer } from "../support/server";
+import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
 
 const SECRET = "lab_inbox_secret_0001";
 const TOKEN = "lab-inbox-token-0123456789abcdef-0001";
 let server: RunningServer;
+const databaseUrl = freshDatabaseUrl();
 
 before(async () => {
-  server = await startServer({ LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, LAB_PROCESSING_MODE: "inbox", INBOX_POLL_INTERVAL_MS: "50" });
+  server = await startServer({ DATABASE_URL: databaseUrl, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, LAB_PROCESSING_MODE: "inbox", INBOX_POLL_INTERVAL_MS: "50" });
 });
 after(() => server.stop());
 
 test("npm run lab in inbox mode: every provider delivery is accepted once stored, 0 mismatches, 0 over-credited", async () => {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url], { env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url, "--allow-production"], { env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(server.port), DATABASE_URL: databaseUrl }, encoding: "utf8" });
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
   const lines = result.stdout.split("\n");
   const deliveries = lines.flatMap((line) => {
@@ -41,7 +42,11 @@ test("npm run lab in inbox mode: every provider delivery is accepted once stored
   const refunded = await (await fetch(`${server.url}/api/orders/ord_1045`, { headers: auth })).json();
   assert.equal(refunded.status, "refunded");
   assert.equal(refunded.credited, 0);
-  assert.deepEqual(refunded.ledger.map((entry: { businessKey: string }) => entry.businessKey), ["credit:lab:lab:live:pay_0004", "refund:lab:lab:live:pay_0004"]);
+  const keys: string[] = refunded.ledger.map((entry: { businessKey: string }) => entry.businessKey);
+  assert.equal(keys.length, 2);
+  assert.equal(keys[0], "credit:lab:lab:live:pay_0004");
+  // The lab's full refund is its payment's absolute refunded total, kept with the event's creation time.
+  assert.match(keys[1], /^refund:lab:lab:live:pay_0004:total:1500000:at:\d+$/);
   const metrics = await (await fetch(`${server.url}/api/metrics`, { headers: auth })).json();
   assert.equal(metrics.inbox.pending, 0);
   assert.equal(metrics.deadLetters.open, 0);

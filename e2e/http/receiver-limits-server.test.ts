@@ -53,7 +53,7 @@ test("after both refusals the server still serves, and each left one unverified 
   const health = await fetch(`${server.url}/api/health`);
   assert.deepEqual([health.status, await health.json()], [200, { ok: true, database: "up" }]);
   const live = await fetch(`${server.url}/api/health/live`);
-  assert.deepEqual([live.status, await live.json()], [200, { ok: true }]);
+  assert.deepEqual([live.status, await live.json()], [200, { ok: true, mode: "production" }]);
   const wrongMethod = await fetch(`${server.url}/api/webhooks/lab`);
   assert.deepEqual([wrongMethod.status, wrongMethod.headers.get("allow")], [405, "POST"]);
   assert.deepEqual(decisionsWithStatus(413), [

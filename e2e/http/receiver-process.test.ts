@@ -172,12 +172,12 @@ test("a wrong setting or an unmigrated database stops the receiver at start with
   const missing = path.join(tmpdir(), `acredita-missing-${process.pid}.db`);
   const absent = run({ DATABASE_URL: `file:${missing}`, RECEIVER_PORT: "1" });
   assert.equal(absent.status, 1);
-  assert.equal(absent.stderr, `Acredita receiver cannot start: database not ready (no file ${missing}); run npm start once to apply the migrations\n`);
+  assert.equal(absent.stderr, `Acredita receiver cannot start: the database is not set up yet (no migrations applied to ${missing}); run npm start once to apply them\n`);
   assert.equal(existsSync(missing), false, "the missing database file was created");
   const unmigrated = path.join(tmpdir(), `acredita-unmigrated-${process.pid}.db`);
   writeFileSync(unmigrated, "");
   const empty = run({ DATABASE_URL: `file:${unmigrated}`, RECEIVER_PORT: "1" });
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${unmigrated}${suffix}`, { force: true });
   assert.equal(empty.status, 1);
-  assert.match(empty.stderr, /^Acredita receiver cannot start: database not ready \(.*\); run npm start once to apply the migrations\n$/);
+  assert.equal(empty.stderr, `Acredita receiver cannot start: the database is not set up yet (no migrations applied to ${unmigrated}); run npm start once to apply them\n`);
 });

@@ -119,6 +119,15 @@ describe("POST /api/reconciliations", () => {
     assert.deepEqual(await upload(""), { status: 400, json: { error: "line 1: empty file: expected a header row", code: "invalid_settlement", reason: { code: "report_line", params: { line: 1, problem: { code: "report_empty", params: {} } } } }, location: null });
     assert.deepEqual((await upload(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]))).json, { error: "line 1: binary file: expected a CSV report with a header row", code: "invalid_settlement", reason: { code: "report_line", params: { line: 1, problem: { code: "report_binary", params: {} } } } });
     assert.deepEqual((await upload("balance_transaction_id,created_utc,currency,gross,net,reporting_category\n")).json, { error: "line 1: missing column(s) for stripe-balance-change: fee", code: "invalid_settlement", reason: { code: "report_line", params: { line: 1, problem: { code: "report_missing_columns_for", params: { format: "stripe-balance-change", columns: "fee" } } } } });
+    assert.deepEqual(await upload("balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category\ntxn_1,2026-11-29 12:00:00,usd,25.00,0,25.00,charge\n"), {
+      status: 400,
+      json: {
+        error: "line 1: no payment column for stripe-balance-change: one of payment_intent_id, charge_id, source_id is needed to match its lines to payments",
+        code: "invalid_settlement",
+        reason: { code: "report_line", params: { line: 1, problem: { code: "report_missing_any_column", params: { format: "stripe-balance-change", columns: "payment_intent_id, charge_id, source_id" } } } },
+      },
+      location: null,
+    });
     assert.deepEqual((await upload(stripeReport(LINES), "?mode=sandbox")).json, { error: 'mode: "sandbox" must be live or test', code: "invalid_settlement", reason: { code: "scope_bad_mode", params: { flag: "mode", value: "sandbox" } } });
     const bad = await upload(stripeReport([LINES[0], { ...LINES[1], txn: "txn_bad", gross: "5,00" }]));
     assert.equal(bad.status, 202);

@@ -1,3 +1,4 @@
+// slow-test: the server and its reconciliation worker child process, SIGTERMed in the middle of a run
 // The server runs its reconciliation worker in a child process beside it (RECONCILIATION_WORKER_PROCESS,
 // default true): an upload is taken by that process, not by the server's event loop; SIGTERM to the
 // server stops the child too, and the run in hand goes back to the queue (scope freed) to start over.

@@ -1,10 +1,11 @@
+// slow-test: restarts npm start and two worker processes under a burst of deliveries
 // Restart under load, as an operator's supervisor does it: `npm start` (scripts/start.ts, its own
 // process group) and two `npm run worker` processes on one database; a burst of lab deliveries in inbox
 // mode with duplicates, and the provider's retries of every delivery that got no 2xx. The server's group
 // is SIGKILLed and `npm start` run again with the workers still attached (it must not wait for a lock
 // only the migration engine needs), or a worker is SIGKILLed and restarted again and again. Ends with
 // exact counts: every event stored once, applied once, each payment credited once. SQLite and
-// PostgreSQL (TEST_DATABASE=postgres). Upgrades with a pending migration: restart-upgrade.test.ts.
+// PostgreSQL (TEST_DATABASE=postgres). Upgrades with a pending migration: restart-upgrade.database.test.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { committedMigrations, migrationsDir } from "@/lib/db/pending-migrations";

@@ -59,7 +59,7 @@ export async function startAcredita(env: Env, port: number, { timeoutMs = 60_000
 
 /**
  * A new EMPTY database of the kind under test, for `npm start` to migrate (the migrated test copies of
- * newDatabase() have no `_prisma_migrations`): a path to a SQLite file not yet created, or a new
+ * newDatabase() are already migrated, and record it in `_prisma_migrations`): a path to a SQLite file not yet created, or a new
  * PostgreSQL database on the test cluster. Returns its URL, and the file on SQLite.
  */
 export async function emptyDatabase(label = "restart"): Promise<{ url: string; file?: string }> {

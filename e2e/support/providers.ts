@@ -61,9 +61,58 @@ export function paymentIntent(fields: { id: string; orderId?: string; amount: nu
   };
 }
 
-/** A Charge, as in charge.refunded: `amountRefunded` is the absolute refunded total. */
-export function charge(fields: { id: string; paymentIntent: string | null; amount: number; amountRefunded: number; currency: string; orderId?: string }): Record<string, unknown> {
+/** A Refund object (docs.stripe.com/api/refunds/object): `created` in unix seconds. */
+export function refundObject(fields: { id: string; paymentIntent: string; charge?: string; amount: number; currency?: string; status: string; created: number }): Record<string, unknown> {
   return {
+    id: fields.id,
+    object: "refund",
+    amount: fields.amount,
+    balance_transaction: `txn_${fields.id}`,
+    charge: fields.charge ?? `ch_${fields.paymentIntent}`,
+    created: fields.created,
+    currency: fields.currency ?? "usd",
+    metadata: {},
+    payment_intent: fields.paymentIntent,
+    reason: "requested_by_customer",
+    status: fields.status,
+    ...(fields.status === "failed" ? { failure_reason: "expired_or_canceled_card", failure_balance_transaction: `txn_${fields.id}_failure` } : {}),
+  };
+}
+
+/** A Dispute object (docs.stripe.com/api/disputes/object) with its balance transactions (amounts signed, minor units). */
+export function disputeObject(fields: { id: string; paymentIntent: string; amount: number; currency?: string; status: string; balanceTransactions?: { id: string; amount: number }[] }): Record<string, unknown> {
+  const currency = fields.currency ?? "usd";
+  return {
+    id: fields.id,
+    object: "dispute",
+    amount: fields.amount,
+    balance_transactions: (fields.balanceTransactions ?? []).map((transaction) => ({
+      id: transaction.id,
+      object: "balance_transaction",
+      amount: transaction.amount,
+      currency,
+      exchange_rate: null,
+      fee: transaction.amount < 0 ? 1_500 : -1_500,
+      net: transaction.amount < 0 ? transaction.amount - 1_500 : transaction.amount + 1_500,
+      reporting_category: transaction.amount < 0 ? "dispute" : "dispute_reversal",
+      type: "adjustment",
+    })),
+    charge: `ch_${fields.paymentIntent}`,
+    currency,
+    livemode: true,
+    payment_intent: fields.paymentIntent,
+    reason: "fraudulent",
+    status: fields.status,
+  };
+}
+
+/**
+ * A Charge, as in charge.refunded: `amountRefunded` is the absolute refunded total; `refunds`, when given,
+ * is the charge's refunds list (API versions before 2022-11-15, or an expanded payload).
+ */
+export function charge(fields: { id: string; paymentIntent: string | null; amount: number; amountRefunded: number; currency: string; orderId?: string; refunds?: Record<string, unknown>[] }): Record<string, unknown> {
+  return {
+    ...(fields.refunds ? { refunds: { object: "list", data: fields.refunds, has_more: false, total_count: fields.refunds.length, url: `/v1/charges/${fields.id}/refunds` } } : {}),
     id: fields.id,
     object: "charge",
     amount: fields.amount,

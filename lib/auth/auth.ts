@@ -1,12 +1,13 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { APIError, createAuthMiddleware, getSessionFromCtx, isAPIError } from "better-auth/api";
+import { APIError, createAuthMiddleware, getIP, getSessionFromCtx, isAPIError } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { createAccessControl } from "better-auth/plugins/access";
 import { adminAc, defaultStatements } from "better-auth/plugins/admin/access";
 import { clearFailures, lockedFor, lockoutKey, recordFailure } from "@/lib/auth/lockout";
 import { PASSWORD_MAX_LENGTH, passwordReason } from "@/lib/auth/passwords";
+import { CHANGE_PASSWORD_RULE, rateLimitRowLifetimeSeconds, refundSignInAttempt, reserveSignInAttempt, SIGN_IN_PATH, signInBucketKey, signInRule } from "@/lib/auth/sign-in-limit";
 import { settings, type Settings } from "@/lib/config/settings";
 import { db, type Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
@@ -29,6 +30,9 @@ const pluginRoles = {
   support: accessControl.newRole({ user: [], session: [] }),
   merchant: accessControl.newRole({ user: [], session: [] }),
 };
+
+/** The bucket of sign-ins whose client address cannot be read (better-auth's own name for it). */
+const NO_ADDRESS = "no-trusted-ip";
 
 /** better-auth paths whose body carries a new password, and the field holding it. */
 const NEW_PASSWORD_FIELDS: Record<string, string> = {
@@ -57,8 +61,11 @@ export function authTrustedOrigins(config: Settings = settings()): string[] {
 /**
  * Builds the better-auth instance on `prisma`: email and password only (no self sign-up: users are
  * created by the demo seed, `npm run create-user` or an admin), the `role` column exposed read-only,
- * and login attempts rate-limited per client IP with the buckets in the database, so every server
- * process shares them and a restart does not reset them (better-auth `rateLimit.storage: "database"`).
+ * and failed sign-ins limited per client IP with the buckets in the database (RateLimit), so every
+ * server process shares them and a restart does not reset them: a successful sign-in gives its
+ * attempt back (lib/auth/sign-in-limit.ts). better-auth's own database limiter keeps only its
+ * password-change rule; every other path has no bucket, so anonymous traffic to any path writes no
+ * row (unknown paths answer 404 before the handler, lib/auth/auth-paths.ts).
  * The client IP is X-Forwarded-For as rewritten by lib/auth/client-address.ts, walked right to left
  * through TRUSTED_PROXIES. The admin plugin bans (deactivates) users and lists and revokes sessions;
  * its HTTP endpoints are closed (404): the dashboard calls them server-side, audited. Hooks add a
@@ -94,12 +101,17 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
     rateLimit: {
       enabled: true,
       storage: "database",
-      window: 60,
+      // Applies to no path (every one has a rule below); as the longest window it is also how long
+      // better-auth's own pruning keeps a row, which must outlive the sign-in window.
+      window: rateLimitRowLifetimeSeconds(config),
       max: 300,
+      // The first matching rule wins, in this order. Only a password check is worth a bucket: a bucket
+      // per address and path for everything else let anyone add a row per request.
       customRules: {
-        "/sign-in/email": { window: config.AUTH_LOGIN_WINDOW_SECONDS, max: config.AUTH_LOGIN_MAX_ATTEMPTS },
-        // Session reads happen on every page; they are not a guessing surface.
-        "/get-session": false,
+        // Failures only, counted in the hooks below (a success gives its attempt back).
+        [SIGN_IN_PATH]: false,
+        "/change-password": CHANGE_PASSWORD_RULE,
+        "/**": false,
       },
     },
     advanced: {
@@ -111,7 +123,17 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
       before: createAuthMiddleware(async (ctx) => {
         // The admin plugin's endpoints are for server-side calls only (audited dashboard actions).
         if (ctx.request && ctx.path.startsWith("/admin/")) throw new APIError("NOT_FOUND", { message: "not found", code: "NOT_FOUND" });
-        if (ctx.path === "/sign-in/email") {
+        if (ctx.path === SIGN_IN_PATH) {
+          // Per client address first: a locked account's 423 counts as a failed attempt like a 401.
+          // A request whose address cannot be read shares one bucket (better-auth's own fallback); a
+          // server-side call (no request) has none.
+          if (ctx.request) {
+            const ip = getIP(ctx.request, ctx.context.options) ?? NO_ADDRESS;
+            const reserved = await reserveSignInAttempt(prisma, signInBucketKey(ip), signInRule(config));
+            if (!reserved.allowed) {
+              throw new APIError("TOO_MANY_REQUESTS", { message: "Too many requests. Please try again later.", code: "TOO_MANY_REQUESTS" }, { "x-retry-after": String(reserved.retryAfter) });
+            }
+          }
           const email = lockoutKey((ctx.body as { email?: unknown } | undefined)?.email);
           const seconds = email ? await lockedFor(prisma, email) : 0;
           if (seconds > 0) {
@@ -153,7 +175,11 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
           if (user && !isAPIError(ctx.context.returned)) await recordAudit(prisma, user, { action: "user.password_change", targetType: "user", targetId: user.id, note: because("audit_password_changed", { email: user.email }) });
           return;
         }
-        if (ctx.path !== "/sign-in/email") return;
+        if (ctx.path !== SIGN_IN_PATH) return;
+        if (ctx.context.newSession && ctx.request) {
+          // A success does not count against its address: only failures stay in the bucket.
+          await refundSignInAttempt(prisma, signInBucketKey(getIP(ctx.request, ctx.context.options) ?? NO_ADDRESS));
+        }
         const email = lockoutKey((ctx.body as { email?: unknown } | undefined)?.email);
         if (!email) return;
         const returned = ctx.context.returned;

@@ -1,4 +1,4 @@
-import { readSettings, serverSettingsIssues, SettingsError, type Settings } from "@/lib/config/settings";
+import { issueVariable, readSettings, runMode, serverSettingsIssues, SettingsError, type Settings } from "@/lib/config/settings";
 import { EndpointConfigError, loadEndpoints, type EndpointSet } from "@/lib/endpoints/endpoints";
 
 /** A server's checked configuration, or every problem that stops it (each naming a variable, never a value). */
@@ -11,21 +11,31 @@ export type ServerConfiguration = { ok: true; settings: Settings; endpoints: End
  * Returns the settings and endpoints, or all the issues at once so an operator fixes them in one go.
  */
 export function checkServerConfiguration(env: Record<string, string | undefined> = process.env, { needsAuth = true } = {}): ServerConfiguration {
-  let config: Settings;
+  // Each check runs whatever the others found: a wrong setting must not hide a missing AUTH_SECRET or a
+  // bad endpoint secret until the next start.
+  let config: Settings | undefined;
+  const issues: string[] = [];
   try {
     config = readSettings(env);
   } catch (error) {
-    if (error instanceof SettingsError) return { ok: false, issues: error.issues };
-    throw error;
+    if (!(error instanceof SettingsError)) throw error;
+    issues.push(...error.issues);
   }
-  const issues = needsAuth ? serverSettingsIssues(config) : [];
+  if (needsAuth) {
+    // Without valid settings, the same rule read from the variable itself (production is the default mode).
+    issues.push(...serverSettingsIssues(config ?? { ACREDITA_MODE: runMode(env), AUTH_SECRET: env.AUTH_SECRET?.trim() || undefined }));
+  }
   let endpoints: EndpointSet | undefined;
   try {
     endpoints = loadEndpoints(env);
   } catch (error) {
+    // An endpoint reads the process's settings for its tolerance: when they are wrong, their issues are listed above.
+    if (error instanceof SettingsError && issues.length > 0) return { ok: false, issues };
     if (!(error instanceof EndpointConfigError)) throw error;
-    issues.push(...error.issues);
+    // One issue per variable: a demo value the settings already named is not repeated by its endpoint.
+    const named = new Set(issues.map(issueVariable));
+    issues.push(...error.issues.filter((issue) => !named.has(issueVariable(issue))));
   }
-  if (issues.length > 0 || !endpoints) return { ok: false, issues };
+  if (issues.length > 0 || !config || !endpoints) return { ok: false, issues };
   return { ok: true, settings: config, endpoints };
 }

@@ -105,3 +105,14 @@ test("PostgreSQL pool and timeout settings have defaults and refuse nonsense, na
     },
   );
 });
+
+test("every refusal at once: a short AUTH_SECRET beside a demo endpoint secret, a wrong setting beside a missing AUTH_SECRET, each variable once", () => {
+  assert.deepEqual(checkServerConfiguration({ AUTH_SECRET: "short", STRIPE_WEBHOOK_SECRET: "whsec_acredita_stripe_demo_2026" }), {
+    ok: false,
+    issues: ["STRIPE_WEBHOOK_SECRET: is a public demo value (printed in the README); set your own secret", "AUTH_SECRET: needs at least 32 characters"],
+  });
+  assert.deepEqual(checkServerConfiguration({ LOG_LEVEL: "loud", API_TOKEN: "abc" }), {
+    ok: false,
+    issues: ["API_TOKEN: needs at least 32 characters in production", 'LOG_LEVEL: Invalid option: expected one of "fatal"|"error"|"warn"|"info"|"debug"|"trace"|"silent"', "AUTH_SECRET: is required in production (at least 32 characters)"],
+  });
+});

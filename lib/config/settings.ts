@@ -66,6 +66,8 @@ const settingsSchema = z.object({
   LAB_WEBHOOK_SECRET: commaList.optional(),
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(86_400),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** `human`, `json`, or `auto` (human on a terminal, JSON on a pipe or file): lib/log/human-log-format.ts. */
+  LOG_FORMAT: z.enum(["auto", "human", "json"]).default("auto"),
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   /**
    * How long a webhook body may take to arrive once its headers are in (ms): providers send the body at
@@ -231,7 +233,7 @@ export function readSettingsOrExit(who: string): Settings {
  * non-secret defaults; in demo mode (`ACREDITA_MODE=demo`) the secrets take their public demo values.
  * In production a secret that is set must not be a public demo value, and `API_TOKEN` needs
  * {@link PRODUCTION_SECRET_MIN_LENGTH} characters. Returns the parsed {@link Settings}.
- * Throws {@link SettingsError} naming each wrong variable, never its value.
+ * Throws {@link SettingsError} naming every wrong variable at once, never a value.
  */
 export function readSettings(env: Record<string, string | undefined> = process.env): Settings {
   const mode = runMode(env);
@@ -242,18 +244,27 @@ export function readSettings(env: Record<string, string | undefined> = process.e
   }
   // Normalised, but an unknown value still fails the enum below (a typo must not pass as production silently).
   input.ACREDITA_MODE = env.ACREDITA_MODE?.trim() ? env.ACREDITA_MODE.trim().toLowerCase() : mode;
-  if (mode === "production") {
-    const issues = productionSecretIssues(env);
-    if (issues.length > 0) throw new SettingsError(issues);
-  }
+  // Every problem at once, so an operator fixes them in one go: production's rules first, then the
+  // schema's for the variables those did not already name (a 3-character API_TOKEN is one issue, not two).
+  const issues = mode === "production" ? productionSecretIssues(env) : [];
   const parsed = settingsSchema
     .refine((value) => value.OUTBOX_LEASE_MS > value.OUTBOX_TIMEOUT_MS, { path: ["OUTBOX_LEASE_MS"], message: "must be greater than OUTBOX_TIMEOUT_MS" })
     .refine((value) => value.INBOX_RETRY_MAX_DELAY_MS >= value.INBOX_RETRY_BASE_MS, { path: ["INBOX_RETRY_MAX_DELAY_MS"], message: "must be at least INBOX_RETRY_BASE_MS" })
     .safeParse(input);
   if (!parsed.success) {
-    throw new SettingsError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+    const named = new Set(issues.map(issueVariable));
+    issues.push(...parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).filter((issue) => !named.has(issueVariable(issue))));
   }
+  if (issues.length > 0 || !parsed.success) throw new SettingsError(issues);
   return parsed.data;
+}
+
+/**
+ * The variable an issue names: its first word (`AUTH_SECRET: ...`), or the one after an endpoint's
+ * prefix (`endpoint stripe: STRIPE_WEBHOOK_SECRET[0] ...`, position dropped); the issue itself otherwise.
+ */
+export function issueVariable(issue: string): string {
+  return /^(?:endpoint [^:]+: )?([A-Z][A-Z0-9_]*)/.exec(issue)?.[1] ?? issue;
 }
 
 /** Every public demo value an operator might paste by mistake: the settings' and the endpoints'. */
@@ -317,7 +328,7 @@ function productionSecretIssues(env: Record<string, string | undefined>): string
  * AUTH_SECRET of at least {@link PRODUCTION_SECRET_MIN_LENGTH} characters. Returns the issues (empty
  * in demo mode or when all is well), each naming the variable.
  */
-export function serverSettingsIssues(config: Settings): string[] {
+export function serverSettingsIssues(config: Pick<Settings, "ACREDITA_MODE" | "AUTH_SECRET">): string[] {
   if (config.ACREDITA_MODE === "demo") return [];
   return config.AUTH_SECRET ? [] : [`AUTH_SECRET: is required in production (at least ${PRODUCTION_SECRET_MIN_LENGTH} characters)`];
 }

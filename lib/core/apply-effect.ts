@@ -1,10 +1,12 @@
 import type { SqlSession } from "@/lib/db/driver";
-import { decideDispute, decidePayment, decideRefund, decideRefundFailed, type EffectDecision, type OrderFacts } from "@/lib/core/decide-effect";
-import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
+import { decideDispute, decidePayment, decideRefund, type EffectDecision, type OrderFacts, type PaymentFacts } from "@/lib/core/decide-effect";
+import { currentEffect, type OrderRef, type ProviderName, type StoredEffect } from "@/lib/core/effect";
 import { ConcurrentChange } from "@/lib/core/failures";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
-import { bookCredit, bookEntry, bookRefund, entryAmount, entryExists, findCredit, findExtraCharge, noteExtraChargeRefunded, recordExtraCharge, refundsOf } from "@/lib/ledger/bookings";
-import { disputeKey, refundFailedKey, type PaymentScope } from "@/lib/ledger/business-keys";
+import { bookCredit, bookEntry, findCredit, findExtraCharge, noteExtraChargeRefunded, paymentEntries, recordExtraCharge } from "@/lib/ledger/bookings";
+import { disputesOfOrder, recordDispute } from "@/lib/ledger/disputes";
+import { recordRefundSnapshot, refundSnapshots } from "@/lib/ledger/refund-snapshots";
+import type { PaymentScope } from "@/lib/ledger/business-keys";
 import { orderByCheckoutSession, orderById, touchOrder, transitionOrder } from "@/lib/orders/transition-order";
 
 /**
@@ -56,6 +58,7 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
     case "ignore":
       return { outcome: "ignored", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "duplicate":
+      if (decision.snapshot) await recordRefundSnapshot(tx, source, paymentKey, decision.snapshot, source.eventId, now);
       return { outcome: "duplicate", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "extra_charge":
       booked(await recordExtraCharge(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `extra charge ${paymentKey}`);
@@ -74,19 +77,15 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
         transition: { from: decision.from, to: decision.to },
         credit: { paymentKey, amount: decision.amount, currency: decision.currency },
       };
-    case "refund":
-      booked(
-        await bookRefund(tx, source, { orderId: decision.orderId, paymentKey, delta: decision.delta, refundedTotal: decision.refundedTotal, full: decision.full, failedBefore: decision.failedBefore, currency: decision.currency }, now),
-        `refund of ${paymentKey}`,
-      );
-      await guardedTransition(tx, order!, decision.to, now, { refundedAmount: order!.refundedAmount + decision.delta });
-      return { outcome: "applied", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId, transition: { from: decision.from, to: decision.to } };
-    case "book_and_move":
-      if (decision.entry) booked(await bookEntry(tx, source, { ...decision.entry, orderId: decision.orderId, paymentKey }, now), decision.entry.businessKey);
+    case "book":
+      for (const entry of decision.entries) booked(await bookEntry(tx, source, { ...entry, orderId: decision.orderId, paymentKey }, now), entry.businessKey);
+      if (decision.dispute) await recordDispute(tx, source, { ...decision.dispute, paymentKey, orderId: decision.orderId }, now);
+      if (decision.snapshot) await recordRefundSnapshot(tx, source, paymentKey, decision.snapshot, source.eventId, now);
       await guardedTransition(tx, order!, decision.to, now, decision.changes);
       return {
         outcome: "applied",
-        reason: decision.reason, reasonRef: decision.reasonRef,
+        reason: decision.reason,
+        reasonRef: decision.reasonRef,
         orderId: decision.orderId,
         ...(decision.from !== decision.to ? { transition: { from: decision.from, to: decision.to } } : {}),
       };
@@ -99,15 +98,32 @@ async function orderOfPayment(tx: SqlSession, credit: { orderId: string } | null
 }
 
 /**
+ * What a refund's or a dispute's decision reads: the payment's credit, its order (the credit's, else the
+ * one the event names), the payment's refund and dispute entries, the order's disputes and, for a
+ * refund, every refunded total reported for the payment.
+ */
+async function paymentFacts(tx: SqlSession, scope: PaymentScope, paymentKey: string, ref: OrderRef, withSnapshots: boolean): Promise<PaymentFacts> {
+  const credit = await findCredit(tx, scope, paymentKey);
+  const order = await orderOfPayment(tx, credit, ref);
+  if (!credit || !order) return { order, credit, entries: [], disputes: [], snapshots: [] };
+  const entries = await paymentEntries(tx, scope, paymentKey);
+  const disputes = await disputesOfOrder(tx, order.id);
+  const snapshots = withSnapshots ? await refundSnapshots(tx, scope, paymentKey) : [];
+  return { order, credit, entries, disputes, snapshots };
+}
+
+/**
  * Applies one normalised effect inside the caller's driver transaction (lib/db/driver.ts): reads the facts a decision needs (the
  * order, the payment's ledger entries), decides without I/O ({@link decidePayment}, {@link decideRefund})
- * and carries the decision out through the ledger's bookings and the order's guarded transition.
+ * and carries the decision out through the ledger's bookings and the order's guarded transition. An
+ * effect stored by an earlier version is read as today's ({@link currentEffect}).
  * Returns what it did. Throws {@link ApplyFailure} when the written rules forbid it (the caller rolls
  * everything back and dead-letters it) and {@link ConcurrentChange} when a concurrent writer changed
  * the order (the caller retries). Rules: seed article controls 3 and 4 (business keys, transition
  * table); Stripe charge.refunded for absolute refunded totals.
  */
-export async function applyEffect(tx: SqlSession, source: EffectSource, effect: Effect, now = new Date()): Promise<EffectOutcome> {
+export async function applyEffect(tx: SqlSession, source: EffectSource, stored: StoredEffect, now = new Date()): Promise<EffectOutcome> {
+  const effect = currentEffect(stored);
   switch (effect.kind) {
     case "payment": {
       const order = await findOrder(tx, effect.orderRef);
@@ -117,30 +133,14 @@ export async function applyEffect(tx: SqlSession, source: EffectSource, effect: 
       return carryOut(tx, source, effect.paymentKey, order, decision, now);
     }
     case "refund": {
-      const credit = await findCredit(tx, source, effect.paymentKey);
-      const order = await orderOfPayment(tx, credit, effect.orderRef);
-      const extra = order && !credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
-      const refunds = order && credit ? await refundsOf(tx, source, effect.paymentKey) : { refunded: 0, failedRefunds: 0 };
-      const decision = decideRefund(source, effect, { order, credit, alreadyRefunded: refunds.refunded, failedRefunds: refunds.failedRefunds, extraChargeRecorded: extra !== null });
-      return carryOut(tx, source, effect.paymentKey, order, decision, now, extra?.id);
-    }
-    case "refund_failed": {
-      const credit = await findCredit(tx, source, effect.paymentKey);
-      const order = await orderOfPayment(tx, credit, effect.orderRef);
-      const refunds = credit ? await refundsOf(tx, source, effect.paymentKey) : { refunded: 0, failedRefunds: 0 };
-      const reversed = credit ? await entryExists(tx, refundFailedKey(source, effect.paymentKey, effect.refundId)) : false;
-      const decision = decideRefundFailed(source, effect, { order, credit, alreadyRefunded: refunds.refunded, reversed });
-      return carryOut(tx, source, effect.paymentKey, order, decision, now);
+      const facts = await paymentFacts(tx, source, effect.paymentKey, effect.orderRef, true);
+      const extra = facts.order && !facts.credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
+      const decision = decideRefund(source, effect, { ...facts, extraChargeRecorded: extra !== null });
+      return carryOut(tx, source, effect.paymentKey, facts.order, decision, now, extra?.id);
     }
     case "dispute": {
-      const credit = await findCredit(tx, source, effect.paymentKey);
-      const order = await orderOfPayment(tx, credit, effect.orderRef);
-      // A withdrawal is booked negative: what the dispute withdrew, as a positive amount.
-      const withdrawal = credit ? await entryAmount(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "withdrawn")) : null;
-      const withdrawn = withdrawal === null ? null : -withdrawal;
-      const reinstated = credit ? await entryExists(tx, disputeKey(source, effect.paymentKey, effect.disputeId, "reinstated")) : false;
-      const decision = decideDispute(source, effect, { order, credit, withdrawn, reinstated });
-      return carryOut(tx, source, effect.paymentKey, order, decision, now);
+      const facts = await paymentFacts(tx, source, effect.paymentKey, effect.orderRef, false);
+      return carryOut(tx, source, effect.paymentKey, facts.order, decideDispute(source, effect, facts), now);
     }
     case "payment_failed": {
       const order = await findOrder(tx, effect.orderRef);

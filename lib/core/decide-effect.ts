@@ -1,9 +1,13 @@
 import { ApplyFailure } from "@/lib/core/failures";
-import type { Effect, OrderRef, ProviderName } from "@/lib/core/effect";
-import { disputeKey, refundFailedKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import type { DisputeStatus, Effect, OrderRef, ProviderName } from "@/lib/core/effect";
+import { planRefunds, type BookedEntry, type PlannedEntry } from "@/lib/core/decide-refund";
+import { advanceDisputeStatus, planDisputeMoney } from "@/lib/core/decide-dispute";
+import { statusOfBooks, transitionAllowed } from "@/lib/core/order-status";
+import type { PaymentScope } from "@/lib/ledger/business-keys";
+import type { RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
 import type { OrderRow } from "@/lib/orders/transition-order";
 import { nextStatus, type OrderStatus, type OrderTrigger } from "@/lib/orders/transitions";
-import { because, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
+import { because, followedBy, reasonRef, reasonText, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** The order as a decision needs it: the row the apply reads (amounts in minor units of `currency`). */
 export type OrderFacts = OrderRow;
@@ -21,28 +25,27 @@ export interface DecisionSource {
  * - extra_charge: record a second payment of a paid order for review, never credit it;
  * - note_extra_refund: note that an extra charge was refunded, order unchanged;
  * - credit: book the credit (the order's own price) and move the order;
- * - refund: book the refund of `delta` (so the refunded total becomes `refundedTotal`) and move the order;
- * - book_and_move: book `entry` when given (a failed refund's reversal, a dispute's withdrawal or
- *   reinstatement) and move the order to `to` with `changes` to its running totals.
+ * - book: book `entries` (refunds, failed refunds, a dispute's movements; each under its business key),
+ *   record the dispute's status and the refunded total reported (`snapshot`) when given, and move the
+ *   order to `to` with its new running totals. A refund's `duplicate` may carry a `snapshot` to keep too.
  */
 export type EffectDecision =
   | { kind: "fail"; failure: ApplyFailure }
   | ({ kind: "ignore"; orderId?: string } & Because)
-  | ({ kind: "duplicate"; orderId: string } & Because)
+  | ({ kind: "duplicate"; orderId: string; snapshot?: RefundSnapshotFact } & Because)
   | ({ kind: "extra_charge"; orderId: string; amount: number; currency: string } & Because)
   | ({ kind: "note_extra_refund"; orderId: string } & Because)
   | ({ kind: "credit"; orderId: string; amount: number; currency: string; from: string; to: OrderStatus } & Because)
-  | ({ kind: "refund"; orderId: string; delta: number; refundedTotal: number; full: boolean; failedBefore: number; currency: string; from: string; to: OrderStatus } & Because)
-  | {
-      kind: "book_and_move";
-      reason: string;
-      reasonRef: ReasonRef;
+  | ({
+      kind: "book";
       orderId: string;
-      entry?: { businessKey: string; kind: LedgerKind; amount: number; currency: string };
+      entries: PlannedEntry[];
+      dispute?: { disputeId: string; status: DisputeStatus; amount: number; currency: string };
+      snapshot?: RefundSnapshotFact;
       from: string;
       to: OrderStatus;
-      changes: { refundedAmount?: number; disputedAmount?: number };
-    };
+      changes: { refundedAmount: number; disputedAmount: number };
+    } & Because);
 
 /** Providers whose every payment carries a signed amount and currency (Stripe sessions and intents). */
 const ALWAYS_SIGNS_AMOUNT: ReadonlySet<ProviderName> = new Set(["stripe"]);
@@ -107,169 +110,131 @@ export function decidePayment(
   return { kind: "credit", ...because("credited", { amount: money(order.amount, order.currency), orderId: order.id, from: order.status, to }), orderId: order.id, amount: order.amount, currency: order.currency, from: order.status, to };
 }
 
-/**
- * Decides a refund. Takes the credit of the refunded payment in this scope (null when never credited),
- * the order (the credit's order, else the one the event names), the total already refunded of that
- * payment (minor units, positive) and whether an extra charge of this payment is recorded (only asked
- * when there is no credit). `refundedTotal` is absolute (Stripe charge.refunded reports absolute
- * totals), so a replay or an older partial refund is a duplicate; a refund of a never-credited payment
- * waits for its credit (transition, retryable).
- */
-export function decideRefund(
-  source: DecisionSource,
-  effect: Extract<Effect, { kind: "refund" }>,
-  facts: { order: OrderFacts | null; credit: { amount: number; currency: string } | null; alreadyRefunded: number; failedRefunds?: number; extraChargeRecorded: boolean },
-): EffectDecision {
-  const { order, credit } = facts;
-  if (!order) return fail("unknown_order", unknownOrder(effect.orderRef), effect.orderRef.orderId);
-  const other = scopeMismatch(source, order);
-  if (other) return other;
-  if (!credit) {
-    if (facts.extraChargeRecorded) return { kind: "note_extra_refund", ...because("extra_refund_noted", { paymentKey: effect.paymentKey }), orderId: order.id };
+/** A dispute of the order as the books know it. */
+export interface KnownDispute {
+  disputeId: string;
+  status: DisputeStatus;
+}
+
+/** The facts every decision about an already credited payment starts from. */
+export interface PaymentFacts {
+  order: OrderFacts | null;
+  credit: { amount: number; currency: string } | null;
+  /** The payment's refund, failed-refund and dispute entries in this scope. */
+  entries: readonly BookedEntry[];
+  /** The order's disputes (every one, this payment's and any other's). */
+  disputes: readonly KnownDispute[];
+  /** Every refunded total reported for the payment (refund decisions only; empty otherwise). */
+  snapshots: readonly RefundSnapshotFact[];
+}
+
+/** A refund, failed refund or dispute of a payment never credited: it waits for the payment (retryable), saying which. */
+function waitForPayment(what: "refund" | "failed_refund" | "dispute", effect: { paymentKey: string; chargeId?: string; orderRef: OrderRef }, order: OrderFacts | null): EffectDecision {
+  if (order && order.status === "created" && what !== "dispute") {
     return fail("transition", because("refund_not_credited", { from: order.status, orderId: order.id, paymentKey: effect.paymentKey }), order.id);
   }
-  const refundedTotal = effect.refundedTotal ?? credit.amount;
+  const reason = effect.chargeId ? because("waiting_for_payment_charge", { what, paymentKey: effect.paymentKey, chargeId: effect.chargeId }) : because("waiting_for_payment", { what, paymentKey: effect.paymentKey });
+  return fail("transition", reason, order?.id ?? effect.orderRef.orderId);
+}
+
+/**
+ * The order's move after its books changed: its status is derived from the books ({@link statusOfBooks}),
+ * never from which event came last, and must be a transition the table writes down. Returns the
+ * decision, or a `fail` when the table has no such row.
+ */
+function moveByBooks(
+  order: OrderFacts,
+  credit: { amount: number },
+  trigger: OrderTrigger,
+  after: { refunded: number; disputedAmount: number; disputes: readonly DisputeStatus[] },
+  booked: Omit<Extract<EffectDecision, { kind: "book" }>, "kind" | "from" | "to" | "changes" | "orderId" | "reason" | "reasonRef">,
+  steps: ReasonRef[],
+): EffectDecision {
+  const to = statusOfBooks({ credit: credit.amount, refunded: after.refunded, disputes: after.disputes });
+  if (!transitionAllowed(order.status, trigger, to)) return fail("transition", because("no_transition", { from: order.status, trigger, orderId: order.id }), order.id);
+  const moved = reasonRef("order_books", { orderId: order.id, from: order.status, to, refunded: { amount: after.refunded, currency: order.currency }, disputed: { amount: after.disputedAmount, currency: order.currency } });
+  const [first, ...rest] = [...steps, moved];
+  const reason = rest.reduce<Because>((sentence, step) => followedBy(sentence, step), { reason: reasonText(first), reasonRef: first });
+  return { kind: "book", ...reason, ...booked, orderId: order.id, from: order.status, to, changes: { refundedAmount: after.refunded, disputedAmount: after.disputedAmount } };
+}
+
+/**
+ * Decides a refund event (Stripe charge.refunded, refund.*, charge.refund.updated; the refund types of
+ * Standard Webhooks and the lab) by the refund objects and totals it carries ({@link planRefunds}): the
+ * books are the same for every delivery order of the same events. A refund of a never-credited payment
+ * waits for its credit (retryable; an extra charge's refund is noted instead). Refunds are booked whether
+ * or not a dispute is open; the order's status then follows its books ({@link statusOfBooks}). A total
+ * past the credit is refused (amount_mismatch, never booked).
+ */
+export function decideRefund(source: DecisionSource & PaymentScope, effect: Extract<Effect, { kind: "refund" }>, facts: PaymentFacts & { extraChargeRecorded: boolean }): EffectDecision {
+  const { order, credit } = facts;
+  if (order) {
+    const other = scopeMismatch(source, order);
+    if (other) return other;
+  }
+  if (!credit || !order) {
+    if (order && facts.extraChargeRecorded) return { kind: "note_extra_refund", ...because("extra_refund_noted", { paymentKey: effect.paymentKey }), orderId: order.id };
+    const failedOnly = (effect.refunds ?? []).length > 0 && effect.refundedTotal === undefined && (effect.refunds ?? []).every((refund) => refund.status === "failed" || refund.status === "canceled");
+    return waitForPayment(failedOnly ? "failed_refund" : "refund", effect, order);
+  }
   if (effect.currency !== null && effect.currency.toUpperCase() !== credit.currency.toUpperCase()) {
     return fail("currency_mismatch", because("currency_mismatch_refund", { orderId: order.id, refund: effect.currency.toUpperCase(), payment: credit.currency }), order.id);
   }
-  if (refundedTotal > credit.amount || refundedTotal <= 0) {
-    return fail("amount_mismatch", because("refund_out_of_range", { total: money(refundedTotal, credit.currency), max: money(credit.amount, credit.currency), orderId: order.id }), order.id);
+  const oversized = (effect.refunds ?? []).find((refund) => refund.amount <= 0 || refund.amount > credit.amount);
+  if (oversized || (effect.refundedTotal !== undefined && effect.refundedTotal !== null && (effect.refundedTotal <= 0 || effect.refundedTotal > credit.amount))) {
+    const total = oversized ? oversized.amount : (effect.refundedTotal as number);
+    return fail("amount_mismatch", because("refund_out_of_range", { total: money(total, credit.currency), max: money(credit.amount, credit.currency), orderId: order.id }), order.id);
   }
-  if (refundedTotal <= facts.alreadyRefunded) {
-    return { kind: "duplicate", ...because("refund_duplicate", { total: money(refundedTotal, credit.currency), paymentKey: effect.paymentKey, refunded: money(facts.alreadyRefunded, credit.currency) }), orderId: order.id };
+  const plan = planRefunds(source, effect, credit, facts.entries, facts.snapshots, order.id);
+  if (plan.kind === "over_refund") return fail("amount_mismatch", plan.reason, order.id);
+  if (plan.kind === "nothing_new") return { kind: "duplicate", ...plan.reason, orderId: order.id, ...(plan.snapshot ? { snapshot: plan.snapshot } : {}) };
+  const trigger: OrderTrigger = plan.refunded < plan.refundedBefore ? "refund.failed" : plan.refunded >= credit.amount ? "payment.refunded" : "payment.partially_refunded";
+  const after = { refunded: plan.refunded, disputedAmount: order.disputedAmount, disputes: facts.disputes.map((dispute) => dispute.status) };
+  const decision = moveByBooks(order, credit, trigger, after, { entries: plan.entries, ...(plan.snapshot ? { snapshot: plan.snapshot } : {}) }, [plan.reason.reasonRef]);
+  if (decision.kind !== "book") return decision;
+  // One movement reads as it always has: "refunded 300 USD (total 300); order ... paid -> paid".
+  if (plan.single === "total") {
+    return { ...decision, ...because("refunded", { amount: money(-plan.entries[0].amount, credit.currency), total: money(plan.refunded, credit.currency), orderId: order.id, from: order.status, to: decision.to }) };
   }
-  const full = refundedTotal === credit.amount;
-  const trigger: OrderTrigger = full ? "payment.refunded" : "payment.partially_refunded";
-  const to = nextStatus(order.status, trigger);
-  if (!to) return fail("transition", because("no_transition", { from: order.status, trigger, orderId: order.id }), order.id);
-  const delta = refundedTotal - facts.alreadyRefunded;
-  return {
-    kind: "refund",
-    ...because("refunded", { amount: money(delta, credit.currency), total: money(refundedTotal, credit.currency), orderId: order.id, from: order.status, to }),
-    orderId: order.id,
-    delta,
-    refundedTotal,
-    full,
-    failedBefore: facts.failedRefunds ?? 0,
-    currency: credit.currency,
-    from: order.status,
-    to,
-  };
+  if (plan.single === "reversal") {
+    const [reversal] = plan.entries;
+    const refundId = reversal.businessKey.slice(reversal.businessKey.lastIndexOf(":") + 1);
+    return { ...decision, ...because("refund_failed_booked", { refundId, amount: money(reversal.amount, credit.currency), refunded: money(plan.refunded, credit.currency), orderId: order.id, from: order.status, to: decision.to }) };
+  }
+  return decision;
 }
 
-/** The facts every decision about an already credited payment starts from: the order and its credit. */
-type CreditedFacts = { order: OrderFacts | null; credit: { amount: number; currency: string } | null };
-
 /**
- * Checks shared by failed refunds and disputes: the order exists and is of the event's live/test, the
- * payment was credited (else the event waits for it: retryable), the currency is the credit's and the
- * amount is 1..credit. Returns a decision to stop at, or the order and credit to go on with.
+ * Decides a dispute event (Stripe charge.dispute.*): its money by balance transaction ({@link planDisputeMoney}),
+ * its status advanced only forward ({@link advanceDisputeStatus}: a closed dispute stays closed), and the
+ * order's status derived from its books and its disputes' latest known statuses, so an older event
+ * never moves it back. A dispute of a never-credited payment waits (retryable); a disputed amount past
+ * the credit, or in another currency, is a dead letter.
  */
-function creditedPayment(source: DecisionSource, effect: { paymentKey: string; orderRef: OrderRef; amount: number; currency: string }, facts: CreditedFacts, what: "failed_refund" | "dispute"): EffectDecision | { order: OrderFacts; credit: { amount: number; currency: string } } {
+export function decideDispute(source: DecisionSource & PaymentScope, effect: Extract<Effect, { kind: "dispute" }>, facts: PaymentFacts): EffectDecision {
   const { order, credit } = facts;
-  if (!order) return fail("unknown_order", unknownOrder(effect.orderRef), effect.orderRef.orderId);
-  const other = scopeMismatch(source, order);
-  if (other) return other;
-  if (!credit) return fail("transition", because("waiting_for_credit", { what, paymentKey: effect.paymentKey, orderId: order.id }), order.id);
+  if (order) {
+    const other = scopeMismatch(source, order);
+    if (other) return other;
+  }
+  if (!credit || !order) return waitForPayment("dispute", effect, order);
+  const what = "dispute";
   if (effect.currency.toUpperCase() !== credit.currency.toUpperCase()) {
     return fail("currency_mismatch", because("currency_mismatch_other", { what, orderId: order.id, got: effect.currency.toUpperCase(), payment: credit.currency }), order.id);
   }
   if (effect.amount <= 0 || effect.amount > credit.amount) return fail("amount_mismatch", because("amount_out_of_range", { what, amount: money(effect.amount, credit.currency), max: money(credit.amount, credit.currency), orderId: order.id }), order.id);
-  return { order, credit };
-}
-
-function moveOrFail(order: OrderFacts, trigger: OrderTrigger): OrderStatus | EffectDecision {
-  return nextStatus(order.status, trigger) ?? fail("transition", because("no_transition", { from: order.status, trigger, orderId: order.id }), order.id);
-}
-
-/**
- * Decides a failed refund (Stripe refund status `failed`: charge.refund.updated, refund.failed): the
- * refund's amount is booked back once per refund id (`refund_failed:` key) and the order's refunded
- * total lowered; a refunded order is paid again. A failure of a refund not booked yet (its
- * charge.refunded still to come) waits (retryable). Takes whether this refund id was already reversed.
- */
-export function decideRefundFailed(source: DecisionSource & PaymentScope, effect: Extract<Effect, { kind: "refund_failed" }>, facts: CreditedFacts & { alreadyRefunded: number; reversed: boolean }): EffectDecision {
-  const checked = creditedPayment(source, effect, facts, "failed_refund");
-  if ("kind" in checked) return checked;
-  const { order, credit } = checked;
-  if (facts.reversed) return { kind: "duplicate", ...because("refund_failed_duplicate", { refundId: effect.refundId, paymentKey: effect.paymentKey }), orderId: order.id };
-  if (effect.amount > facts.alreadyRefunded) {
-    return fail("transition", because("refund_failed_waiting", { refundId: effect.refundId, amount: money(effect.amount, credit.currency), refunded: money(facts.alreadyRefunded, credit.currency), paymentKey: effect.paymentKey }), order.id);
+  const known = facts.disputes.find((dispute) => dispute.disputeId === effect.disputeId)?.status ?? null;
+  const status = advanceDisputeStatus(known, effect.status) ?? "open";
+  const plan = planDisputeMoney(source, effect, credit, facts.entries, order);
+  if (plan.kind === "refuse") return fail(plan.category, plan.reason, order.id);
+  const statuses = [...facts.disputes.filter((dispute) => dispute.disputeId !== effect.disputeId).map((dispute) => dispute.status), status];
+  const disputedAmount = Math.max(0, order.disputedAmount + plan.withdrawn - plan.reinstated);
+  const steps: ReasonRef[] = status !== known ? [reasonRef("dispute_status", { disputeId: effect.disputeId, phase: status === "open" ? "opened" : status })] : [];
+  steps.push(...plan.steps);
+  if (steps.length === 0) {
+    return { kind: "duplicate", ...because("dispute_known", { disputeId: effect.disputeId, phase: status === "open" ? "opened" : status, orderId: order.id }), orderId: order.id };
   }
-  const to = moveOrFail(order, "refund.failed");
-  if (typeof to !== "string") return to;
-  return {
-    kind: "book_and_move",
-    ...because("refund_failed_booked", { refundId: effect.refundId, amount: money(effect.amount, credit.currency), refunded: money(facts.alreadyRefunded - effect.amount, credit.currency), orderId: order.id, from: order.status, to }),
-    orderId: order.id,
-    entry: { businessKey: refundFailedKey(source, effect.paymentKey, effect.refundId), kind: "refund_failed", amount: effect.amount, currency: credit.currency },
-    from: order.status,
-    to,
-    changes: { refundedAmount: order.refundedAmount - effect.amount },
-  };
-}
-
-/**
- * Decides a dispute's phase (Stripe charge.dispute.*). `opened` moves a paid order to disputed;
- * `funds_withdrawn` books the amount out once per dispute (moving a paid order to disputed too, as
- * the events may come in any order); `funds_reinstated` books it back once, after the withdrawal;
- * `won` moves disputed -> paid and `lost` disputed -> dispute_lost. Takes what this dispute already
- * withdrew (minor units, positive; null when not booked) and whether it was reinstated. Bounds, so a
- * signing secret cannot move a payment's books past its credit: the withdrawals outstanding on the
- * order (its `disputedAmount`) never exceed the credit, and a reinstatement never exceeds what its
- * dispute withdrew (Stripe: one dispute per charge, for at most the charge's amount; the funds
- * reinstated are the funds withdrawn). A refunded payment can still be disputed (Stripe withdraws the
- * disputed amount all the same), so refunds do not lower the bound. Past a bound: amount_mismatch.
- */
-export function decideDispute(source: DecisionSource & PaymentScope, effect: Extract<Effect, { kind: "dispute" }>, facts: CreditedFacts & { withdrawn: number | null; reinstated: boolean }): EffectDecision {
-  const checked = creditedPayment(source, effect, facts, "dispute");
-  if ("kind" in checked) return checked;
-  const { order, credit } = checked;
-  const disputeId = effect.disputeId;
-  const stay = { from: order.status, orderId: order.id } as const;
-  switch (effect.phase) {
-    case "opened": {
-      if (order.status === "disputed" || order.status === "dispute_lost") return { kind: "duplicate", ...because("dispute_already_open", { disputeId, orderId: order.id, status: order.status }), orderId: order.id };
-      const to = moveOrFail(order, "dispute.opened");
-      if (typeof to !== "string") return to;
-      return { kind: "book_and_move", ...because("dispute_opened", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, from: order.status, to }), ...stay, to, changes: {} };
-    }
-    case "funds_withdrawn": {
-      if (facts.withdrawn !== null) return { kind: "duplicate", ...because("dispute_withdrawal_duplicate", { disputeId }), orderId: order.id };
-      const available = credit.amount - order.disputedAmount;
-      if (effect.amount > available) {
-        return fail("amount_mismatch", because("dispute_withdrawal_too_large", { disputeId, amount: money(effect.amount, credit.currency), available: money(Math.max(0, available), credit.currency), orderId: order.id }), order.id);
-      }
-      const to: OrderStatus = order.status === "paid" ? "disputed" : (order.status as OrderStatus);
-      return {
-        kind: "book_and_move",
-        ...because("dispute_withdrawn", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, from: order.status, to }),
-        ...stay,
-        entry: { businessKey: disputeKey(source, effect.paymentKey, effect.disputeId, "withdrawn"), kind: "dispute_withdrawal", amount: -effect.amount, currency: credit.currency },
-        to,
-        changes: { disputedAmount: order.disputedAmount + effect.amount },
-      };
-    }
-    case "funds_reinstated": {
-      if (facts.reinstated) return { kind: "duplicate", ...because("dispute_reinstatement_duplicate", { disputeId }), orderId: order.id };
-      if (facts.withdrawn === null) return fail("transition", because("dispute_reinstate_waiting", { disputeId, orderId: order.id }), order.id);
-      if (effect.amount > facts.withdrawn) {
-        return fail("amount_mismatch", because("dispute_reinstatement_too_large", { disputeId, amount: money(effect.amount, credit.currency), withdrawn: money(facts.withdrawn, credit.currency), orderId: order.id }), order.id);
-      }
-      return {
-        kind: "book_and_move",
-        ...because("dispute_reinstated", { disputeId, amount: money(effect.amount, credit.currency), orderId: order.id, status: order.status }),
-        ...stay,
-        entry: { businessKey: disputeKey(source, effect.paymentKey, effect.disputeId, "reinstated"), kind: "dispute_reinstatement", amount: effect.amount, currency: credit.currency },
-        to: order.status as OrderStatus,
-        changes: { disputedAmount: Math.max(0, order.disputedAmount - effect.amount) },
-      };
-    }
-    case "won":
-    case "lost": {
-      const to = moveOrFail(order, effect.phase === "won" ? "dispute.won" : "dispute.lost");
-      if (typeof to !== "string") return to;
-      return { kind: "book_and_move", ...because("dispute_closed", { disputeId, phase: effect.phase, orderId: order.id, from: order.status, to }), ...stay, to, changes: {} };
-    }
-  }
+  const trigger: OrderTrigger = status === "won" ? "dispute.won" : status === "lost" ? "dispute.lost" : "dispute.opened";
+  const refunded = order.refundedAmount;
+  return moveByBooks(order, credit, trigger, { refunded, disputedAmount, disputes: statuses }, { entries: plan.entries, dispute: { disputeId: effect.disputeId, status, amount: effect.amount, currency: credit.currency } }, steps);
 }

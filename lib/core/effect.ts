@@ -17,8 +17,29 @@ export interface OrderRef {
   checkoutSessionId?: string;
 }
 
-/** The phases of a dispute that change money or an order (Stripe charge.dispute.created, .funds_withdrawn, .funds_reinstated, .closed). */
-export type DisputePhase = "opened" | "funds_withdrawn" | "funds_reinstated" | "won" | "lost";
+/**
+ * A refund as the provider names it (Stripe's refund object: docs.stripe.com/api/refunds/object): its
+ * id, amount (minor units of the payment's currency), status and creation time (unix seconds, when
+ * given). `failed` and `canceled` refunds moved money out and back: both are booked, then reversed.
+ */
+export interface RefundFact {
+  refundId: string;
+  amount: number;
+  status: string;
+  createdAt: number | null;
+}
+
+/** A dispute's status as the books need it: open until closed; a closed dispute never reopens. */
+export type DisputeStatus = "open" | "won" | "lost";
+
+/**
+ * One movement of a dispute's money (Stripe: an entry of the dispute's `balance_transactions`): its id
+ * and signed amount in minor units of the payment's currency (negative: withdrawn; positive: reinstated).
+ */
+export interface DisputeMovement {
+  id: string;
+  amount: number;
+}
 
 /**
  * What an event asks the core to do, provider-independent. Amounts are integers in minor units.
@@ -26,22 +47,60 @@ export type DisputePhase = "opened" | "funds_withdrawn" | "funds_reinstated" | "
  *   figures are not comparable with the order's (the order's own price is credited then); `amount`
  *   "missing" when the provider always signs an amount (Stripe sessions and intents, a mapped Standard
  *   Webhooks field) and this payload has none: it is dead-lettered, never credited at the order's price.
- * - refund: `refundedTotal` is the absolute refunded total of that payment (null = the whole payment).
- * - dispute: a phase of a dispute `disputeId` of the payment (Stripe charge.dispute.*): `opened` moves
- *   the order to disputed; `funds_withdrawn` / `funds_reinstated` book the disputed `amount` out of and
- *   back into the ledger; `won` / `lost` close it (disputed -> paid, or -> dispute_lost).
- * - refund_failed: refund `refundId` of `amount` did not go through (Stripe refund status `failed`):
- *   its amount is booked back and the order's refunded total lowered.
+ * - refund: what the payload says of the payment's refunds: `refunds`, the refund objects it names
+ *   (each booked once by its id); `refundedTotal`, the payment's absolute refunded total when the payload
+ *   gives one (null = the whole payment; absent = the payload gives none), used only for what no refund
+ *   object explains; `at`, the provider's creation time of the event (unix seconds), which tells a
+ *   snapshot taken before a refund failed from one taken after.
+ * - dispute: a dispute `disputeId` of the payment (Stripe charge.dispute.*): its `status` when the
+ *   payload says one (the most advanced status seen wins: a closed dispute stays closed), its money
+ *   `movements` (balance transactions; null when the payload has none, then `fallback` names the
+ *   movement the event type stands for, of `amount`).
  * - payment_failed: recorded, never blocks a later success.
  * - record_only: stored and answered `ignored` (unhandled type, subscription event, ...).
+ * `chargeId`, when given, names the provider's charge so a parked event can say what it waits for.
  */
 export type Effect =
   | { kind: "payment"; paymentKey: string; orderRef: OrderRef; amount: number | null | "missing"; currency: string | null }
-  | { kind: "refund"; paymentKey: string; orderRef: OrderRef; refundedTotal: number | null; currency: string | null }
-  | { kind: "dispute"; paymentKey: string; orderRef: OrderRef; disputeId: string; phase: DisputePhase; amount: number; currency: string }
-  | { kind: "refund_failed"; paymentKey: string; orderRef: OrderRef; refundId: string; amount: number; currency: string }
+  | { kind: "refund"; paymentKey: string; orderRef: OrderRef; chargeId?: string; currency: string | null; refundedTotal?: number | null; refunds?: RefundFact[]; at?: number }
+  | {
+      kind: "dispute";
+      paymentKey: string;
+      orderRef: OrderRef;
+      chargeId?: string;
+      disputeId: string;
+      status: DisputeStatus | null;
+      amount: number;
+      currency: string;
+      movements: DisputeMovement[] | null;
+      fallback: "withdrawn" | "reinstated" | null;
+    }
   | { kind: "payment_failed"; paymentKey: string; orderRef: OrderRef }
   | { kind: "record_only"; reason: string; reasonRef?: ReasonRef };
+
+/**
+ * Effects as inbox payloads stored by earlier versions held them: a failed refund as its own kind, a
+ * dispute as a phase. {@link currentEffect} reads them as today's effects, so an event stored before an
+ * upgrade applies after it.
+ */
+export type StoredEffect =
+  | Effect
+  | { kind: "refund_failed"; paymentKey: string; orderRef: OrderRef; refundId: string; amount: number; currency: string }
+  | { kind: "dispute"; paymentKey: string; orderRef: OrderRef; disputeId: string; phase: "opened" | "funds_withdrawn" | "funds_reinstated" | "won" | "lost"; amount: number; currency: string };
+
+/** Today's effect for a stored one (see {@link StoredEffect}); an effect of today's shape is returned as it is. */
+export function currentEffect(effect: StoredEffect): Effect {
+  if (effect.kind === "refund_failed") {
+    return { kind: "refund", paymentKey: effect.paymentKey, orderRef: effect.orderRef, currency: effect.currency, refunds: [{ refundId: effect.refundId, amount: effect.amount, status: "failed", createdAt: null }] };
+  }
+  if (effect.kind === "dispute" && "phase" in effect) {
+    const { phase, ...rest } = effect;
+    const status: DisputeStatus | null = phase === "opened" || phase === "funds_withdrawn" ? "open" : phase === "won" || phase === "lost" ? phase : null;
+    const fallback = phase === "funds_withdrawn" ? "withdrawn" : phase === "funds_reinstated" ? "reinstated" : null;
+    return { ...rest, kind: "dispute", status, movements: null, fallback };
+  }
+  return effect;
+}
 
 /** A verified, schema-valid event reduced to what processing needs (stored as the inbox payload). */
 export interface NormalizedEvent {
@@ -52,7 +111,7 @@ export interface NormalizedEvent {
   account?: string;
   /** Provider's creation time, unix seconds, when given. */
   createdAt?: number;
-  effect: Effect;
+  effect: StoredEffect;
 }
 
 

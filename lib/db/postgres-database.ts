@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { appliedMigrationRow, PRISMA_MIGRATIONS_TABLE } from "@/lib/db/migration-records";
 
 /** The committed PostgreSQL migrations (prisma/postgresql/migrations/<name>/migration.sql). */
 export const POSTGRES_MIGRATIONS_DIR = path.join("prisma", "postgresql", "migrations");
@@ -21,9 +22,11 @@ export function postgresMigrations(dir = path.join(process.cwd(), POSTGRES_MIGRA
     .map((name) => ({ name, sql: readFileSync(path.join(dir, name, "migration.sql"), "utf8") }));
 }
 
-/** A short SHA-256 (hex) of every migration's name and text: changes when any migration does. */
+/** A short SHA-256 (hex) of every migration's name and text, and of how they are applied: changes when any migration does. */
 export function migrationsFingerprint(migrations = postgresMigrations()): string {
   const hash = createHash("sha256");
+  // How the migrations are applied counts too: templates made before they were recorded in _prisma_migrations are not reused.
+  hash.update("recorded in _prisma_migrations\n");
   for (const migration of migrations) hash.update(`${migration.name}\n${migration.sql}\n`);
   return hash.digest("hex").slice(0, 12);
 }
@@ -41,12 +44,20 @@ export async function withConnection<T>(url: string, work: (client: pg.Client) =
 
 /**
  * Applies the committed PostgreSQL migrations, in order, to the EMPTY database at `url`, each in its own
- * transaction. For throwaway databases (tests, benchmarks); the product uses `prisma migrate deploy`,
- * which also records what it applied. Throws the first failing statement's error.
+ * transaction, recording each in `_prisma_migrations` as `prisma migrate deploy` would. For throwaway
+ * databases (tests, benchmarks); the product uses `prisma migrate deploy`. Throws the first failing
+ * statement's error.
  */
 export async function applyPostgresMigrations(url: string, migrations = postgresMigrations()): Promise<void> {
   await withConnection(url, async (client) => {
-    for (const migration of migrations) await client.query(`BEGIN;\n${migration.sql}\nCOMMIT;`);
+    // Recorded as the engine would, so the CLIs (which apply pending migrations first) find none pending.
+    await client.query(PRISMA_MIGRATIONS_TABLE.postgres);
+    for (const migration of migrations) {
+      const row = appliedMigrationRow(migration.name, migration.sql);
+      await client.query(`BEGIN;\n${migration.sql}\n;`);
+      await client.query("INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, $4, $3, 1)", [row.id, row.checksum, row.finishedAt, row.name]);
+      await client.query("COMMIT");
+    }
   });
 }
 

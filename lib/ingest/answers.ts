@@ -104,9 +104,18 @@ export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key
   return answerDelivery(db, delivery, { httpStatus: failure.httpStatus, outcome: "dead_lettered", reason: failure.reason, reasonRef: failure.reasonRef, orderId }, decision);
 }
 
-/** The organisation check both modes make before storing: an event naming another account is dead-lettered (422). */
-export function organisationMismatch(delivery: VerifiedDelivery): ApplyFailure | undefined {
+/**
+ * The organisation check both modes make before storing. A Stripe Connect event of an account the
+ * endpoint is not bound to is answered 200 `ignored` (`account_not_bound`) and recorded: a 4xx would be
+ * retried for three days and count toward Stripe disabling the endpoint (docs.stripe.com/webhooks#retries),
+ * and such an event is not ours to apply. Any other provider's event naming another organisation is
+ * dead-lettered (422): the seed guide's rule that a payload's organisation never decides authorization.
+ */
+export function organisationMismatch(delivery: VerifiedDelivery): { ignore: ProcessResult } | { deadLetter: ApplyFailure } | undefined {
   const { endpoint, event } = delivery;
   if (event.account === undefined || event.account === endpoint.account) return undefined;
-  return new ApplyFailure("org_mismatch", because("org_mismatch", { account: event.account, endpoint: endpoint.name }), orderIdOf(event));
+  if (endpoint.provider === "stripe") {
+    return { ignore: { httpStatus: 200, outcome: "ignored", ...because("account_not_bound", { account: event.account, endpoint: endpoint.name }) } };
+  }
+  return { deadLetter: new ApplyFailure("org_mismatch", because("org_mismatch", { account: event.account, endpoint: endpoint.name }), orderIdOf(event)) };
 }

@@ -24,7 +24,8 @@ export { eventKeyOf, type ProcessResult, type VerifiedDelivery };
 export async function processInline(db: Db, delivery: VerifiedDelivery): Promise<ProcessResult> {
   const key = eventKeyOf(delivery);
   const mismatch = organisationMismatch(delivery);
-  if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
+  if (mismatch && "ignore" in mismatch) return answerDelivery(db, delivery, mismatch.ignore, { eventId: key.eventId });
+  if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch.deadLetter);
 
   const grouped = await inlineGroupApply(db).apply(delivery);
   if (grouped.kind === "applied") {

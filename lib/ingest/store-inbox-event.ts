@@ -22,7 +22,8 @@ import { errorMessage } from "@/lib/log/error-message";
 export async function storeInInbox(db: Db, delivery: VerifiedDelivery, now = new Date()): Promise<ProcessResult> {
   const key = eventKeyOf(delivery);
   const mismatch = organisationMismatch(delivery);
-  if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch);
+  if (mismatch && "ignore" in mismatch) return answerDelivery(db, delivery, mismatch.ignore, { eventId: key.eventId });
+  if (mismatch) return deadLetterDelivery(db, delivery, key, mismatch.deadLetter);
 
   const outcome = await inboxGroupCommit(db).store(delivery, now);
   if (outcome.kind === "stored") return { httpStatus: 200, outcome: "accepted", ...acceptedBecause(key.eventId), orderId: orderIdOf(delivery.event) };

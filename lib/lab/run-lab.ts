@@ -18,6 +18,31 @@ export interface LabOptions {
   print?: (line: string) => void;
   /** The locale the delivery lines are printed in (English without one). */
   view?: CliReasons;
+  /** How long to wait for the server to apply the lab's own stored events (inbox mode) before giving up: 60 s without one. */
+  waitSeconds?: number;
+}
+
+/** One of the lab's events still waiting to be applied when the lab stopped waiting. */
+export interface UnappliedLabEvent {
+  eventId: string;
+  orderId: string;
+  status: string;
+}
+
+/**
+ * Thrown when the server has not applied every event the lab stored within the wait: names each such
+ * event (id, order, status) in the lab's locale, so the operator can look them up.
+ */
+export class LabWaitTimeout extends Error {
+  constructor(
+    readonly unapplied: UnappliedLabEvent[],
+    readonly waitSeconds: number,
+    view: CliReasons = ENGLISH_CLI,
+  ) {
+    const events = unapplied.map((event) => view.t("reasons.lab.waitEvent", { eventId: event.eventId, orderId: event.orderId, status: event.status })).join(", ");
+    super(view.t("reasons.lab.waitTimedOut", { count: unapplied.length, seconds: waitSeconds, events }));
+    this.name = "LabWaitTimeout";
+  }
 }
 
 /** One delivery as the lab saw it. */
@@ -85,9 +110,11 @@ export function formatDelivery(result: LabDeliveryResult, view: CliReasons = ENG
 /**
  * Plays the lab provider against a running Acredita over HTTP: makes sure the five lab orders exist
  * (POST /api/orders, idempotent), sends the five scenarios' deliveries in simulated time, retries any
- * non-2xx from the provider after 60/120/240 simulated seconds (attackers never retry), waits for the
- * inbox to drain when the server has one, uploads the settlement CSV to POST /api/reconciliations (202),
- * waits for its run to be done (GET /api/reconciliations/{id}) and returns everything. Throws when the server cannot be reached or refuses the API token.
+ * non-2xx from the provider after 60/120/240 simulated seconds (attackers never retry), waits until
+ * the server has applied the lab's own stored events (inbox mode; never for other traffic), uploads
+ * the settlement CSV to POST /api/reconciliations (202), waits for its run to be done
+ * (GET /api/reconciliations/{id}) and returns everything. Throws when the server cannot be reached or
+ * refuses the API token, and {@link LabWaitTimeout} when its events are still unapplied after `waitSeconds`.
  */
 export async function runLab(options: LabOptions): Promise<LabRun> {
   const print = options.print ?? (() => {});
@@ -134,7 +161,7 @@ export async function runLab(options: LabOptions): Promise<LabRun> {
     }
   }
 
-  await waitForInboxDrain(options.url, auth);
+  await waitForOwnEvents(options.url, auth, options.waitSeconds ?? 60, options.view);
 
   const settlementCsv = formatSettlementCsv(LAB_SETTLEMENT);
   const response = await fetch(`${options.url}/api/reconciliations?source=lab&format=lab`, { method: "POST", body: settlementCsv, headers: { ...auth, "content-type": "text/csv" } });
@@ -171,18 +198,37 @@ async function waitForRun(url: string, auth: Record<string, string>, runId: stri
   }
 }
 
+/** The inbox statuses of an event stored and not yet applied or dead-lettered (lib/monitoring/operational-metrics.ts). */
+const UNAPPLIED_STATUSES = new Set(["received", "processing", "failed"]);
+
+/** The lab's own events as the server stored them, read from its orders (GET /api/orders/{id}), that are not applied yet. */
+async function unappliedLabEvents(url: string, auth: Record<string, string>): Promise<UnappliedLabEvent[]> {
+  const ids = new Set(LAB_STEPS.filter((step) => step.sender === "provider").map((step) => step.event.id));
+  const orderIds = [...new Set(LAB_STEPS.filter((step) => step.sender === "provider").map((step) => step.event.orderId))];
+  const unapplied: UnappliedLabEvent[] = [];
+  for (const orderId of orderIds) {
+    const response = await fetch(`${url}/api/orders/${orderId}`, { headers: auth });
+    if (response.status !== 200) throw new Error(`reading ${orderId}: HTTP ${response.status} ${await response.text()}`);
+    const order = (await response.json()) as { events: { provider: string; eventId: string; status: string }[] };
+    for (const event of order.events) {
+      if (event.provider === "lab" && ids.has(event.eventId) && UNAPPLIED_STATUSES.has(event.status)) unapplied.push({ eventId: event.eventId, orderId, status: event.status });
+    }
+  }
+  return unapplied.sort((a, b) => a.eventId.localeCompare(b.eventId));
+}
+
 /**
- * In inbox mode a 2xx only means "stored": wait (at most 60 s) until the server reports no pending
- * inbox events. Servers without the metrics endpoint (inline mode only) answer 404 and are not waited for.
+ * In inbox mode a 2xx only means "stored": wait (at most `waitSeconds`) until the server has applied
+ * or dead-lettered every event of the lab's. Only the lab's own events count: another provider's
+ * event retried for minutes on the same server is none of the lab's business. Inline mode applies
+ * before answering, so the first look finds nothing to wait for.
  */
-async function waitForInboxDrain(url: string, auth: Record<string, string>): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const response = await fetch(`${url}/api/metrics`, { headers: auth }).catch(() => undefined);
-    if (!response || response.status !== 200) return;
-    const metrics = (await response.json()) as { inbox?: { pending?: number } };
-    if (!metrics.inbox?.pending) return;
+async function waitForOwnEvents(url: string, auth: Record<string, string>, waitSeconds: number, view?: CliReasons): Promise<void> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (;;) {
+    const unapplied = await unappliedLabEvents(url, auth);
+    if (unapplied.length === 0) return;
+    if (Date.now() >= deadline) throw new LabWaitTimeout(unapplied, waitSeconds, view);
     await sleep(250);
   }
-  throw new Error("inbox did not drain within 60 s");
 }

@@ -1,6 +1,7 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
-import { creditKey, refundKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import { sqlDate } from "@/lib/db/sql-values";
+import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
 
 // The ledger's reads and writes on the hot path, as driver statements (lib/db/driver.ts): each one
 // prepared once per connection. Rows are written as the model API would write them (ULID ids, the
@@ -25,50 +26,50 @@ export async function findCredit(session: SqlSession, scope: PaymentScope, payme
   return rows[0] ?? null;
 }
 
+/** A ledger entry of a payment as the core's decisions read it back (amount signed, minor units; `occurredAt` unix seconds). */
+export interface PaymentEntry {
+  businessKey: string;
+  kind: LedgerKind;
+  amount: number;
+  occurredAt: number | null;
+}
+
 /**
- * What was refunded so far of a payment in its scope, in minor units (positive): its refund entries
- * (negative) net of the reversals of failed refunds (positive), and how many refunds failed. One
- * indexed read (provider, account, livemode, paymentKey).
+ * Every refund, failed-refund and dispute entry of a payment in its scope, oldest first: what a refund's
+ * or a dispute's decision weighs the event against. One indexed read (provider, account, livemode, paymentKey).
  */
-export async function refundsOf(session: SqlSession, scope: PaymentScope, paymentKey: string): Promise<{ refunded: number; failedRefunds: number }> {
-  const rows = await session.all<{ kind: string; total: number | string | null; entries: number | string }>(
-    `SELECT "kind", SUM("amount") AS "total", COUNT(*) AS "entries" FROM "LedgerEntry"
-     WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ? AND "kind" IN ('refund', 'refund_failed')
-     GROUP BY "kind"`,
+export async function paymentEntries(session: SqlSession, scope: PaymentScope, paymentKey: string): Promise<PaymentEntry[]> {
+  const rows = await session.all<{ businessKey: string; kind: LedgerKind; amount: number | bigint; occurredAt: Date | string | number | null }>(
+    `SELECT "businessKey", "kind", "amount", "occurredAt" FROM "LedgerEntry"
+     WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ? AND "kind" <> 'credit' ORDER BY "id"`,
     [scope.provider, scope.account, scope.livemode, paymentKey],
   );
-  // PostgreSQL returns SUM and COUNT as bigint text.
-  const refunded = -rows.reduce((total, row) => total + Number(row.total ?? 0), 0);
-  return { refunded, failedRefunds: Number(rows.find((row) => row.kind === "refund_failed")?.entries ?? 0) };
+  return rows.map((row) => ({ businessKey: row.businessKey, kind: row.kind, amount: Number(row.amount), occurredAt: unixSeconds(row.occurredAt) }));
 }
 
-/** Whether a ledger entry with this business key exists. */
-export async function entryExists(session: SqlSession, businessKey: string): Promise<boolean> {
-  return (await session.all(`SELECT 1 AS "found" FROM "LedgerEntry" WHERE "businessKey" = ?`, [businessKey])).length > 0;
-}
-
-/** The signed amount (minor units) of the ledger entry booked under `businessKey`, or null when there is none. */
-export async function entryAmount(session: SqlSession, businessKey: string): Promise<number | null> {
-  const [row] = await session.all<{ amount: number | bigint }>(`SELECT "amount" FROM "LedgerEntry" WHERE "businessKey" = ?`, [businessKey]);
-  return row === undefined ? null : Number(row.amount);
+/** A stored time as unix seconds (null when not kept). */
+function unixSeconds(value: Date | string | number | null): number | null {
+  const date = sqlDate(value);
+  return date === null || Number.isNaN(date.getTime()) ? null : Math.floor(date.getTime() / 1000);
 }
 
 /**
  * Books one ledger entry of `kind` under its business key: `INSERT ... ON CONFLICT ("businessKey") DO
- * NOTHING RETURNING`, no read first. Returns false when the key was already booked (a concurrent
+ * NOTHING RETURNING`, no read first. `occurredAt` (unix seconds) is the provider's time of the movement, when known. Returns false when the key was already booked (a concurrent
  * writer got there first: the caller restarts its transaction and finds it done). `amount` in minor
  * units of `currency`, signed as the kind says ({@link LedgerKind}).
  */
 export async function bookEntry(
   session: SqlSession,
   source: BookingSource,
-  entry: { businessKey: string; kind: LedgerKind; orderId: string; paymentKey: string; amount: number; currency: string },
+  entry: { businessKey: string; kind: LedgerKind; orderId: string; paymentKey: string; amount: number; currency: string; occurredAt?: number | null },
   now: Date,
 ): Promise<boolean> {
+  const occurredAt = entry.occurredAt === undefined || entry.occurredAt === null ? null : new Date(entry.occurredAt * 1000);
   const rows = await session.all(
-    `INSERT INTO "LedgerEntry" ("id", "businessKey", "orderId", "paymentKey", "kind", "amount", "currency", "provider", "account", "livemode", "eventId", "createdAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("businessKey") DO NOTHING RETURNING "id"`,
-    [newRowId(now), entry.businessKey, entry.orderId, entry.paymentKey, entry.kind, entry.amount, entry.currency, source.provider, source.account, source.livemode, source.eventId, now],
+    `INSERT INTO "LedgerEntry" ("id", "businessKey", "orderId", "paymentKey", "kind", "amount", "currency", "provider", "account", "livemode", "eventId", "occurredAt", "createdAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("businessKey") DO NOTHING RETURNING "id"`,
+    [newRowId(now), entry.businessKey, entry.orderId, entry.paymentKey, entry.kind, entry.amount, entry.currency, source.provider, source.account, source.livemode, source.eventId, occurredAt, now],
   );
   return rows.length === 1;
 }
@@ -90,22 +91,6 @@ export async function bookCredit(session: SqlSession, source: BookingSource, cre
     now,
   ]);
   return true;
-}
-
-/**
- * Books a refund of `delta` minor units (stored negative) under `refund:<scope>:<payment>` for the
- * refund that completes the payment, or `...:<payment>:<refunded total>` for a partial one, so a
- * replayed partial refund cannot count twice (Stripe charge.refunded reports absolute totals).
- * Returns false when that key was already booked.
- */
-export async function bookRefund(
-  session: SqlSession,
-  source: BookingSource,
-  refund: { orderId: string; paymentKey: string; delta: number; refundedTotal: number; full: boolean; failedBefore: number; currency: string },
-  now: Date,
-): Promise<boolean> {
-  const businessKey = refundKey(source, refund.paymentKey, refund.full ? null : refund.refundedTotal, refund.failedBefore);
-  return bookEntry(session, source, { businessKey, kind: "refund", orderId: refund.orderId, paymentKey: refund.paymentKey, amount: -refund.delta, currency: refund.currency }, now);
 }
 
 /** The extra charge recorded for a payment in its scope (a second payment of a paid order), or null. */

@@ -38,6 +38,29 @@ export function pagingFromParams(params: SearchParams): { page: number; pageSize
   return { page: Math.min(page, MAX_PAGE), pageSize: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE };
 }
 
+/** A URL parameter that was given but not understood, so the list did not apply it: its name and value as given (cut to 60 characters). */
+export interface ParamNotUnderstood {
+  name: string;
+  value: string;
+}
+
+/**
+ * The parameters of `params` that `understood` (one check per parameter name) refuses: a lenient list
+ * page ignores a value it cannot read (a bad link never fails) but must say so, or "?status=bogus"
+ * silently reads as "any". Unset and empty parameters are not listed. Returns them in `understood`'s order.
+ */
+export function paramsNotUnderstood(params: SearchParams, understood: Record<string, (value: string) => boolean>): ParamNotUnderstood[] {
+  return Object.entries(understood).flatMap(([name, check]) => {
+    const value = param(params, name);
+    return value === undefined || check(value) ? [] : [{ name, value: value.length > 60 ? `${value.slice(0, 59)}…` : value }];
+  });
+}
+
+/** True when `page` asks for a page past the last one of a non-empty list (a shared link after the list shrank, or a typed ?page=99). */
+export function pastLastPage(page: Pick<Page<unknown>, "page" | "totalPages" | "count">): boolean {
+  return page.count > 0 && page.page > page.totalPages;
+}
+
 /** Lenient UTC day (YYYY-MM-DD) from the URL as the Date at 00:00 UTC, or undefined. */
 export function dayFromParams(params: SearchParams, name: string): Date | undefined {
   const value = param(params, name);

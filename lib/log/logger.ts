@@ -1,4 +1,5 @@
 import pino from "pino";
+import { humanDestination, resolveLogFormat } from "@/lib/log/human-log-format";
 
 const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
@@ -34,7 +35,18 @@ export const logger = pino(
     censor: "[redacted]",
   },
   },
-  // LOG_FILE sends the lines to a file instead of stdout (used by the secrets test to read every line);
-  // LOG_STREAM=stderr to standard error (the CLIs whose standard output is their report: lib/log/cli-logs-to-stderr.ts).
-  process.env.LOG_FILE ? pino.destination({ dest: process.env.LOG_FILE, sync: true }) : process.env.LOG_STREAM === "stderr" ? pino.destination({ dest: 2, sync: true }) : undefined,
+  logDestination(),
 );
+
+/**
+ * Where the lines go, and in what form. LOG_FILE: that file, JSON (used by the secrets test to read
+ * every line). Else standard output, or standard error with LOG_STREAM=stderr (the CLIs whose standard
+ * output is their report: lib/log/cli-logs-to-stderr.ts); there one readable line per record when that
+ * stream is a terminal or LOG_FORMAT=human, JSON when it is not or LOG_FORMAT=json (lib/log/human-log-format.ts).
+ */
+function logDestination(): pino.DestinationStream | undefined {
+  if (process.env.LOG_FILE) return pino.destination({ dest: process.env.LOG_FILE, sync: true });
+  const fd = process.env.LOG_STREAM === "stderr" ? 2 : 1;
+  if (resolveLogFormat(process.env.LOG_FORMAT, fd) === "human") return humanDestination(fd);
+  return fd === 2 ? pino.destination({ dest: 2, sync: true }) : undefined;
+}

@@ -7,9 +7,11 @@ export const PROMETHEUS_CONTENT_TYPE = new Registry().contentType;
 /**
  * Renders the operational metrics in Prometheus text format (prom-client), one gauge per figure, names
  * prefixed `acredita_`. A fresh registry per call: the figures are counted from the database on each
- * scrape, so any number of server processes report the same values.
+ * scrape, so any number of server processes report the same values. `serverRestarts`, when given,
+ * is this server's own figure: how many times `npm start` restarted its server process
+ * (`acredita_server_restarts_total`, lib/background/server-supervisor.ts).
  */
-export async function renderPrometheus(metrics: OperationalMetrics): Promise<string> {
+export async function renderPrometheus(metrics: OperationalMetrics, serverRestarts?: number): Promise<string> {
   const registry = new Registry();
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
   const pending = gauge("acredita_inbox_events_pending", "Inbox events stored and not yet applied or dead-lettered, by status.", ["status"]);
@@ -33,5 +35,8 @@ export async function renderPrometheus(metrics: OperationalMetrics): Promise<str
   for (const { endpoint, reason, count } of metrics.rejectionTotals) rejections.inc({ endpoint, reason }, count);
   const lastHour = gauge("acredita_webhook_rejections_last_hour", "Webhook requests refused before a valid signature in the last hour, by reason.", ["reason"]);
   for (const [reason, count] of Object.entries(metrics.rejectionsLastHour.byReason)) lastHour.set({ reason }, count);
+  if (serverRestarts !== undefined) {
+    new Counter({ name: "acredita_server_restarts_total", help: "Times npm start restarted this server's process after it died (crash, kill, out of memory), since npm start began.", registers: [registry] }).inc(serverRestarts);
+  }
   return registry.metrics();
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { dayFromParams, lenient, nextDay, pageOf, pagingFromParams, pagingSchema, param, prefixRange, type Page, type SearchParams } from "@/lib/lists/paging";
+import { dayFromParams, lenient, nextDay, pageOf, PAGE_SIZES, pagingFromParams, pagingSchema, param, paramsNotUnderstood, prefixRange, type Page, type ParamNotUnderstood, type SearchParams } from "@/lib/lists/paging";
 import { currencySchema } from "@/lib/money/amount-schemas";
 import { ORDER_STATUSES, type OrderStatus } from "@/lib/orders/transitions";
 
@@ -36,6 +36,26 @@ export function orderQueryFromParams(params: SearchParams): OrderQuery {
     to: to ? nextDay(to) : undefined,
     q: lenient(z.string().max(255).optional(), param(params, "q"), undefined),
   };
+}
+
+/**
+ * The orders page's URL parameters that {@link orderQueryFromParams} could not read and so did not
+ * apply (`?status=bogus`, `?from=yesterday`, `?pageSize=7`), for the page to say so instead of
+ * silently showing every order.
+ */
+export function orderParamsNotUnderstood(params: SearchParams): ParamNotUnderstood[] {
+  const oneOf = (values: readonly string[]) => (value: string) => values.includes(value);
+  const isDay = (name: string) => () => dayFromParams(params, name) !== undefined;
+  return paramsNotUnderstood(params, {
+    status: oneOf(ORDER_STATUSES),
+    currency: (value) => currencySchema.safeParse(value.toUpperCase()).success,
+    from: isDay("from"),
+    to: isDay("to"),
+    sort: oneOf(ORDER_SORTS),
+    dir: oneOf(["asc", "desc"]),
+    page: (value) => /^\d+$/.test(value) && Number(value) >= 1,
+    pageSize: (value) => (PAGE_SIZES as readonly number[]).includes(Number(value)),
+  });
 }
 
 /** One row of the orders table. Money in minor units of `currency`. */

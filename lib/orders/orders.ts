@@ -4,6 +4,8 @@ import { uniqueViolationFields } from "@/lib/db/errors";
 import { currencySchema, idSchema } from "@/lib/money/amount-schemas";
 import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
 import { isIsoCurrency } from "@/lib/money/minor-units";
+import { ORDER_STATUSES, type OrderStatus } from "@/lib/orders/transitions";
+import { describeZodError } from "@/lib/providers/json";
 
 /** Body of `POST /api/orders`: the store's order, amount in minor units of an ISO 4217 currency. */
 export const newOrderSchema = z.object({
@@ -16,11 +18,27 @@ export const newOrderSchema = z.object({
 
 export type NewOrder = z.infer<typeof newOrderSchema>;
 
-/** Query of `GET /api/orders`: `limit` 1..500 (default 100), `offset` 0..10^9 (default 0); anything else is 400. */
+/** Query of `GET /api/orders`: `limit` 1..500 (default 100), `offset` 0..10^9 (default 0), `status` one of {@link ORDER_STATUSES}; anything else is 400. */
 export const listQuerySchema = z.object({
   limit: z.coerce.number().min(1).max(500).refine(Number.isInteger, "must be a whole number").default(100),
   offset: z.coerce.number().min(0).max(1_000_000_000).refine(Number.isInteger, "must be a whole number").default(0),
+  status: z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]], `must be one of ${ORDER_STATUSES.join(", ")}`).optional(),
 });
+
+export type ListQuery = z.infer<typeof listQuerySchema>;
+
+/**
+ * Reads `GET /api/orders`'s query string strictly: a parameter it does not know (`page`, a misspelt
+ * `stauts`) is refused by name rather than ignored, since an ignored filter answers with every order.
+ * Returns the query, or the 400's sentence naming each problem.
+ */
+export function parseListQuery(search: URLSearchParams): { ok: true; query: ListQuery } | { ok: false; error: string } {
+  const known = Object.keys(listQuerySchema.shape);
+  const unknown = [...new Set(search.keys())].filter((key) => !known.includes(key));
+  if (unknown.length > 0) return { ok: false, error: unknown.map((key) => `${key.slice(0, 60)}: not a parameter of GET /api/orders (it takes ${known.join(", ")})`).join("; ") };
+  const parsed = listQuerySchema.safeParse(Object.fromEntries(search));
+  return parsed.success ? { ok: true, query: parsed.data } : { ok: false, error: describeZodError(parsed.error) };
+}
 
 /** Result of {@link createOrder}: created (201), already there with the same fields (200) or conflicting (409). */
 export type CreateOrderResult = { kind: "created" | "exists"; order: OrderView } | { kind: "conflict"; reason: string };
@@ -103,12 +121,13 @@ export async function getOrder(db: Db, id: string): Promise<OrderView | null> {
   };
 }
 
-/** Lists orders (newest first) with the same shape as {@link getOrder}, `limit` at most 500. */
-export async function listOrders(db: Db, { limit = 100, offset = 0 } = {}): Promise<{ data: OrderView[]; count: number }> {
+/** Lists orders (newest first) with the same shape as {@link getOrder}, `limit` at most 500, of one `status` when given. */
+export async function listOrders(db: Db, { limit = 100, offset = 0, status }: { limit?: number; offset?: number; status?: OrderStatus } = {}): Promise<{ data: OrderView[]; count: number }> {
   const take = Math.min(Math.max(limit, 1), 500);
+  const where = status ? { status } : {};
   const [rows, count] = await Promise.all([
-    db.order.findMany({ orderBy: [{ createdAt: "desc" }, { id: "asc" }], take, skip: Math.max(offset, 0), select: { id: true } }),
-    db.order.count(),
+    db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "asc" }], take, skip: Math.max(offset, 0), select: { id: true } }),
+    db.order.count({ where }),
   ]);
   const data = await Promise.all(rows.map((row) => getOrder(db, row.id)));
   return { data: data.filter((order): order is OrderView => order !== null), count };

@@ -31,7 +31,7 @@ function labEffect(event: LabEvent): Effect {
       return { kind: "payment", paymentKey, orderRef: { orderId }, amount, currency };
     case "payment.refunded":
       // The lab only sends full refunds: the refunded total is the payment's amount.
-      return { kind: "refund", paymentKey, orderRef: { orderId }, refundedTotal: amount, currency };
+      return { kind: "refund", paymentKey, orderRef: { orderId }, refundedTotal: amount, currency, ...(event.created === undefined ? {} : { at: event.created }) };
     default:
       return { kind: "record_only", ...because("unhandled_event_type", { type: event.type }) };
   }

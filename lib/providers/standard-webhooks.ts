@@ -134,7 +134,10 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
       eventType = read(document, options.fields.type, eventTypeSchema, "type")!;
       const livemode = read(document, options.fields.livemode, z.boolean().optional(), "livemode");
       const account = read(document, options.fields.account, idSchema.optional(), "account");
-      const effect = mapEffect(document, eventType, options);
+      const mapped = mapEffect(document, eventType, options);
+      const timestamp = Number(input.headers.get(STANDARD_WEBHOOKS_HEADERS.timestamp));
+      // A refunded total is a snapshot taken when the message was signed (webhook-timestamp, unix seconds).
+      const effect: Effect = mapped.kind === "refund" && Number.isSafeInteger(timestamp) ? { ...mapped, at: timestamp } : mapped;
       return {
         ok: true,
         event: {
@@ -142,7 +145,7 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
           type: eventType,
           livemode: livemode ?? endpoint.livemode,
           account,
-          createdAt: Number(input.headers.get(STANDARD_WEBHOOKS_HEADERS.timestamp)),
+          createdAt: timestamp,
           effect,
         },
       };

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
 import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
 import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-header";
-import type { DisputePhase, Effect } from "@/lib/core/effect";
+import type { DisputeMovement, DisputeStatus, Effect, RefundFact } from "@/lib/core/effect";
 import type { ParseResult, ProviderModule } from "@/lib/providers/types";
 
 /** Stripe's signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>[,v1=...]`. */
@@ -48,7 +48,24 @@ const paymentIntentSchema = z.object({
   metadata: metadataSchema,
 });
 
-/** charge (docs.stripe.com/api/charges/object): `amount_refunded` is the charge's absolute refunded total. */
+/** refund (docs.stripe.com/api/refunds/object), the fields Acredita uses. */
+const refundSchema = z.object({
+  id: idSchema,
+  object: z.literal("refund"),
+  amount: minorAmountSchema,
+  currency: currencySchema,
+  charge: reference,
+  payment_intent: reference,
+  status: z.string().max(50).nullish(),
+  created: z.number().int().nonnegative().nullish(),
+  metadata: metadataSchema,
+});
+
+/**
+ * charge (docs.stripe.com/api/charges/object): `amount_refunded` is the charge's running total of refunds
+ * not failed; `refunds`, when the payload includes it (API versions before 2022-11-15 and expanded
+ * payloads), lists the refund objects themselves (`has_more`: the list is cut, the total explains the rest).
+ */
 const chargeSchema = z.object({
   id: idSchema,
   object: z.literal("charge"),
@@ -57,6 +74,15 @@ const chargeSchema = z.object({
   currency: currencySchema,
   payment_intent: reference,
   metadata: metadataSchema,
+  refunds: z.object({ data: z.array(refundSchema).max(100) }).nullish(),
+});
+
+/** A balance transaction as a dispute lists it (docs.stripe.com/api/balance_transactions/object): its id, signed amount, currency and exchange rate. */
+const balanceTransactionSchema = z.object({
+  id: idSchema,
+  amount: z.number().int().min(-1e12).max(1e12),
+  currency: currencySchema,
+  exchange_rate: z.number().positive().nullish(),
 });
 
 /** dispute (docs.stripe.com/api/disputes/object), the fields Acredita uses. `warning_*` statuses are inquiries: no funds move. */
@@ -68,20 +94,16 @@ const disputeSchema = z.object({
   charge: reference,
   payment_intent: reference,
   status: z.string().max(50),
+  balance_transactions: z.array(balanceTransactionSchema).max(50).nullish(),
 });
 
-/** refund (docs.stripe.com/api/refunds/object), the fields Acredita uses. */
-const refundSchema = z.object({
-  id: idSchema,
-  object: z.literal("refund"),
-  amount: minorAmountSchema,
-  currency: currencySchema,
-  payment_intent: reference,
-  status: z.string().max(50).nullish(),
-  metadata: metadataSchema,
-});
+/** A handler reads an event's `data.object`; `created` is the event's creation time (unix seconds). */
+type Handler = (object: Record<string, unknown>, created: number) => Effect | z.ZodError;
 
-type Handler = (object: Record<string, unknown>) => Effect | z.ZodError;
+/** A refund object as the core's fact (status `pending` when Stripe leaves it out). */
+function refundFact(refund: z.infer<typeof refundSchema>): RefundFact {
+  return { refundId: refund.id, amount: refund.amount, status: refund.status ?? "pending", createdAt: refund.created ?? null };
+}
 
 function orderIdFromMetadata(metadata: Record<string, string> | null | undefined): string | undefined {
   const value = metadata?.order_id;
@@ -138,8 +160,12 @@ function paymentIntentFailed(object: Record<string, unknown>): Effect | z.ZodErr
   return { kind: "payment_failed", paymentKey: parsed.data.id, orderRef: { orderId: orderIdFromMetadata(parsed.data.metadata) } };
 }
 
-/** charge.refunded: full or partial; the absolute `amount_refunded` is handed to the core, which books only the difference. */
-function chargeRefunded(object: Record<string, unknown>): Effect | z.ZodError {
+/**
+ * charge.refunded: the charge's refunds as a snapshot. Its `refunds` list, when present, names each refund
+ * (booked by id); `amount_refunded`, the running total, explains the rest. The core weighs the snapshot
+ * by its event time against failures it knows of.
+ */
+function chargeRefunded(object: Record<string, unknown>, created: number): Effect | z.ZodError {
   const parsed = chargeSchema.safeParse(object);
   if (!parsed.success) return parsed.error;
   const charge = parsed.data;
@@ -148,54 +174,96 @@ function chargeRefunded(object: Record<string, unknown>): Effect | z.ZodError {
     kind: "refund",
     paymentKey: charge.payment_intent,
     orderRef: { orderId: orderIdFromMetadata(charge.metadata) },
+    chargeId: charge.id,
     refundedTotal: charge.amount_refunded,
+    ...(charge.refunds ? { refunds: charge.refunds.data.map(refundFact) } : {}),
     currency: charge.currency,
+    at: created,
   };
 }
 
 /**
- * A dispute event (charge.dispute.created, .funds_withdrawn, .funds_reinstated, .closed) as the phase it
- * reports. The payment is the dispute's PaymentIntent; the order is the one its credit belongs to.
- * Inquiries (status `warning_*`) move no funds and leave the order as it is.
+ * refund.created, refund.updated, refund.failed and charge.refund.updated: one refund object, booked by its
+ * id whatever its status; a `failed` or `canceled` refund is booked back (docs.stripe.com/refunds#failed-refunds).
  */
-function disputeEvent(phaseOf: (status: string) => DisputePhase | undefined): Handler {
+function refundEvent(object: Record<string, unknown>, created: number): Effect | z.ZodError {
+  const parsed = refundSchema.safeParse(object);
+  if (!parsed.success) return parsed.error;
+  const refund = parsed.data;
+  if (!refund.payment_intent) return { kind: "record_only", ...because("refund_without_intent", { refundId: refund.id }) };
+  return {
+    kind: "refund",
+    paymentKey: refund.payment_intent,
+    orderRef: { orderId: orderIdFromMetadata(refund.metadata) },
+    ...(refund.charge ? { chargeId: refund.charge } : {}),
+    currency: refund.currency,
+    refunds: [refundFact(refund)],
+    at: created,
+  };
+}
+
+/** A dispute's status as the books read it: inquiries (`warning_*`) move no funds; won and lost close it; any other status is open. */
+function disputeStatus(status: string): DisputeStatus | "inquiry" {
+  if (status.startsWith("warning_")) return "inquiry";
+  // `prevented`: closed before any funds moved, in the merchant's favour.
+  return status === "won" || status === "prevented" ? "won" : status === "lost" ? "lost" : "open";
+}
+
+/**
+ * A dispute event (charge.dispute.created, .updated, .funds_withdrawn, .funds_reinstated, .closed): the
+ * dispute's status and its balance transactions, each a movement of the payment's money. A balance
+ * transaction in the account's settlement currency is converted back to the charge's by its
+ * `exchange_rate` (Stripe: amount = charge amount × exchange_rate). `fallback` is the movement the event
+ * type names, for a payload that lists none: the dispute's `amount` is used then.
+ */
+function disputeEvent(fallback: "withdrawn" | "reinstated" | null): Handler {
   return (object) => {
     const parsed = disputeSchema.safeParse(object);
     if (!parsed.success) return parsed.error;
     const dispute = parsed.data;
     if (!dispute.payment_intent) return { kind: "record_only", ...because("dispute_without_intent", { disputeId: dispute.id }) };
-    const phase = dispute.status.startsWith("warning_") ? undefined : phaseOf(dispute.status);
-    if (!phase) return { kind: "record_only", ...because("dispute_no_funds_moved", { disputeId: dispute.id, status: String(dispute.status) }) };
-    return { kind: "dispute", paymentKey: dispute.payment_intent, orderRef: {}, disputeId: dispute.id, phase, amount: dispute.amount, currency: dispute.currency };
+    const status = disputeStatus(dispute.status);
+    if (status === "inquiry") return { kind: "record_only", ...because("dispute_no_funds_moved", { disputeId: dispute.id, status: String(dispute.status) }) };
+    const movements: DisputeMovement[] = (dispute.balance_transactions ?? []).map((transaction) => ({
+      id: transaction.id,
+      amount:
+        transaction.currency.toLowerCase() === dispute.currency.toLowerCase() || !transaction.exchange_rate
+          ? transaction.amount
+          : Math.round(transaction.amount / transaction.exchange_rate),
+    }));
+    return {
+      kind: "dispute",
+      paymentKey: dispute.payment_intent,
+      orderRef: {},
+      ...(dispute.charge ? { chargeId: dispute.charge } : {}),
+      disputeId: dispute.id,
+      status,
+      amount: dispute.amount,
+      currency: dispute.currency,
+      movements: dispute.balance_transactions ? movements : null,
+      fallback,
+    };
   };
 }
 
-/** charge.refund.updated, refund.updated and refund.failed: a refund whose status became `failed` is booked back. */
-function refundUpdated(object: Record<string, unknown>): Effect | z.ZodError {
-  const parsed = refundSchema.safeParse(object);
-  if (!parsed.success) return parsed.error;
-  const refund = parsed.data;
-  if (refund.status !== "failed") return { kind: "record_only", ...because("refund_status_not_failed", { refundId: refund.id, status: refund.status ?? "(none)" }) };
-  if (!refund.payment_intent) return { kind: "record_only", ...because("refund_without_intent", { refundId: refund.id }) };
-  return { kind: "refund_failed", paymentKey: refund.payment_intent, orderRef: { orderId: orderIdFromMetadata(refund.metadata) }, refundId: refund.id, amount: refund.amount, currency: refund.currency };
-}
-
-/** The event types that change money or order state; every other type is stored and answered `ignored`. */
-export const STRIPE_HANDLED_TYPES: Record<string, Handler> = {
-  "checkout.session.completed": checkoutSessionPaid,
-  "checkout.session.async_payment_succeeded": checkoutSessionPaid,
-  "checkout.session.async_payment_failed": checkoutSessionFailed,
-  "payment_intent.succeeded": paymentIntentSucceeded,
-  "payment_intent.payment_failed": paymentIntentFailed,
-  "charge.refunded": chargeRefunded,
-  "charge.refund.updated": refundUpdated,
-  "refund.updated": refundUpdated,
-  "refund.failed": refundUpdated,
-  "charge.dispute.created": disputeEvent(() => "opened"),
-  "charge.dispute.funds_withdrawn": disputeEvent(() => "funds_withdrawn"),
-  "charge.dispute.funds_reinstated": disputeEvent(() => "funds_reinstated"),
-  "charge.dispute.closed": disputeEvent((status) => (status === "won" ? "won" : status === "lost" ? "lost" : undefined)),
-};
+/** The event types that change money or order state; every other type is stored and answered `ignored`. A Map: a payload's type is never looked up on an object's prototype. */
+export const STRIPE_HANDLED_TYPES: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  ["checkout.session.completed", checkoutSessionPaid],
+  ["checkout.session.async_payment_succeeded", checkoutSessionPaid],
+  ["checkout.session.async_payment_failed", checkoutSessionFailed],
+  ["payment_intent.succeeded", paymentIntentSucceeded],
+  ["payment_intent.payment_failed", paymentIntentFailed],
+  ["charge.refunded", chargeRefunded],
+  ["charge.refund.updated", refundEvent],
+  ["refund.created", refundEvent],
+  ["refund.updated", refundEvent],
+  ["refund.failed", refundEvent],
+  ["charge.dispute.created", disputeEvent(null)],
+  ["charge.dispute.updated", disputeEvent(null)],
+  ["charge.dispute.funds_withdrawn", disputeEvent("withdrawn")],
+  ["charge.dispute.funds_reinstated", disputeEvent("reinstated")],
+  ["charge.dispute.closed", disputeEvent(null)],
+]);
 
 /**
  * Stripe (docs.stripe.com/webhooks): Stripe-Signature over `<t>.<raw body>`, hex HMAC-SHA256 with the
@@ -212,8 +280,8 @@ export const stripeProvider: ProviderModule = {
     const parsed = stripeEventSchema.safeParse(json);
     if (!parsed.success) return { ok: false, status: 422, ...because("invalid_event", { provider: "Stripe", details: describeZodError(parsed.error) }), eventId: untrustedId(input.body) };
     const event = parsed.data;
-    const handler = STRIPE_HANDLED_TYPES[event.type];
-    const effect: Effect | z.ZodError = handler ? handler(event.data.object) : { kind: "record_only", ...because("unhandled_stripe_event_type", { type: event.type }) };
+    const handler = STRIPE_HANDLED_TYPES.get(event.type);
+    const effect: Effect | z.ZodError = handler ? handler(event.data.object, event.created) : { kind: "record_only", ...because("unhandled_stripe_event_type", { type: event.type }) };
     if (effect instanceof z.ZodError) {
       return { ok: false, status: 422, ...because("invalid_event_object", { type: event.type, details: describeZodError(effect) }), eventId: event.id, eventType: event.type };
     }

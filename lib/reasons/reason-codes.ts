@@ -49,7 +49,7 @@ function define<const P extends Record<string, ParamKind>>(params: P, en: (param
   return { params, en };
 }
 
-const WHAT_EN: Record<string, string> = { failed_refund: "failed refund", dispute: "dispute" };
+const WHAT_EN: Record<string, string> = { failed_refund: "failed refund", dispute: "dispute", refund: "refund" };
 const what = (value: string) => WHAT_EN[value] ?? value;
 /** What a signature diagnosis found changed between the sender's signing and the bytes received. */
 export const DIAGNOSIS_VARIANTS_EN = {
@@ -99,6 +99,8 @@ export const REASONS = {
   waiting_for_credit: define({ what: "what", paymentKey: "id", orderId: "id" }, (p) => `${what(p.what)} of payment ${p.paymentKey} for order ${p.orderId}, which was never credited: waiting for its credit`),
   currency_mismatch_other: define({ what: "what", orderId: "id", got: "id", payment: "id" }, (p) => `currency mismatch for ${what(p.what)} of order ${p.orderId}: ${p.got}, payment ${p.payment}`),
   amount_out_of_range: define({ what: "what", amount: "money", max: "money", orderId: "id" }, (p) => `${what(p.what)} amount ${p.amount.amount} is outside 1..${p.max.amount} for order ${p.orderId}`),
+  // Decisions written before refunds and disputes were booked by their own objects: no longer given,
+  // kept so the rows that carry them still render in the reader's language.
   refund_failed_duplicate: define({ refundId: "id", paymentKey: "id" }, (p) => `failed refund ${p.refundId} of payment ${p.paymentKey} already booked back`),
   refund_failed_waiting: define({ refundId: "id", amount: "money", refunded: "money", paymentKey: "id" }, (p) => `refund ${p.refundId} of ${p.amount.amount} failed, but only ${p.refunded.amount} of payment ${p.paymentKey} is booked as refunded: waiting for the refund`),
   refund_failed_booked: define({ refundId: "id", amount: "money", refunded: "money", orderId: "id", from: "status", to: "status" }, (p) => `refund ${p.refundId} failed: ${p.amount.amount} ${p.amount.currency} booked back (refunded ${p.refunded.amount}); order ${p.orderId} ${p.from} -> ${p.to}`),
@@ -112,6 +114,16 @@ export const REASONS = {
   dispute_reinstatement_too_large: define({ disputeId: "id", amount: "money", withdrawn: "money", orderId: "id" }, (p) => `dispute ${p.disputeId}: reinstatement of ${p.amount.amount} ${p.amount.currency} is more than the ${p.withdrawn.amount} ${p.withdrawn.currency} it withdrew for order ${p.orderId}`),
   dispute_reinstated: define({ disputeId: "id", amount: "money", orderId: "id", status: "status" }, (p) => `dispute ${p.disputeId}: ${p.amount.amount} ${p.amount.currency} reinstated; order ${p.orderId} stays ${p.status}`),
   dispute_closed: define({ disputeId: "id", phase: "phase", orderId: "id", from: "status", to: "status" }, (p) => `dispute ${p.disputeId} ${p.phase}; order ${p.orderId} ${p.from} -> ${p.to}`),
+  refund_booked: define({ refundId: "id", amount: "money" }, (p) => `refunded ${p.amount.amount} ${p.amount.currency} (refund ${p.refundId})`),
+  refund_total_booked: define({ amount: "money", total: "money" }, (p) => `refunded ${p.amount.amount} ${p.amount.currency} that no refund object explains (refunded total ${p.total.amount})`),
+  refund_reversed: define({ refundId: "id", amount: "money" }, (p) => `refund ${p.refundId} failed: ${p.amount.amount} ${p.amount.currency} booked back`),
+  refunds_already_booked: define({ paymentKey: "id", refunded: "money" }, (p) => `refunds of payment ${p.paymentKey} already booked (refunded ${p.refunded.amount})`),
+  order_books: define({ orderId: "id", from: "status", to: "status", refunded: "money", disputed: "money" }, (p) => `order ${p.orderId} ${p.from} -> ${p.to} (refunded ${p.refunded.amount}, disputed ${p.disputed.amount})`),
+  waiting_for_payment: define({ what: "what", paymentKey: "id" }, (p) => `${what(p.what)} waiting for payment ${p.paymentKey}, which is not credited yet`),
+  waiting_for_payment_charge: define({ what: "what", paymentKey: "id", chargeId: "id" }, (p) => `${what(p.what)} waiting for payment ${p.paymentKey} (charge ${p.chargeId}), which is not credited yet`),
+  dispute_status: define({ disputeId: "id", phase: "phase" }, (p) => `dispute ${p.disputeId} ${p.phase}`),
+  dispute_moved: define({ disputeId: "id", amount: "money", phase: "phase" }, (p) => `dispute ${p.disputeId}: ${p.amount.amount} ${p.amount.currency} ${p.phase === "funds_withdrawn" ? "withdrawn" : "reinstated"}`),
+  dispute_known: define({ disputeId: "id", phase: "phase", orderId: "id" }, (p) => `dispute ${p.disputeId} (${p.phase}) already booked; order ${p.orderId} unchanged`),
   payment_failure_recorded: define({ paymentKey: "id" }, (p) => `payment failure of ${p.paymentKey} recorded; a later success still applies`),
   demo_secret: define({ eventId: "id", secretLabel: "id" }, (p) => `event ${p.eventId} was signed with a public demo secret (${p.secretLabel}) and is never applied outside demo mode`),
   dead_letter_resolved: define({}, () => "dead letter resolved"),
@@ -120,6 +132,7 @@ export const REASONS = {
   accepted: define({ eventId: "id" }, (p) => `event ${p.eventId} stored in the inbox; a worker applies it`),
   duplicate_event: define({ eventId: "id", status: "status" }, (p) => `event ${p.eventId} already stored (status ${p.status}); nothing changed`),
   event_conflict: define({ eventId: "id" }, (p) => `event id ${p.eventId} reused with a different signed body; the stored event was kept`),
+  account_not_bound: define({ account: "id", endpoint: "id" }, (p) => `Connect event of account ${p.account}, which endpoint ${p.endpoint} is not bound to: recorded, not applied`),
   org_mismatch: define({ account: "id", endpoint: "id" }, (p) => `event organisation ${p.account} does not match endpoint ${p.endpoint}`),
   database_unavailable: define({}, () => "database unavailable; retry later"),
   not_stored: define({}, () => "database unavailable, event not stored; retry later"),
@@ -235,6 +248,7 @@ export const REASONS = {
   report_header_not_csv: define({}, () => "the header row is not valid CSV"),
   report_unknown_format: define({}, () => "unknown settlement format: expected a Stripe itemized report (balance_transaction_id, ...), the payments CSV (transaction_id, ...) or the lab's (order_id, provider_status, ...)"),
   report_missing_columns: define({ columns: "text" }, (p) => `missing column(s): ${p.columns}`),
+  report_missing_any_column: define({ format: "format", columns: "text" }, (p) => `no payment column for ${p.format}: one of ${p.columns} is needed to match its lines to payments`),
   report_missing_columns_for: define({ format: "format", columns: "text" }, (p) => `missing column(s) for ${p.format}: ${p.columns}`),
   report_lab_not_payment_level: define({}, () => "the lab's order-level file is not a payment-level report"),
   report_field_count: define({ fields: "text", expected: "text" }, (p) => `${p.fields} fields where the header has ${p.expected} (an unquoted comma in a value?)`),

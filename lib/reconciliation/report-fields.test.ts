@@ -23,10 +23,10 @@ async function refusal(csv: string): Promise<SettlementCsvError> {
 const PAYMENTS = "transaction_id,created_at,kind,payment_id,amount,currency";
 
 test("a bad report's error keeps its English sentence and renders in es-AR from its stored code, line number formatted", async () => {
-  const stripe = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category";
+  const stripe = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,payment_intent_id";
   const cases: [string, string, string][] = [
-    [`${stripe}\ntxn_1,2026-11-29 12:00:00,usd,"25,00",0,25.00,charge`, 'line 2: gross: "25,00" is not a decimal amount like 25.00', 'línea 2: gross: "25,00" no es un importe decimal como 25.00 (con punto decimal)'],
-    [`${stripe}\ntxn_1,2026-11-29 12:00:00,jpy,500.5,0,500.5,charge`, 'line 2: gross: "500.5" has more decimals than JPY has (0)', 'línea 2: gross: "500.5" tiene más decimales de los que tiene JPY (0)'],
+    [`${stripe}\ntxn_1,2026-11-29 12:00:00,usd,"25,00",0,25.00,charge,pi_1`, 'line 2: gross: "25,00" is not a decimal amount like 25.00', 'línea 2: gross: "25,00" no es un importe decimal como 25.00 (con punto decimal)'],
+    [`${stripe}\ntxn_1,2026-11-29 12:00:00,jpy,500.5,0,500.5,charge,pi_1`, 'line 2: gross: "500.5" has more decimals than JPY has (0)', 'línea 2: gross: "500.5" tiene más decimales de los que tiene JPY (0)'],
     [`${PAYMENTS}\nt1,2026-11-29T12:00:00Z,payout,p1,100,USD`, 'line 2: kind: "payout" must be one of charge, refund, dispute, dispute_reversal, fee, adjustment', 'línea 2: kind: "payout" debe ser uno de charge, refund, dispute, dispute_reversal, fee, adjustment'],
     [`${PAYMENTS}\nt1,2026-11-29T12:00:00Z,charge,p1,100,ZZZ`, 'line 2: currency: "ZZZ" is not an ISO 4217 currency', 'línea 2: currency: "ZZZ" no es una moneda ISO 4217'],
     [`${PAYMENTS}\n${"t,2026-11-29T12:00:00Z,charge,p,1,USD\n".repeat(1233)}t1,29/11/2026,charge,p1,100,USD`, 'line 1235: created_at: "29/11/2026" is not a UTC date and time like 2026-11-29 12:00:00', 'línea 1.235: created_at: "29/11/2026" no es una fecha y hora UTC como 2026-11-29 12:00:00'],

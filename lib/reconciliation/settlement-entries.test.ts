@@ -71,6 +71,11 @@ test("bad input names the line and the column; a missing required column is name
   assert.equal(await failure(`${header}\ntxn_1,2026-11-29 12:00:00,x,x,jpy,500.5,0,500.5,charge,ch_1,,,,,ch_1,pi_1,`), 'line 2: gross: "500.5" has more decimals than JPY has (0)');
   assert.equal(await failure("balance_transaction_id,created_utc,currency,gross,net,reporting_category\n"), "line 1: missing column(s) for stripe-balance-change: fee");
   assert.equal(await failure("transaction_id,created_at,kind,amount,currency\n"), "line 1: missing column(s) for payments: payment_id");
+  // A Stripe report with none of its payment columns could match no line to a credit: refused at line 1.
+  assert.equal(
+    await failure("balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category\ntxn_1,2026-11-29 12:00:00,usd,25.00,0,25.00,charge\n"),
+    "line 1: no payment column for stripe-balance-change: one of payment_intent_id, charge_id, source_id is needed to match its lines to payments",
+  );
   assert.equal(await failure("transaction_id,created_at,kind,payment_id,amount,currency\nt1,2026-11-29T12:00:00Z,charge,p1,12.50,USD\n"), 'line 2: amount: "12.50" must be a whole number of minor units');
   assert.equal(await failure("transaction_id,created_at,kind,payment_id,amount,currency\nt1,2026-11-29T12:00:00Z,payout,p1,100,USD\n"), 'line 2: kind: "payout" must be one of charge, refund, dispute, dispute_reversal, fee, adjustment');
   assert.equal(await failure("id,amount\n1,2\n"), "line 1: unknown settlement format: expected a Stripe itemized report (balance_transaction_id, ...), the payments CSV (transaction_id, ...) or the lab's (order_id, provider_status, ...)");

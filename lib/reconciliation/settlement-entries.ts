@@ -46,6 +46,8 @@ export interface SettlementEntry {
 }
 
 const STRIPE_REQUIRED = ["balance_transaction_id", "created_utc", "currency", "gross", "fee", "net", "reporting_category"] as const;
+/** The columns a Stripe report names a line's payment by, in the order they are read: at least one must be there. */
+const STRIPE_PAYMENT_COLUMNS = ["payment_intent_id", "charge_id", "source_id"] as const;
 const PAYMENTS_REQUIRED = ["transaction_id", "created_at", "kind", "payment_id", "amount", "currency"] as const;
 const LAB_REQUIRED = ["order_id", "provider_status", "amount", "currency"] as const;
 
@@ -66,7 +68,8 @@ export function requiredColumns(format: SettlementFormat): readonly string[] {
  * `balance_transaction_id` (payout reconciliation when `automatic_payout_id` is there too), the
  * neutral CSV by `transaction_id`, the lab's by `provider_status`. With `forced` (the CLI's `--format`),
  * that format is used. Throws {@link SettlementCsvError} (line 1) when no format fits or a required column
- * is missing, naming the missing columns.
+ * is missing, naming the missing columns, and when a Stripe report has none of its payment columns
+ * (`payment_intent_id`, `charge_id`, `source_id`).
  */
 export function detectFormat(header: string[], forced?: SettlementFormat): SettlementFormat {
   const names = new Set(header);
@@ -76,6 +79,11 @@ export function detectFormat(header: string[], forced?: SettlementFormat): Settl
   if (!format) badLine(1, "report_unknown_format", {});
   const missing = REQUIRED[format].filter((column) => !names.has(column));
   if (missing.length > 0) badLine(1, "report_missing_columns_for", { format, columns: missing.join(", ") });
+  // Without any payment column no line can be matched to a credit: every booked payment would read as
+  // unsettled. Refused at once instead (Stripe's report columns: docs.stripe.com/reports/report-types).
+  if ((format === "stripe-balance-change" || format === "stripe-payout-reconciliation") && !STRIPE_PAYMENT_COLUMNS.some((column) => names.has(column))) {
+    badLine(1, "report_missing_any_column", { format, columns: STRIPE_PAYMENT_COLUMNS.join(", ") });
+  }
   return format;
 }
 
@@ -103,7 +111,7 @@ function stripeEntry(record: Record<string, string>, line: number): SettlementEn
     line,
     transactionId: requiredId(record, "balance_transaction_id", line, MAX_STRIPE_ID_CHARS),
     createdAt: utcInstant(record.created_utc ?? "", "created_utc", line),
-    kind: STRIPE_KINDS[category] ?? "other",
+    kind: Object.hasOwn(STRIPE_KINDS, category) ? STRIPE_KINDS[category] : "other",
     category,
     paymentId: optionalId(record, "payment_intent_id", line, MAX_STRIPE_ID_CHARS) ?? chargeId ?? optionalId(record, "source_id", line, MAX_STRIPE_ID_CHARS),
     chargeId,

@@ -4,6 +4,7 @@ import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { purgeExpiredDecisions, type DecisionRetentionReport } from "@/lib/retention/purge-decisions";
 import { purgeExpiredPayloads, type RetentionReport } from "@/lib/retention/purge-payloads";
+import { purgeExpiredRateLimits, type RateLimitRetentionReport } from "@/lib/retention/purge-rate-limits";
 import { because } from "@/lib/reasons/reason-codes";
 
 /** How often retention runs: once a day. */
@@ -14,12 +15,13 @@ export const RETENTION_CHECK_EVERY_MS = 3_600_000;
 /** The audit trail of retention runs: who (the system), what, and the counts in the note. */
 const AUDIT = { action: "retention.purge", targetType: "payloads", targetId: "retention", actor: "system" } as const;
 
-/** A daily run's report: the payload purge's counts, and the decision and refusal-count purge's under `decisions`. */
-export type DailyRetentionReport = RetentionReport & { decisions: DecisionRetentionReport };
+/** A daily run's report: the payload purge's counts, the decision and refusal-count purge's under `decisions`, the expired rate-limit rows under `rateLimits`. */
+export type DailyRetentionReport = RetentionReport & { decisions: DecisionRetentionReport; rateLimits: RateLimitRetentionReport };
 
 /**
  * Runs payload retention (PAYLOAD_RETENTION_DAYS) and decision retention (DECISION_RETENTION_DAYS,
- * REJECTION_COUNT_RETENTION_DAYS; lib/retention/purge-decisions.ts) when the last run (any process: the runs are recorded as AuditEntry rows,
+ * REJECTION_COUNT_RETENTION_DAYS; lib/retention/purge-decisions.ts) and deletes the sign-in rate-limit
+ * rows whose window is over (lib/retention/purge-rate-limits.ts) when the last run (any process: the runs are recorded as AuditEntry rows,
  * `retention.purge`) is older than `intervalMs` (default a day), and records this one. Two workers
  * that decide at the same moment both run it, which is harmless: a purge is idempotent. Returns the
  * report, or null when not due.
@@ -38,6 +40,7 @@ export async function runRetentionIfDue(
     rejectionCountRetentionDays: options.rejectionCountRetentionDays ?? config.REJECTION_COUNT_RETENTION_DAYS,
     now,
   });
+  const rateLimits = await purgeExpiredRateLimits(db, config, { now });
   const note = because("audit_retention", {
     payloadDays: report.retentionDays,
     payloadCutoff: report.cutoff,
@@ -53,7 +56,7 @@ export async function runRetentionIfDue(
     countsDeleted: decisions.rejectionCountsDeleted,
   });
   await recordAudit(db, { id: AUDIT.actor, email: AUDIT.actor }, { action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note }, now);
-  return { ...report, decisions };
+  return { ...report, decisions, rateLimits };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { TEST_DB } from "@/e2e/support/test-env";
+// slow-test: runs create-user as its own process per case (tsx start-up each)
 // `npm run create-user` applies the password rule: a short or common password is refused with the
 // reason (exit 2) and creates nothing; a strong one creates the user, hashed.
 import assert from "node:assert/strict";

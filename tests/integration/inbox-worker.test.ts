@@ -53,7 +53,7 @@ describe("inbox worker", () => {
     const order = await readOrder("ord_early");
     assert.equal(order.status, "refunded");
     assert.equal(order.credited, 0);
-    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]), [["credit:lab:lab:live:pay_e", 1500000], ["refund:lab:lab:live:pay_e", -1500000]]);
+    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]), [["credit:lab:lab:live:pay_e", 1500000], ["refund:lab:lab:live:pay_e:total:1500000:at:1760181330", -1500000]]);
     assert.deepEqual(await outcomesOf("evt_r5"), ["retry_scheduled", "applied"]);
     const refund = await eventRow("evt_r5");
     assert.equal(refund.status, "processed");

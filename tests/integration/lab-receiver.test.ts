@@ -165,7 +165,7 @@ describe("the written transition table (control 4)", () => {
     assert.equal(retry.json.reason, "refunded 1500000 ARS (total 1500000); order ord_rev paid -> refunded; dead letter resolved");
     const order = await readOrder("ord_rev");
     assert.deepEqual([order.status, order.credited, order.refunded], ["refunded", 0, 1500000]);
-    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]), [["credit:lab:lab:live:pay_rev", 1500000], ["refund:lab:lab:live:pay_rev", -1500000]]);
+    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]), [["credit:lab:lab:live:pay_rev", 1500000], ["refund:lab:lab:live:pay_rev:total:1500000:at:1760181330", -1500000]]);
     const resolved = await (await db()).deadLetter.findFirstOrThrow({ where: { eventId: "evt_rev_refund" } });
     assert.deepEqual([resolved.status, resolved.resolvedBy], ["resolved", "system"]);
 

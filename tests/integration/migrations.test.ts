@@ -1,3 +1,4 @@
+// slow-test: runs prisma migrate deploy, the command npm start runs, on new databases
 // The committed migrations of the database under test (SQLite, or PostgreSQL with TEST_DATABASE=postgres)
 // build exactly the schema's models, and `prisma migrate deploy` (what `npm start` runs) applies them to
 // an empty database. Runs the real Prisma CLI through prisma.config.ts.

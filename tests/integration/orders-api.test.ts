@@ -89,3 +89,23 @@ describe("orders API", () => {
     assert.deepEqual(order.events.map((event) => [event.eventId, event.status]), [["evt_api_a", "processed"], ["evt_api_r", "processed"]]);
   });
 });
+
+describe("GET /api/orders's query", () => {
+  const list = async (query: string) => {
+    const response = await listOrdersWith({ authorization: `Bearer ${TEST_API_TOKEN}` }, query);
+    return { status: response.status, json: (await response.json()) as { error?: string; code?: string; data?: { id: string; status: string }[]; count?: number } };
+  };
+
+  test("?status= filters by a known status; an unknown one is 400 listing the statuses", async () => {
+    const paid = await list("?status=created");
+    assert.equal(paid.status, 200);
+    assert.ok(paid.json.data!.length > 0 && paid.json.data!.every((order) => order.status === "created"));
+    assert.equal(paid.json.count, paid.json.data!.length);
+    assert.deepEqual(await list("?status=bogus"), { status: 400, json: { error: "status: must be one of created, paid, refunded, disputed, dispute_lost", code: "invalid_query" } });
+  });
+
+  test("a parameter it does not take (page, a misspelt status) is 400 naming it, never ignored", async () => {
+    assert.deepEqual(await list("?page=99"), { status: 400, json: { error: "page: not a parameter of GET /api/orders (it takes limit, offset, status)", code: "invalid_query" } });
+    assert.deepEqual(await list("?stauts=paid&limit=5"), { status: 400, json: { error: "stauts: not a parameter of GET /api/orders (it takes limit, offset, status)", code: "invalid_query" } });
+  });
+});

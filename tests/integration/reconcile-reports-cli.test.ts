@@ -1,4 +1,5 @@
 import { TEST_DB } from "@/e2e/support/test-env";
+// slow-test: runs npm run reconcile as its own process per report (tsx start-up each)
 // `npm run reconcile` with Stripe's reports and the neutral payments CSV, after real deliveries of three
 // providers (Stripe, Yolfi, the lab): each report sees only its own scope; bad inputs are answered with
 // the exact problem and its line number, before anything is queued when the file itself is wrong.
@@ -120,6 +121,8 @@ describe("bad inputs are answered with the exact problem and line, nothing queue
     const header = stripeReport([]).replace(/^\uFEFF/, "").split("\r\n")[0];
     const noFee = cli(header.replace(",fee,", ",") + "\r\n");
     assert.deepEqual([noFee.code, noFee.stderr], [2, `reconcile: ${noFee.file}: line 1: missing column(s) for stripe-balance-change: fee`]);
+    const noPaymentColumn = cli("balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category\r\ntxn_1,2026-11-29 12:00:00,usd,25.00,0,25.00,charge\r\n");
+    assert.deepEqual([noPaymentColumn.code, noPaymentColumn.stderr], [2, `reconcile: ${noPaymentColumn.file}: line 1: no payment column for stripe-balance-change: one of payment_intent_id, charge_id, source_id is needed to match its lines to payments`]);
     const empty = cli("");
     assert.deepEqual([empty.code, empty.stderr], [2, `reconcile: ${empty.file}: line 1: empty file: expected a header row`]);
     const binary = cli(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]));

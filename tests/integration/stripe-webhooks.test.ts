@@ -284,7 +284,11 @@ describe("Stripe events", () => {
 
     order = await readOrder("ord_s_refund");
     assert.deepEqual([order.status, order.refunded, order.credited], ["refunded", 1000, 0]);
-    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]).sort(), [[`credit:stripe:${ACCOUNT}:live:pi_rf`, 1000], [`refund:stripe:${ACCOUNT}:live:pi_rf`, -700], [`refund:stripe:${ACCOUNT}:live:pi_rf:300`, -300]]);
+    assert.deepEqual(order.ledger.map((entry) => [entry.businessKey, entry.amount]).sort(), [
+      [`credit:stripe:${ACCOUNT}:live:pi_rf`, 1000],
+      [`refund:stripe:${ACCOUNT}:live:pi_rf:total:1000:at:1764400000`, -700],
+      [`refund:stripe:${ACCOUNT}:live:pi_rf:total:300:at:1764400000`, -300],
+    ]);
   });
 
   test("JPY 500 (a zero-decimal currency) is credited as 500", async () => {
@@ -341,11 +345,15 @@ describe("Stripe events", () => {
     assert.equal(liveSecretOnTest.status, 401);
   });
 
-  test("a Connect event for another account is 422 and dead-lettered", async () => {
+  test("a Connect event of an account the endpoint is not bound to is answered 200, recorded ignored, never applied nor dead-lettered", async () => {
     const event = stripeEvent("evt_other_account", "payment_intent.succeeded", paymentIntent({ id: "pi_other", orderId: "ord_s_ref", amount: 2500, currency: "usd" }), { account: "acct_someone_else" });
     const result = await deliverStripe(JSON.stringify(event), { secret: SECRET });
-    assert.deepEqual([result.status, result.json], [422, { outcome: "dead_lettered", reason: "event organisation acct_someone_else does not match endpoint stripe" }]);
+    // A 4xx would be retried for three days and count toward Stripe disabling the endpoint.
+    assert.deepEqual([result.status, result.json], [200, { outcome: "ignored", reason: "Connect event of account acct_someone_else, which endpoint stripe is not bound to: recorded, not applied" }]);
     assert.deepEqual(await storedEvent("evt_other_account"), []);
+    assert.equal(await (await db()).deadLetter.count({ where: { eventId: "evt_other_account" } }), 0);
+    const decisions = await (await db()).decision.findMany({ where: { eventId: "evt_other_account" }, select: { outcome: true, httpStatus: true, reasonCode: true } });
+    assert.deepEqual(decisions, [{ outcome: "ignored", httpStatus: 200, reasonCode: "account_not_bound" }]);
   });
 
   test("no Stripe secret or signature reaches the database file or the log", async () => {

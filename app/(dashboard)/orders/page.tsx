@@ -3,8 +3,8 @@ import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
-import { param, toQueryString, type SearchParams } from "@/lib/lists/paging";
-import { listOrdersPage, ORDER_STATUSES, orderCurrencies, orderQueryFromParams, type OrderQuery } from "@/lib/orders/list-orders";
+import { param, pastLastPage, toQueryString, type SearchParams } from "@/lib/lists/paging";
+import { listOrdersPage, ORDER_STATUSES, orderCurrencies, orderParamsNotUnderstood, orderQueryFromParams, type OrderQuery } from "@/lib/orders/list-orders";
 import { OrdersTable } from "./orders-table";
 import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
 
@@ -15,6 +15,7 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
   await requireActor("/orders");
   const params = await searchParams;
   const query = orderQueryFromParams(params);
+  const notUnderstood = orderParamsNotUnderstood(params);
   const [t, common, statuses, currencies] = await Promise.all([getTranslations("orders"), getTranslations("common"), getTranslations("status"), orderCurrencies(await db())]);
   const day = (name: string) => {
     const value = param(params, name);
@@ -37,6 +38,12 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
           {common("clear")}
         </Link>
       </form>
+      {notUnderstood.length > 0 ? (
+        // The list below ignores these (a bad link never fails), so it says which: else ?status=bogus reads as "any status".
+        <p className="notice info" role="status">
+          {common("notUnderstood", { params: notUnderstood.map(({ name, value }) => `${name} “${value}”`).join(", ") })}
+        </p>
+      ) : null}
       <Suspense key={JSON.stringify(query)} fallback={<p role="status">{common("loading")}</p>}>
         <OrdersResults query={query} filtered={Boolean(query.q || query.status || query.currency || query.from || query.to)} />
       </Suspense>
@@ -62,11 +69,13 @@ function queryParams(query: OrderQuery): Record<string, string | undefined> {
 async function OrdersResults({ query, filtered }: { query: OrderQuery; filtered: boolean }) {
   const [page, t, common] = await Promise.all([listOrdersPage(await db(), query), getTranslations("orders"), getTranslations("common")]);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
-  if (page.data.length === 0) {
-    // A shared link to a page that no longer exists (fewer orders now): say so, offer the first page.
+  if (pastLastPage(page)) {
+    // A shared link to a page that no longer exists (fewer orders now), or a typed ?page=99: say so, offer the last page and the first.
     return (
-      <p className="empty">
-        {common("page", { page: page.page, totalPages: page.totalPages })} · <Link href={`/orders${toQueryString({ ...queryParams(query), page: undefined })}`}>{common("first")}</Link>
+      <p className="empty" role="status">
+        {common("noSuchPage", { page: page.page, totalPages: page.totalPages })}{" "}
+        <Link href={`/orders${toQueryString({ ...queryParams(query), page: page.totalPages === 1 ? undefined : page.totalPages })}`}>{common("goToLast")}</Link> ·{" "}
+        <Link href={`/orders${toQueryString({ ...queryParams(query), page: undefined })}`}>{common("first")}</Link>
       </p>
     );
   }

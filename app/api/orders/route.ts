@@ -1,18 +1,18 @@
-// GET /api/orders: list orders; POST /api/orders: create one idempotently. Bearer API_TOKEN or a session.
+// GET /api/orders: list orders (?limit=&offset=&status=; another parameter is 400); POST /api/orders: create one idempotently. Bearer API_TOKEN or a session.
 import { authorizeApi } from "@/lib/api/authorize-api";
 import { invalidBody, jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { contentTypeProblem } from "@/lib/http/content-type";
-import { createOrder, listOrders, listQuerySchema, newOrderSchema } from "@/lib/orders/orders";
+import { createOrder, listOrders, newOrderSchema, parseListQuery } from "@/lib/orders/orders";
 
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
   const denied = refusal(await authorizeApi(request, "orders.read"));
   if (denied) return denied;
-  const query = listQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
-  if (!query.success) return invalidBody(query.error);
-  return withDatabaseErrors(async () => Response.json(await listOrders(await db(), query.data)));
+  const query = parseListQuery(new URL(request.url).searchParams);
+  if (!query.ok) return jsonError(400, "invalid_query", query.error);
+  return withDatabaseErrors(async () => Response.json(await listOrders(await db(), query.query)));
 }
 
 export async function POST(request: Request): Promise<Response> {

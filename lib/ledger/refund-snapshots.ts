@@ -1,0 +1,34 @@
+import type { SqlSession } from "@/lib/db/driver";
+import { newRowId } from "@/lib/db/row-id";
+import { sqlDate } from "@/lib/db/sql-values";
+import type { PaymentScope } from "@/lib/ledger/business-keys";
+
+/** An absolute refunded total a provider reported (minor units) and its time (unix seconds; null when not given). */
+export interface RefundSnapshotFact {
+  total: number;
+  at: number | null;
+}
+
+/** Every refunded total reported for a payment in its scope. One indexed read (provider, account, livemode, paymentKey). */
+export async function refundSnapshots(session: SqlSession, scope: PaymentScope, paymentKey: string): Promise<RefundSnapshotFact[]> {
+  const rows = await session.all<{ total: number | bigint; at: Date | string | number | null }>(
+    `SELECT "total", "at" FROM "RefundSnapshot" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ?`,
+    [scope.provider, scope.account, scope.livemode, paymentKey],
+  );
+  return rows.map((row) => {
+    const at = sqlDate(row.at);
+    return { total: Number(row.total), at: at === null ? null : Math.floor(at.getTime() / 1000) };
+  });
+}
+
+/**
+ * Keeps a refunded total the provider reported (once per total and time): a later refund failure is
+ * weighed against every total, booked or not. `eventId` is the event that reported it.
+ */
+export async function recordRefundSnapshot(session: SqlSession, scope: PaymentScope, paymentKey: string, snapshot: RefundSnapshotFact, eventId: string, now: Date): Promise<void> {
+  await session.run(
+    `INSERT INTO "RefundSnapshot" ("id", "provider", "account", "livemode", "paymentKey", "total", "at", "eventId", "createdAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    [newRowId(now), scope.provider, scope.account, scope.livemode, paymentKey, snapshot.total, snapshot.at === null ? null : new Date(snapshot.at * 1000), eventId, now],
+  );
+}

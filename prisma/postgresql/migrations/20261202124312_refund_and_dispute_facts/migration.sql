@@ -1,0 +1,51 @@
+-- AlterTable
+ALTER TABLE "LedgerEntry" ADD COLUMN     "occurredAt" TIMESTAMP(3);
+
+-- CreateTable
+CREATE TABLE "RefundSnapshot" (
+    "id" TEXT NOT NULL,
+    "provider" TEXT NOT NULL,
+    "account" TEXT NOT NULL,
+    "livemode" BOOLEAN NOT NULL,
+    "paymentKey" TEXT NOT NULL,
+    "total" INTEGER NOT NULL,
+    "at" TIMESTAMP(3),
+    "eventId" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "RefundSnapshot_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Dispute" (
+    "id" TEXT NOT NULL,
+    "provider" TEXT NOT NULL,
+    "account" TEXT NOT NULL,
+    "livemode" BOOLEAN NOT NULL,
+    "paymentKey" TEXT NOT NULL,
+    "disputeId" TEXT NOT NULL,
+    "orderId" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "amount" INTEGER NOT NULL,
+    "currency" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Dispute_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE INDEX "RefundSnapshot_provider_account_livemode_paymentKey_idx" ON "RefundSnapshot"("provider", "account", "livemode", "paymentKey");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "RefundSnapshot_provider_account_livemode_paymentKey_total_a_key" ON "RefundSnapshot"("provider", "account", "livemode", "paymentKey", "total", "at");
+
+-- CreateIndex
+CREATE INDEX "Dispute_orderId_idx" ON "Dispute"("orderId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Dispute_provider_account_livemode_disputeId_key" ON "Dispute"("provider", "account", "livemode", "disputeId");
+
+-- AddForeignKey
+ALTER TABLE "Dispute" ADD CONSTRAINT "Dispute_orderId_fkey" FOREIGN KEY ("orderId") REFERENCES "Order"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
