@@ -196,7 +196,7 @@ test.describe("in es-AR", () => {
     await expect(page.locator('[data-category="amount_mismatch"]')).toHaveText("monto distinto");
 
     await page.goto("/orders/ord_w_later");
-    await expect(page.getByTestId("timeline").locator('tr[data-event-id="evt_w_later_refund"][data-outcome="applied"] [data-testid="reason"]')).toHaveText(/; error resuelto$/);
+    await expect(page.getByTestId("timeline").locator('tr[data-event-id="evt_w_later_refund"][data-outcome="applied"] [data-testid="reason"]')).toHaveText(/; evento retenido resuelto$/);
     await expect(page.locator("section[aria-labelledby=dl-h] li")).toContainText("se aplicó en un intento posterior (aplicado)");
   });
 
@@ -276,10 +276,10 @@ test.describe("in es-AR", () => {
     await screenshot(page, testInfo, "dead-letters-retry-result-es-AR");
     await page.goto("/admin/audit?action=dead_letter.retry");
     await expect(page.getByLabel("Acción")).toHaveValue("dead_letter.retry");
-    await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Error reintentado");
+    await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Evento retenido reintentado");
     const note = page.getByTestId("audit-note").first();
     await expect(note).toHaveAttribute("data-coded", "yes");
-    await expect(note).toContainText(/^en cola de errores: /);
+    await expect(note).toContainText(/^retenido: /);
     await expect(note).toContainText("pay_w_parked");
   });
 });
