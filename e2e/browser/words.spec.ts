@@ -117,6 +117,23 @@ test.describe("as support", () => {
 test.describe("as admin", () => {
   test.use({ storageState: storageStateOf("admin") });
 
+  test("the reconciliation form offers the configured endpoints' scopes, and a run takes the one chosen", async ({ page, request }, testInfo) => {
+    await createOrder(request, "ord_w_recon", 100_000);
+    expect((await deliverLab(request, { id: "evt_w_recon", type: "payment.approved", orderId: "ord_w_recon", paymentId: "pay_w_recon", amount: 100_000 })).outcome).toBe("applied");
+    await page.goto("/reconciliation");
+    const scope = page.getByLabel("Scope");
+    // The browser server serves only the lab's endpoint: one scope, and detection.
+    await expect(scope.locator("option")).toHaveText(["Detect from the report (Stripe, lab)", "lab · lab · Live (endpoint lab)"]);
+    await expect(page.getByLabel(/^Provider/)).toHaveCount(0);
+    await expect(page.getByLabel(/^Account/)).toHaveCount(0);
+    await scope.selectOption("lab:lab:live");
+    await screenshot(page, testInfo, "words-reconciliation-scope-en");
+    await page.getByLabel(/Settlement report/).setInputFiles({ name: "words-lab.csv", mimeType: "text/csv", buffer: Buffer.from("order_id,provider_status,amount,currency\nord_w_recon,approved,100000,ARS\n") });
+    await page.getByRole("button", { name: "Upload and run" }).click();
+    await expect(page).toHaveURL(/\/reconciliation\/[^/]+$/);
+    await expect(page.getByTestId("run-scope")).toHaveText("lab:lab:live");
+  });
+
   test("the audit log names a dead letter by its event and order, linked where people look them up", async ({ page, request }) => {
     await createOrder(request, "ord_w_audit", 100_000);
     expect((await deliverLab(request, { id: "evt_w_audit", type: "payment.refunded", orderId: "ord_w_audit", paymentId: "pay_w_audit", amount: 100_000 })).status).toBe(409);
@@ -159,5 +176,8 @@ test.describe("in Spanish", () => {
     await row.getByRole("button", { name: "Quitar responsable: evt_w_stripe_es" }).click();
     await expect(page.getByTestId("action-result")).toHaveText("Ya no tiene responsable.");
     await screenshot(page, testInfo, "words-dead-letters-es-AR");
+
+    await page.goto("/reconciliation");
+    await expect(page.getByLabel("Alcance").locator("option")).toHaveText(["Detectar del reporte (Stripe, lab)", "lab · lab · Producción (endpoint lab)"]);
   });
 });
