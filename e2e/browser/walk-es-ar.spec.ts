@@ -143,7 +143,8 @@ test.beforeAll(async ({ request }) => {
     .poll(async () => ((await (await request.get(`/api/reconciliations/${runId}`, { headers: bearer })).json()) as { run: { status: string } }).run.status, { timeout: 30_000 })
     .toBe("done");
   // A Stripe report with a decimal comma on its second line: a failed run whose error is a reason.
-  const stripe = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category\ntxn_w_1,2026-11-29 12:00:00,usd,\"25,00\",0,25.00,charge\n";
+  // A payment column, which the report needs to match its lines to payments, so the failure is the decimal comma.
+  const stripe = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,payment_intent_id\ntxn_w_1,2026-11-29 12:00:00,usd,\"25,00\",0,25.00,charge,pi_w_1\n";
   const failed = await request.post("/api/reconciliations?source=walk-es-ar-bad.csv", { data: stripe, headers: { ...bearer, "content-type": "text/csv" } });
   expect(failed.status()).toBe(202);
   failedRunId = ((await failed.json()) as { runId: string }).runId;
@@ -205,7 +206,9 @@ test.describe("in es-AR", () => {
     const currency = page.locator('tr[data-event-id="evt_w_currency"]');
     await expect(currency.locator('[data-category="currency_mismatch"]')).toHaveText("moneda distinta");
     await expect(currency.getByTestId("reason")).toContainText("la moneda no coincide en la orden ord_w_currency: el pago es en USD y la orden en ARS");
-    await expect(currency.getByTestId("next-action")).toHaveText("compará el pago con la orden; reembolsá o corregí la orden");
+    await expect(currency.getByTestId("next-action")).toHaveText(
+      "Acredita no puede reembolsar un pago ni cambiar una orden: en el panel del proveedor, reembolsá el pago (o arreglalo con el cliente en la moneda de la orden) y después resolvelo acá con una nota que diga qué hiciste",
+    );
     const parked = page.locator('tr[data-event-id="evt_w_parked"]');
     await expect(parked.locator('[data-category="transition"]')).toHaveText("falta una transición");
     await expect(parked.getByTestId("next-action")).toHaveText("esperá la transición que falta (por ejemplo, la aprobación) y reintentá");
