@@ -148,6 +148,13 @@ test.describe("as admin", () => {
     await expect(target.getByTestId("audit-target-event")).toHaveAttribute("href", "/decisions?eventId=evt_w_audit");
     await expect(target.getByTestId("audit-target-order")).toHaveAttribute("href", "/orders/ord_w_audit");
     await expect(page.getByTestId("audit-table")).not.toContainText(letter.id);
+    // Found by the order id people have at hand.
+    await page.goto("/admin/audit");
+    await page.getByLabel("Event, order or payment id").fill("ord_w_audit");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page).toHaveURL(/[?&]target=ord_w_audit(&|$)/);
+    await expect(page.getByTestId("audit-table").locator("tbody tr")).toHaveCount(1);
+    await expect(page.getByTestId("audit-target")).toHaveText("dead letter event evt_w_audit · order ord_w_audit");
   });
 });
 

@@ -3,12 +3,14 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Db } from "@/lib/db/client";
 import { lenient, pageOf, pagingFromParams, param, timeFromParams, type Page, type SearchParams } from "@/lib/lists/paging";
 
-/** The audit log's filters: exact actor email and action, a time range [from, to), and paging. */
+/** The audit log's filters: exact actor email and action, a target by the id people search by, a time range [from, to), and paging. */
 export interface AuditQuery {
   page: number;
   pageSize: number;
   actor?: string;
   action?: string;
+  /** A provider's event id, a merchant's order id, a payment id or a user's e-mail (exact), or a target's own id. */
+  target?: string;
   from?: Date;
   to?: Date;
 }
@@ -19,6 +21,7 @@ export function auditQueryFromParams(params: SearchParams): AuditQuery {
     ...pagingFromParams(params),
     actor: lenient(z.string().max(254).optional(), param(params, "actor")?.toLowerCase(), undefined),
     action: lenient(z.string().max(64).optional(), param(params, "action"), undefined),
+    target: lenient(z.string().max(255).optional(), param(params, "target"), undefined),
     from: timeFromParams(params, "from"),
     to: timeFromParams(params, "to"),
   };
@@ -80,9 +83,32 @@ async function targetNames(db: Db, rows: { targetType: string; targetId: string 
   return names;
 }
 
+/**
+ * The targets a search by `term` means: the dead letters and extra charges of that event, order or
+ * payment, the outbox messages of that order, the user with that e-mail, and whatever has `term` as its
+ * own id. Each kind is one indexed-or-bounded query (at most 500 rows each: a search is for a case).
+ */
+async function targetsNamed(db: Db, term: string): Promise<Prisma.AuditEntryWhereInput> {
+  const [letters, charges, messages, users] = await Promise.all([
+    db.deadLetter.findMany({ where: { OR: [{ eventId: term }, { orderId: term }] }, select: { id: true }, take: 500 }),
+    db.extraCharge.findMany({ where: { OR: [{ eventId: term }, { orderId: term }, { paymentKey: term }] }, select: { id: true }, take: 500 }),
+    db.outboxMessage.findMany({ where: { orderId: term }, select: { id: true }, take: 500 }),
+    db.user.findMany({ where: { email: term.toLowerCase() }, select: { id: true }, take: 1 }),
+  ]);
+  return {
+    OR: [
+      { targetId: term },
+      { targetType: "dead_letter", targetId: { in: letters.map((row) => row.id) } },
+      { targetType: "extra_charge", targetId: { in: charges.map((row) => row.id) } },
+      { targetType: "outbox_message", targetId: { in: messages.map((row) => row.id) } },
+      { targetType: "user", targetId: { in: users.map((row) => row.id) } },
+    ],
+  };
+}
+
 /** One page of the audit log, newest first, each target named by the ids people search by: `{ data, count, page, pageSize, totalPages }`. */
 export async function listAuditPage(db: Db, query: AuditQuery): Promise<Page<AuditRow>> {
-  const where = auditWhere(query);
+  const where = query.target ? { AND: [auditWhere(query), await targetsNamed(db, query.target)] } : auditWhere(query);
   const [rows, count] = await Promise.all([
     db.auditEntry.findMany({
       where,

@@ -73,4 +73,13 @@ test("the audit log names a dead letter by its provider, event and order, not it
     page.data.map((row) => row.named),
     [{ provider: "lab", eventId: "evt_own_early", orderId: "ord_own_1" }],
   );
+  // Searched by the ids people have: the order, the event, a payment-less miss.
+  const search = async (target: string) => (await listAuditPage(await db(), { page: 1, pageSize: 100, target })).data.map((row) => [row.action, row.named?.eventId]);
+  assert.deepEqual(await search("ord_own_1"), [
+    ["dead_letter.unassign", "evt_own_early"],
+    ["dead_letter.assign", "evt_own_early"],
+    ["dead_letter.assign", "evt_own_early"],
+  ]);
+  assert.deepEqual(await search("evt_own_amount"), [["dead_letter.assign", "evt_own_amount"]]);
+  assert.deepEqual(await search("ord_nobody"), []);
 });

@@ -101,6 +101,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const filterParams = {
     actor: query.actor,
     action: query.action,
+    target: query.target,
     from: query.from ? raw("from") : undefined,
     to: query.to ? raw("to") : undefined,
     pageSize: query.pageSize === 25 ? undefined : String(query.pageSize),
@@ -114,6 +115,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <form method="get" action="/admin/audit" className="filters" role="search" aria-label={t("title")}>
         <FilterSelect id="a-actor" name="actor" label={t("actor")} anyLabel={common("any")} value={query.actor} options={options.actors.map((actor) => ({ value: actor, label: reasons.actor(actor) }))} />
         <FilterSelect id="a-action" name="action" label={t("action")} anyLabel={common("any")} value={query.action} options={options.actions.map((action) => ({ value: action, label: actionLabel(t, action) }))} />
+        <FilterInput id="a-target" name="target" label={t("targetSearch")} value={query.target} maxLength={255} placeholder="evt_…, ord_…" />
         <FilterInput id="a-from" name="from" type="datetime-local" label={common("from")} value={filterParams.from} />
         <FilterInput id="a-to" name="to" type="datetime-local" label={common("to")} value={filterParams.to} />
         <button type="submit">{common("filter")}</button>
