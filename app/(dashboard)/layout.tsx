@@ -50,7 +50,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       </header>
       {runMode() === "demo" ? (
         <p className="demo-banner" role="alert" data-testid="demo-banner">
-          {t("demoMode")}
+          {/* On a phone the full sentence took half the first screen: the short one says the same danger. */}
+          <span className="demo-long">{t("demoMode")}</span>
+          <span className="demo-short">{t("demoModeShort")}</span>
         </p>
       ) : null}
       <Suspense fallback={<HealthStripSkeleton />}>

@@ -43,7 +43,7 @@ test.describe("as support, in English", () => {
     const dialog = page.getByRole("dialog", { name: "Retry evt_e2e_rf_amount? It will most likely fail again" });
     await expect(dialog).toBeVisible();
     await expect(dialog).toContainText("The payment's amount is not the order's amount: a retry compares them again.");
-    await expect(dialog).toContainText("Unless the order was corrected since, it fails again and the attempt count rises.");
+    await expect(dialog).toContainText("A retry runs the same checks on the stored event: it fails again and the attempt count rises. Settle the payment in the provider's dashboard instead, then resolve with a note.");
     await expect(dialog.getByRole("link", { name: "Open order ord_e2e_rf_amount" })).toHaveAttribute("href", "/orders/ord_e2e_rf_amount");
     await screenshot(page, testInfo, "dead-letters-review-first-confirm");
 
@@ -61,7 +61,7 @@ test.describe("as support, in English", () => {
     await page.getByLabel("Select dead letter of evt_e2e_rf_amount").check();
     await page.getByTestId("retry-selected").click();
     await expect(page.getByTestId("action-result")).toContainText(
-      "evt_e2e_rf_amount (order ord_e2e_rf_amount): not retried, review first. The payment's amount is not the order's amount: a retry compares them again. Open the order, or resolve with a note; nothing changed.",
+      "evt_e2e_rf_amount (order ord_e2e_rf_amount): not retried, review first. The payment's amount is not the order's amount: a retry compares them again. Settle the payment in the provider's dashboard, then resolve with a note; nothing changed.",
     );
     expect(deadLetterOf("evt_e2e_rf_amount").attempts).toBe(1);
 

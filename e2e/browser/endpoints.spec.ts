@@ -159,7 +159,7 @@ test.describe("as admin, in Spanish", () => {
     await page.goto("/endpoints");
     await expect(page.getByRole("heading", { level: 1, name: "Endpoints" })).toBeVisible();
     const lab = page.locator('[data-endpoint="lab"]');
-    await expect(lab.getByRole("heading", { level: 2 })).toHaveText("lab habilitado producción en línea");
+    await expect(lab.getByRole("heading", { level: 2 })).toHaveText("lab habilitado producción inmediato");
     await expect(page.locator('[data-endpoint="stripe-test"]').getByRole("heading", { level: 2 })).toHaveText("stripe-test deshabilitado prueba bandeja");
     await expect(page.locator('[data-endpoint="stripe-test"]').getByTestId("state-detail")).toHaveText("STRIPE_TEST_WEBHOOK_SECRET no está definida: el endpoint responde 404.");
     await expect(lab.getByRole("columnheader", { name: "Últimas 24 h" })).toBeVisible();

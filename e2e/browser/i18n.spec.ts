@@ -33,7 +33,7 @@ test("the timeline and the dead letters page speak Spanish too", async ({ page }
   await page.goto("/orders/ord_1045");
   await expect(page.getByRole("heading", { name: "Orden ord_1045" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Línea de tiempo" })).toBeVisible();
-  await expect(page.getByTestId("timeline")).toContainText("en cola de errores");
+  await expect(page.getByTestId("timeline")).toContainText("retenido");
   await page.goto("/dead-letters?tab=resolved");
-  await expect(page.getByRole("heading", { name: "Cola de errores" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Eventos retenidos" })).toBeVisible();
 });

@@ -39,6 +39,8 @@ test("a 12 MB Stripe report: progress bar until done, totals per currency, misma
   const usd = page.getByTestId("totals-table").locator('tr[data-currency="USD"]');
   await expect(usd.locator('td[data-column="gross"]')).toHaveText("$400,000.00");
   await expect(usd.locator('td[data-column="underCredited"]')).toHaveText("$400,000.00");
+  // Credits before refunds, unlike an order's "credited, net of refunds".
+  await expect(page.getByTestId("totals-table").getByRole("columnheader", { name: "Credits (gross)" })).toBeVisible();
   await expect(page.getByTestId("totals-table").locator('tr[data-currency="JPY"] td[data-column="gross"]')).toHaveText("¥10,000,000");
 
   const rows = page.getByTestId("mismatches-table").locator("tbody tr");
@@ -92,6 +94,7 @@ test.describe("in es-AR", () => {
     await expect(page.getByRole("heading", { name: "Totales por moneda" })).toBeVisible();
     const usd = text(await page.getByTestId("totals-table").locator('tr[data-currency="USD"] td[data-column="gross"]').innerText());
     expect(usd).toBe("US$ 400.000,00");
+    await expect(page.getByTestId("totals-table").getByRole("columnheader", { name: "Créditos (brutos)" })).toBeVisible();
     await expect(page.getByTestId("code-filter").getByRole("link", { name: "falta la acreditación" })).toBeVisible();
     await expect(page.getByTestId("run-progress")).toContainText("terminada");
   });

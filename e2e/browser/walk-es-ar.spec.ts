@@ -143,7 +143,8 @@ test.beforeAll(async ({ request }) => {
     .poll(async () => ((await (await request.get(`/api/reconciliations/${runId}`, { headers: bearer })).json()) as { run: { status: string } }).run.status, { timeout: 30_000 })
     .toBe("done");
   // A Stripe report with a decimal comma on its second line: a failed run whose error is a reason.
-  const stripe = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category\ntxn_w_1,2026-11-29 12:00:00,usd,\"25,00\",0,25.00,charge\n";
+  // A payment column, which the report needs to match its lines to payments, so the failure is the decimal comma.
+  const stripe = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,payment_intent_id\ntxn_w_1,2026-11-29 12:00:00,usd,\"25,00\",0,25.00,charge,pi_w_1\n";
   const failed = await request.post("/api/reconciliations?source=walk-es-ar-bad.csv", { data: stripe, headers: { ...bearer, "content-type": "text/csv" } });
   expect(failed.status()).toBe(202);
   failedRunId = ((await failed.json()) as { runId: string }).runId;
@@ -196,7 +197,7 @@ test.describe("in es-AR", () => {
     await expect(page.locator('[data-category="amount_mismatch"]')).toHaveText("monto distinto");
 
     await page.goto("/orders/ord_w_later");
-    await expect(page.getByTestId("timeline").locator('tr[data-event-id="evt_w_later_refund"][data-outcome="applied"] [data-testid="reason"]')).toHaveText(/; error resuelto$/);
+    await expect(page.getByTestId("timeline").locator('tr[data-event-id="evt_w_later_refund"][data-outcome="applied"] [data-testid="reason"]')).toHaveText(/; evento retenido resuelto$/);
     await expect(page.locator("section[aria-labelledby=dl-h] li")).toContainText("se aplicó en un intento posterior (aplicado)");
   });
 
@@ -205,7 +206,9 @@ test.describe("in es-AR", () => {
     const currency = page.locator('tr[data-event-id="evt_w_currency"]');
     await expect(currency.locator('[data-category="currency_mismatch"]')).toHaveText("moneda distinta");
     await expect(currency.getByTestId("reason")).toContainText("la moneda no coincide en la orden ord_w_currency: el pago es en USD y la orden en ARS");
-    await expect(currency.getByTestId("next-action")).toHaveText("compará el pago con la orden; reembolsá o corregí la orden");
+    await expect(currency.getByTestId("next-action")).toHaveText(
+      "Acredita no puede reembolsar un pago ni cambiar una orden: en el panel del proveedor, reembolsá el pago (o arreglalo con el cliente en la moneda de la orden) y después resolvelo acá con una nota que diga qué hiciste",
+    );
     const parked = page.locator('tr[data-event-id="evt_w_parked"]');
     await expect(parked.locator('[data-category="transition"]')).toHaveText("falta una transición");
     await expect(parked.getByTestId("next-action")).toHaveText("esperá la transición que falta (por ejemplo, la aprobación) y reintentá");
@@ -276,10 +279,10 @@ test.describe("in es-AR", () => {
     await screenshot(page, testInfo, "dead-letters-retry-result-es-AR");
     await page.goto("/admin/audit?action=dead_letter.retry");
     await expect(page.getByLabel("Acción")).toHaveValue("dead_letter.retry");
-    await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Error reintentado");
+    await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Evento retenido reintentado");
     const note = page.getByTestId("audit-note").first();
     await expect(note).toHaveAttribute("data-coded", "yes");
-    await expect(note).toContainText(/^en cola de errores: /);
+    await expect(note).toContainText(/^retenido: /);
     await expect(note).toContainText("pay_w_parked");
   });
 });

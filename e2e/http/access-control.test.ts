@@ -1,4 +1,5 @@
 import { TEST_DB } from "../support/test-env";
+// slow-test: the access rules of every route and action against the built server over real HTTP
 // Access that can be granted, limited and revoked, tried as an attacker would against the BUILT server
 // (`next start`, real sockets): deactivation, demotion and a password change kill the user's other
 // sessions; a session dies at its absolute lifetime; per-user API keys act with their owner's role and

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { committedMigrations, migrationsDir } from "@/lib/db/pending-migrations";
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
@@ -84,21 +85,30 @@ describe(`upgrade with a pending migration on ${TEST_DATABASE} (npm start)`, () 
     await Promise.all([a.server.killGroup("SIGTERM"), b.server.killGroup("SIGTERM")]);
   });
 
-  test("PostgreSQL: a migration pending while a worker is connected: npm start applies it (the engine needs no exclusive lock there), and the worker goes on", { skip: onPostgres ? false : "PostgreSQL only (TEST_DATABASE=postgres)" }, async () => {
+  test("PostgreSQL: a migration pending while an old worker is connected: npm start applies it (the engine needs no exclusive lock there); a worker of the new release started after it applies deliveries", { skip: onPostgres ? false : "PostgreSQL only (TEST_DATABASE=postgres)" }, async () => {
     const database = await emptyDatabase("upgrade");
     const pending = migrateAllButLast(database.url);
     assert.equal(pending, MIGRATIONS.at(-1));
     const env = restartEnv(database.url);
-    const attached = worker({ ...env, LOG_LEVEL: "info" });
-    await waitFor("the worker to be running", () => attached.output.join("").includes("background workers started"));
+    // The old release's worker: an idle session on the database, as a worker's pool keeps one.
+    const oldWorker = new pg.Client({ connectionString: database.url });
+    await oldWorker.connect();
+    await oldWorker.query(`SELECT count(*) FROM "WebhookEvent"`);
+    // A worker of the new release refuses a database with a pending migration (docs/operations.md, "Upgrade with a migration").
+    const early = worker({ ...env, LOG_LEVEL: "info" });
+    assert.equal((await early.exited).code, 1, early.log());
     const { server, url } = await start(env, await freePort());
     assert.match(server.log(), new RegExp(`Migrations applied \\(PostgreSQL\\): ${pending}\\.`), server.log());
+    assert.equal((await oldWorker.query(`SELECT count(*)::int AS n FROM "WebhookEvent"`)).rows[0].n, 0);
+    await oldWorker.end();
+    const attached = worker({ ...env, LOG_LEVEL: "info" });
+    await waitFor("the worker to be running", () => attached.output.join("").includes("background workers started"));
     const reader = sqlReader(database);
     try {
       assert.deepEqual(reader.all<{ migration_name: string }>("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name").map((row) => row.migration_name), MIGRATIONS);
       assert.equal(await postOrder(url, "ord_pg_up1", 1000), 201);
       assert.equal((await postLab(url, labEvent("evt_pg_up1", "payment.approved", "ord_pg_up1", "pay_pg_up1", 1000))).json.outcome, "accepted");
-      await waitFor("the attached worker to apply evt_pg_up1", () => reader.get<{ status: string }>("SELECT status FROM \"Order\" WHERE id = 'ord_pg_up1'")?.status === "paid");
+      await waitFor("the worker to apply evt_pg_up1", () => reader.get<{ status: string }>("SELECT status FROM \"Order\" WHERE id = 'ord_pg_up1'")?.status === "paid");
     } finally {
       reader.close();
     }

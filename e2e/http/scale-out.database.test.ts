@@ -1,5 +1,6 @@
+// slow-test: two server processes and three worker processes on one PostgreSQL database, one worker SIGKILLed and restarted
 // Scale-out on PostgreSQL: 2 server processes on different ports and 3 worker processes on
-// one PostgreSQL database. 64 concurrent clients post 2,000 deliveries of 500 distinct lab events
+// one PostgreSQL database. 32 concurrent clients post 500 deliveries of 130 distinct lab events
 // (duplicates, two event ids for one payment, refunds before approvals) across both servers while one
 // worker is SIGKILLed and restarted. Then: every event stored and applied once, each business key
 // once, the reconciliation against the generated settlement shows 0 mismatches, and no delivery got a
@@ -15,8 +16,9 @@ import { baseEnv, Child, ensureBuilt, postLab, postOrder, startServer, startWork
 import { scaleOutPlan } from "../support/scale-out-plan";
 import { newTestDatabase, onPostgres } from "../support/test-database";
 
-const CLIENTS = 64;
-const KILL_AFTER_DELIVERIES = 600;
+// The invariants (each event once, 0 mismatches, only retried 503s) at a few hundred deliveries; volume is the bench's.
+const CLIENTS = 32;
+const KILL_AFTER_DELIVERIES = 150;
 
 const children: Child[] = [];
 let reader: Db | undefined;
@@ -26,10 +28,10 @@ after(async () => {
 });
 
 describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostgres ? false : "PostgreSQL only (TEST_DATABASE=postgres)" }, () => {
-  test("2,000 deliveries of 500 events from 64 clients across 2 servers, a worker SIGKILLed and restarted: each event applied once, 0 mismatches", async (t) => {
+  test("500 deliveries of 130 events from 32 clients across 2 servers, a worker SIGKILLed and restarted: each event applied once, 0 mismatches", async (t) => {
     ensureBuilt();
-    const plan = scaleOutPlan();
-    assert.deepEqual([plan.events.length, plan.deliveries.length, plan.orders.length], [500, 2_000, 300]);
+    const plan = scaleOutPlan({ paidOnly: 25, refunded: 40, secondIds: 25, untouched: 10, totalDeliveries: 500 });
+    assert.deepEqual([plan.events.length, plan.deliveries.length, plan.orders.length], [130, 500, 75]);
     assert.ok(plan.expected.refundsDeliveredBeforeApproval > 0);
 
     const database = newTestDatabase("scaleout");
@@ -65,9 +67,9 @@ describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostg
         }
       }),
     );
-    assert.deepEqual([created.length, created.every((status) => status === 201 || status === 200)], [300, true]);
+    assert.deepEqual([created.length, created.every((status) => status === 201 || status === 200)], [plan.orders.length, true]);
 
-    // 64 clients share one queue of deliveries in the plan's shuffled order; delivery n goes to server
+    // The clients share one queue of deliveries in the plan's shuffled order; delivery n goes to server
     // n % 2. A 503 is retried (as a provider does) by putting the delivery back at the end of the queue.
     const queue = plan.deliveries.map((eventIndex, position) => ({ eventIndex, server: position % 2 }));
     const answers = { accepted: 0, duplicate: 0, retried503: 0, perServer: [0, 0] };
@@ -110,15 +112,15 @@ describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostg
     const postedSeconds = (Date.now() - started) / 1000;
 
     assert.deepEqual(unexpected, [], "every delivery answered 200 (503s were retried)");
-    assert.deepEqual([answers.accepted, answers.duplicate], [500, 1_500], "each distinct event accepted once, every other delivery a duplicate");
-    assert.ok(answers.perServer[0] >= 1_000 && answers.perServer[1] >= 1_000, `both servers took deliveries: ${answers.perServer}`);
+    assert.deepEqual([answers.accepted, answers.duplicate], [130, 370], "each distinct event accepted once, every other delivery a duplicate");
+    assert.ok(answers.perServer[0] >= 250 && answers.perServer[1] >= 250, `both servers took deliveries: ${answers.perServer}`);
     assert.ok(pendingAtKill > 0, "the worker was killed while events were waiting to be applied");
 
     await waitFor("the inbox to drain", async () => (await db.webhookEvent.count({ where: { status: { notIn: ["processed", "ignored"] } } })) === 0, { timeoutMs: 180_000, intervalMs: 250 });
     const drainedSeconds = (Date.now() - started) / 1000;
 
     const events = await db.webhookEvent.groupBy({ by: ["status"], _count: { _all: true } });
-    assert.deepEqual(events.map((group) => [group.status, group._count._all]), [["processed", 500]]);
+    assert.deepEqual(events.map((group) => [group.status, group._count._all]), [["processed", 130]]);
     const ledger = await db.ledgerEntry.groupBy({ by: ["kind"], _count: { _all: true }, orderBy: { kind: "asc" } });
     assert.deepEqual(ledger.map((group) => [group.kind, group._count._all]), [["credit", plan.expected.credits], ["refund", plan.expected.refunds]]);
     const orders = await db.order.groupBy({ by: ["status"], _count: { _all: true }, orderBy: { status: "asc" } });
@@ -141,7 +143,7 @@ describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostg
     assert.deepEqual(JSON.parse(reconcile.stdout).mismatches, []);
 
     const reclaimed = await db.decision.count({ where: { source: "worker", outcome: "retry_scheduled" } });
-    t.diagnostic(`all 2,000 deliveries answered after ${postedSeconds.toFixed(1)} s, inbox drained after ${drainedSeconds.toFixed(1)} s; 503s retried by the clients: ${answers.retried503}; deliveries per server: ${answers.perServer.join(" / ")}; events pending when the worker was killed: ${pendingAtKill}; parked retries: ${reclaimed}; refunds delivered before their approval: ${plan.expected.refundsDeliveredBeforeApproval}`);
+    t.diagnostic(`all 500 deliveries answered after ${postedSeconds.toFixed(1)} s, inbox drained after ${drainedSeconds.toFixed(1)} s; 503s retried by the clients: ${answers.retried503}; deliveries per server: ${answers.perServer.join(" / ")}; events pending when the worker was killed: ${pendingAtKill}; parked retries: ${reclaimed}; refunds delivered before their approval: ${plan.expected.refundsDeliveredBeforeApproval}`);
     for (const worker of workers) assert.equal((await worker.kill("SIGTERM")).code, 0, worker.log());
     for (const server of servers) await server.child.kill("SIGTERM");
   });

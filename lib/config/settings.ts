@@ -351,3 +351,18 @@ export function settingsOnDemoDefaults(env: Record<string, string | undefined> =
   if (runMode(env) !== "demo") return [];
   return (Object.keys(DEMO_SECRETS) as (keyof typeof DEMO_SECRETS)[]).filter((key) => !env[key]);
 }
+
+/** Every setting this file reads from the environment, in the schema's order (.env.example lists each). */
+export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Settings)[];
+
+/**
+ * A setting's default as an environment value ("3000", "inbox", "" for an empty list), or undefined
+ * when it has none (a secret, an optional URL): what `.env.example` shows for it. Demo values are not
+ * defaults: production never takes them.
+ */
+export function settingDefaultText(name: keyof Settings): string | undefined {
+  if (Object.hasOwn(DEFAULTS, name)) return DEFAULTS[name as keyof typeof DEFAULTS];
+  const parsed = (settingsSchema.shape[name] as z.ZodType).safeParse(undefined);
+  if (!parsed.success || parsed.data === undefined) return undefined;
+  return Array.isArray(parsed.data) ? parsed.data.join(",") : String(parsed.data);
+}

@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/audit/record-audit";
-import { assertCan, type Actor } from "@/lib/auth/roles";
+import { assertCan, can, type Actor } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
 import { retryDeadLetter, type RetryOutcome } from "@/lib/dead-letters/retry-dead-letter";
 import { isReviewFirst } from "@/lib/dead-letters/review-first";
@@ -92,15 +92,43 @@ export async function retryAllDeadLettersAs(db: Db, actor: Actor, options: Retry
   return results;
 }
 
-/** Makes `actor` the owner of an open dead letter (audit row). Returns false when it is not open. */
-export async function assignDeadLetterAs(db: Db, actor: Actor, id: string): Promise<boolean> {
+/** What an assignment did: done, the dead letter is not open, or the colleague cannot take it (no such user, or one without `dead_letters.manage`). */
+export type AssignOutcome = "assigned" | "not_open" | "not_a_colleague";
+
+/**
+ * Sets the owner of an open dead letter: `actor` by default, a colleague (`to`, an e-mail of a user who
+ * may manage dead letters and is not deactivated), or nobody (`to: null`, undoing an assignment). The
+ * audit row names the new owner and the one before. Throws ForbiddenError for a role without
+ * `dead_letters.manage`.
+ */
+export async function assignDeadLetterAs(db: Db, actor: Actor, id: string, to: string | null = actor.email): Promise<AssignOutcome> {
   assertCan(actor, "dead_letters.manage");
+  if (to !== null && to !== actor.email) {
+    const colleague = await db.user.findUnique({ where: { email: to }, select: { role: true, banned: true } });
+    if (!colleague || colleague.banned || !can(colleague.role, "dead_letters.manage")) return "not_a_colleague";
+  }
+  // Read before the transaction, which then writes first (a transaction that reads before it writes
+  // meets SQLITE_BUSY under another process's write); the owner before is only for the audit note.
+  const letter = await db.deadLetter.findUnique({ where: { id }, select: { status: true, owner: true } });
+  if (!letter || letter.status !== "open") return "not_open";
   return db.$transaction(async (tx) => {
-    const { count } = await tx.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner: actor.email } });
-    if (count === 0) return false;
-    await recordAudit(tx, actor, { action: "dead_letter.assign", targetType: "dead_letter", targetId: id, note: because("audit_owner", { email: actor.email }) });
-    return true;
+    const { count } = await tx.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner: to } });
+    if (count === 0) return "not_open";
+    const note =
+      to === null
+        ? because("audit_owner_cleared", { from: letter.owner ?? "-" })
+        : letter.owner && letter.owner !== to
+          ? because("audit_owner_handed", { from: letter.owner, email: to })
+          : because("audit_owner", { email: to });
+    await recordAudit(tx, actor, { action: to === null ? "dead_letter.unassign" : "dead_letter.assign", targetType: "dead_letter", targetId: id, note });
+    return "assigned";
   });
+}
+
+/** The people an open dead letter can be handed to: users who may manage dead letters and are not deactivated, by e-mail. */
+export async function deadLetterAssignees(db: Db): Promise<string[]> {
+  const users = await db.user.findMany({ where: { OR: [{ banned: null }, { banned: false }] }, select: { email: true, role: true }, orderBy: { email: "asc" } });
+  return users.filter((user) => can(user.role, "dead_letters.manage")).map((user) => user.email);
 }
 
 /**

@@ -26,3 +26,8 @@ test("LOG_FORMAT: json or human when asked, else human on a terminal only", () =
   assert.equal(resolveLogFormat("JSON", 2, terminal), "json");
   assert.equal(resolveLogFormat("human", 1, pipe), "human");
 });
+
+test("a coded reason reads as the dashboard's English sentence, money by currency, without the stored parameters", () => {
+  const decision = { level: 30, time: AT, decision: { eventId: "evt_2", outcome: "applied", reason: "credited 1000 ARS; order ord_2 created -> paid", reasonCode: "credited", reasonParams: JSON.stringify({ amount: { amount: 1000, currency: "ARS" }, orderId: "ord_2", from: "created", to: "paid" }) }, msg: "decision" };
+  assert.equal(formatLogLine(JSON.stringify(decision)), '12:43:11 INFO  decision eventId=evt_2 outcome=applied reason="credited ARS 10.00; order ord_2 created → paid" reasonCode=credited');
+});

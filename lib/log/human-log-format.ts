@@ -4,6 +4,7 @@
 import { writeSync } from "node:fs";
 import { isatty } from "node:tty";
 import { terminalSafe } from "@/lib/format/terminal-safe";
+import { cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 
 /** How log lines are written: `json` (pino's lines), `human` (one readable line each), or `auto`: human on a terminal, JSON otherwise. */
 export type LogFormat = "auto" | "json" | "human";
@@ -19,14 +20,36 @@ function shown(value: unknown): string {
   return JSON.stringify(value);
 }
 
+let english: CliReasons | undefined;
+
+/**
+ * A record's coded reason (`reasonCode` and `reasonParams`, as decisions and dead letters store them)
+ * rendered in English as the dashboard renders it, money formatted by currency ("credited ARS 10.00",
+ * not the stored sentence's "credited 1000 ARS"); undefined when the record has no valid code.
+ */
+function readableReason(record: Record<string, unknown>): string | undefined {
+  const { reason, reasonCode, reasonParams } = record;
+  if (typeof reasonCode !== "string" || typeof reasonParams !== "string") return undefined;
+  english ??= cliReasons("en");
+  const rendered = english.describe({ reason: typeof reason === "string" ? reason : null, reasonCode, reasonParams });
+  return rendered === "" ? undefined : rendered;
+}
+
 /**
  * The `key=value` pairs of a log record's own fields: a nested object's fields by their own names (a
  * decision's `{decision: {...}}`), one level deep, deeper ones as JSON; an error by its message.
  */
 function fields(record: Record<string, unknown>, nested = false): string[] {
   const pairs: string[] = [];
+  const reason = readableReason(record);
   for (const [key, value] of Object.entries(record)) {
     if (HEAD_FIELDS.has(key) || value === null || value === undefined) continue;
+    if (reason !== undefined && key === "reason") {
+      pairs.push(`reason=${shown(reason)}`);
+      continue;
+    }
+    // Rendered into the reason above; the stored parameters hold amounts in minor units.
+    if (reason !== undefined && key === "reasonParams") continue;
     if (key === "err" && typeof value === "object" && "message" in value) pairs.push(`err=${shown((value as { message: unknown }).message)}`);
     else if (!nested && typeof value === "object" && !Array.isArray(value)) pairs.push(...fields(value as Record<string, unknown>, true));
     else pairs.push(`${key}=${shown(value)}`);

@@ -16,6 +16,8 @@ describe("reason codes", () => {
       assert.deepEqual(Object.keys(catalogue).sort(), [...REASON_CODES].sort());
       for (const code of REASON_CODES) {
         const names = new Set(Object.keys(REASONS[code].params));
+        // Derived by renderReason for a code with both statuses of a transition.
+        if (names.has("from") && names.has("to")) names.add("sameStatus");
         for (const [, name] of catalogue[code].matchAll(/\{(\w+)[,}]/g)) assert.ok(names.has(name), `${code} names {${name}}`);
       }
     }
@@ -31,6 +33,14 @@ describe("reason codes", () => {
     assert.equal(renderReason(refunded.reasonRef, translator("en"), "en"), "refunded $10.00 (total $10.00); order ord_2 paid → refunded");
   });
 
+  test("a partial refund says the order stays paid and what was refunded, never 'paid → paid', in both languages", () => {
+    const partial = because("refunded", { amount: { amount: 500, currency: "USD" }, total: { amount: 700, currency: "USD" }, orderId: "ord_3", from: "paid", to: "paid" });
+    assert.equal(renderReason(partial.reasonRef, translator("en"), "en"), "partially refunded $5.00 (refunded in total $7.00); order ord_3 stays paid");
+    assert.equal(nbsp(renderReason(partial.reasonRef, translator("es-AR"), "es-AR")), "reembolso parcial de US$ 5,00 (reembolsado en total: US$ 7,00); la orden ord_3 sigue pagada");
+    const books = because("order_books", { orderId: "ord_3", from: "paid", to: "paid", refunded: { amount: 700, currency: "USD" }, disputed: { amount: 0, currency: "USD" } });
+    assert.equal(renderReason(books.reasonRef, translator("en"), "en"), "order ord_3 stays paid (refunded $7.00, disputed $0.00)");
+  });
+
   test("a follow-up and a nested cause render in the reader's language; the stored columns read back the same reason", () => {
     const resolved = followedBy(because("credited", { amount: { amount: 2_500, currency: "JPY" }, orderId: "o", from: "created", to: "paid" }), reasonRef("dead_letter_resolved", {}));
     assert.equal(resolved.reason, "credited 2500 JPY; order o created -> paid; dead letter resolved");
@@ -41,7 +51,7 @@ describe("reason codes", () => {
       const { reasonCode, reasonParams } = reasonColumns(ref);
       assert.deepEqual(readStoredReason(reasonCode, reasonParams), ref);
     }
-    assert.equal(nbsp(describeReason({ reason: resolved.reason, ...reasonColumns(resolved.reasonRef) }, translator("es-AR"), "es-AR")), "se acreditaron JPY 2.500; orden o: creada → pagada; error resuelto");
+    assert.equal(nbsp(describeReason({ reason: resolved.reason, ...reasonColumns(resolved.reasonRef) }, translator("es-AR"), "es-AR")), "se acreditaron JPY 2.500; orden o: creada → pagada; evento retenido resuelto");
   });
 
   test("a row without a code, with an unknown code or with parameters that do not fit shows its stored sentence", () => {

@@ -58,6 +58,8 @@ export function renderReason(ref: ReasonRef, t: ReasonTranslator, locale: string
   const kinds = REASONS[ref.code].params as Record<string, ParamKind>;
   const values: Record<string, string | number> = {};
   for (const [name, kind] of Object.entries(kinds)) values[name] = renderParam(kind, ref.params[name], t, locale);
+  // A transition to the status it came from (a partial refund leaves an order paid) reads "stays paid", not "paid → paid".
+  if ("from" in kinds && "to" in kinds) values.sameStatus = ref.params.from === ref.params.to ? "yes" : "no";
   const head = t.has(key) ? t(key, values) : (REASONS[ref.code].en as (params: unknown) => string)(ref.params);
   return [head, ...(ref.then ?? []).map((next) => renderReason(next, t, locale))].join("; ");
 }

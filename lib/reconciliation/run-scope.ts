@@ -1,4 +1,4 @@
-import { endpointDefinitions } from "@/lib/endpoints/endpoints";
+import { endpointDefinitions, loadEndpoints } from "@/lib/endpoints/endpoints";
 import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 import type { PaymentScope } from "@/lib/ledger/business-keys";
 import { reasonRef, reasonText, type ReasonCode, type ReasonParams, type ReasonRef } from "@/lib/reasons/reason-codes";
@@ -55,6 +55,40 @@ export function parseFormat(name: string): SettlementFormat {
   const format = FORMAT_NAMES[name.trim().toLowerCase()];
   if (!format) refuse("scope_bad_format", { flag: "--format", value: name.slice(0, 40) });
   return format;
+}
+
+/** A scope the upload form offers: a configured endpoint's provider, account and live/test, and the endpoints that stand for it. */
+export interface ScopeChoice {
+  /** {@link scopeKey} of the scope. */
+  key: string;
+  provider: string;
+  account: string;
+  livemode: boolean;
+  /** The endpoints' URL names (`/api/webhooks/<name>`) bound to this scope, sorted. */
+  endpoints: string[];
+}
+
+/**
+ * The scopes of the endpoints this process serves, one per provider, account and live/test (two
+ * endpoints of one scope are one choice), sorted by key: what a reconciliation can compare, offered
+ * instead of typing a provider and an account. An invalid configuration offers none (the start
+ * refuses it and names why).
+ */
+export function configuredScopes(env: Record<string, string | undefined> = process.env): ScopeChoice[] {
+  let endpoints: ReturnType<typeof loadEndpoints>["endpoints"];
+  try {
+    endpoints = loadEndpoints(env).endpoints;
+  } catch {
+    return [];
+  }
+  const choices = new Map<string, ScopeChoice>();
+  for (const endpoint of endpoints) {
+    const key = scopeKey(endpoint);
+    const choice = choices.get(key) ?? { key, provider: endpoint.provider, account: endpoint.account, livemode: endpoint.livemode, endpoints: [] };
+    choice.endpoints.push(endpoint.name);
+    choices.set(key, choice);
+  }
+  return [...choices.values()].map((choice) => ({ ...choice, endpoints: choice.endpoints.sort() })).sort((a, b) => a.key.localeCompare(b.key));
 }
 
 /** `<provider>:<account>:<live|test>`: the key under which at most one run is running at a time. */

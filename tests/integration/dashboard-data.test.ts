@@ -166,7 +166,7 @@ describe("dead letters", () => {
   test("assign to me, then resolve with a note, each with an audit row", async () => {
     const client = await db();
     const letter = await deadLetterOf("evt_unknown");
-    assert.equal(await assignDeadLetterAs(client, support, letter.id), true);
+    assert.equal(await assignDeadLetterAs(client, support, letter.id), "assigned");
     assert.equal((await deadLetterOf("evt_unknown")).owner, "support@shop.test");
     assert.equal(await resolveDeadLetterAs(client, admin, letter.id, "order was never placed: fraud probe"), true);
     assert.equal(await resolveDeadLetterAs(client, admin, letter.id, "again"), false);

@@ -157,9 +157,9 @@ describe("retrying dead letters", () => {
     assert.equal(lines.filter((line) => line.includes("lab:evt_all")).length, 1);
     assert.match(listed.stdout, /next action: wait for the missing transition \(e\.g\. the approval\), then retry/);
     const listedEs = cli(["list", "--locale", "es-AR"]);
-    assert.equal(listedEs.stdout.trim().split("\n").at(-1), "2 errores abiertos");
+    assert.equal(listedEs.stdout.trim().split("\n").at(-1), "2 eventos retenidos abiertos");
     assert.match(listedEs.stdout, /^\S+ {2}abierto {2}falta una transición {2}intentos=\d+ {2}primero=\S+ {2}último=\S+ {2}lab:evt_all {2}orden=ord_\S+ {2}responsable=-$/m);
-    assert.equal(cli(["list", "--all", "--locale", "es-AR"]).stdout.trim().split("\n").at(-1), `${cli(["list", "--all"]).stdout.trim().split("\n").at(-1)?.split(" ")[0]} errores`);
+    assert.equal(cli(["list", "--all", "--locale", "es-AR"]).stdout.trim().split("\n").at(-1), `${cli(["list", "--all"]).stdout.trim().split("\n").at(-1)?.split(" ")[0]} eventos retenidos`);
 
     const letter = await letterOf("evt_all");
     const failed = cli(["retry", letter.id]);

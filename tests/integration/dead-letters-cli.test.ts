@@ -84,3 +84,15 @@ test("on a terminal the log lines read as lines between the result; LOG_FORMAT=j
   // On a pipe (a script reading stderr), JSON as before.
   assert.match(cli(["retry", letter.id], { LOG_LEVEL: "info", LOG_FILE: "" }).stderr, /^\{"level":30,.*"msg":"decision"/m);
 });
+
+test("on a terminal a retry's log line formats money by currency, never the stored minor units", { skip: existsSync("/usr/bin/script") ? false : "no util-linux script for a pseudo-terminal" }, async () => {
+  // The refund above waited for its payment: approve it, then the retry applies the refund.
+  assert.equal((await deliverLab(labEvent("evt_dlc_la", "payment.approved", "ord_dlc_log", "pay_dlc_l", 900000))).status, 200);
+  const letter = await letterOf("evt_dlc_l");
+  const applied = onTerminal(["retry", letter.id], { LOG_LEVEL: "info", LOG_FILE: "" });
+  assert.equal(applied.code, 0, applied.lines.join("\n"));
+  const decision = applied.lines.find((line) => / INFO {2}decision .*eventId=evt_dlc_l /.test(line));
+  assert.ok(decision, applied.lines.join("\n"));
+  assert.match(decision, / outcome=applied .*reason="refunded ARS 9,000\.00 \(total ARS 9,000\.00\); order ord_dlc_log paid → refunded; dead letter resolved" reasonCode=refunded/);
+  assert.doesNotMatch(decision, /900000/);
+});

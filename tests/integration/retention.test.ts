@@ -138,7 +138,7 @@ describe("the daily run in the worker", () => {
     assert.equal(stored.note, `${formatRetentionReport(second!)} ${formatDecisionRetentionReport(second!.decisions)}`);
     assert.equal(stored.noteCode, "audit_retention");
     const spanish = cliReasons("es-AR").describe({ reason: stored.note, reasonCode: stored.noteCode, reasonParams: stored.noteParams });
-    assert.match(spanish, /^Retención de contenidos \(30 días, corte \d{1,2} de [a-z]{3} de \d{4}, \d{2}:\d{2}:\d{2} UTC\): se borraron 1 contenidos de eventos y 0 de errores;/);
+    assert.match(spanish, /^Retención de contenidos \(30 días, corte \d{1,2} de [a-z]{3} de \d{4}, \d{2}:\d{2}:\d{2} UTC\): se borraron 1 contenidos de eventos y 0 de eventos retenidos;/);
   });
 
   test("the background workers schedule it: started, they run it once it is due, and stop cleanly", async () => {

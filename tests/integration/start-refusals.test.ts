@@ -1,3 +1,4 @@
+// slow-test: runs npm start as its own process per refusal (tsx start-up and settings checks each)
 // `npm start`'s refusals come all at once, as the README promises: every offending variable named
 // (never its value) in one run, so an operator fixes them in one go instead of one per start.
 import assert from "node:assert/strict";

@@ -9,10 +9,12 @@ import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
 import { db } from "@/lib/db/client";
 import { assignDeadLetterAs, MAX_BULK_RETRY, resolveDeadLetterAs, retryDeadLettersAs } from "@/lib/dead-letters/manage-dead-letters";
 import { isReviewFirst } from "@/lib/dead-letters/review-first";
+import { UNASSIGNED } from "@/lib/dead-letters/list-dead-letters";
 
 const idSchema = z.string().min(1).max(64);
 const retrySchema = z.object({ ids: z.array(idSchema).min(1).max(MAX_BULK_RETRY), confirmReviewFirst: z.boolean() });
-const assignSchema = z.object({ id: idSchema });
+// `to`: empty for the person acting, "none" to undo an assignment, else a colleague's e-mail.
+const assignSchema = z.object({ id: idSchema, to: z.union([z.literal(""), z.literal(UNASSIGNED), z.email().max(255)]) });
 const resolveSchema = z.object({ id: idSchema, note: z.string().trim().min(3).max(1000) });
 
 function refresh(): void {
@@ -42,13 +44,16 @@ export async function retryDeadLettersAction(_previous: ActionResult | null, for
   });
 }
 
-/** Makes the signed-in user the dead letter's owner. */
+/** Sets the dead letter's owner: the signed-in user (no `to`), a colleague (`to` an e-mail), or nobody (`to=none`). */
 export async function assignDeadLetterAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
-  return runAction("dead_letters.manage", assignSchema, { id: formData.get("id") }, async (actor, { id }) => {
+  return runAction("dead_letters.manage", assignSchema, { id: formData.get("id"), to: formData.get("to") ?? "" }, async (actor, { id, to }) => {
     const t = await getTranslations("deadLetters");
-    const done = await assignDeadLetterAs(await db(), actor, id);
+    const owner = to === "" ? actor.email : to === UNASSIGNED ? null : to;
+    const outcome = await assignDeadLetterAs(await db(), actor, id, owner);
     refresh();
-    return answer(done ? "ok" : "bad", [done ? t("assigned") : t("notOpen")]);
+    if (outcome === "not_a_colleague") return answer("bad", [t("notAColleague", { email: owner ?? "" })]);
+    if (outcome === "not_open") return answer("bad", [t("notOpen")]);
+    return answer("ok", [owner === null ? t("unassignedOk") : owner === actor.email ? t("assigned") : t("handedOk", { email: owner })]);
   });
 }
 

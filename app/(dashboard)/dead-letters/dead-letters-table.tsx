@@ -9,6 +9,7 @@ import { useReasons } from "@/app/_components/use-reasons";
 import { formatAge } from "@/lib/format/format";
 import type { ActionResult } from "@/lib/auth/run-action";
 import type { DeadLetterRow } from "@/lib/dead-letters/list-dead-letters";
+import { UNASSIGNED } from "@/lib/dead-letters/unassigned";
 import { assignDeadLetterAction, resolveDeadLetterAction, retryDeadLettersAction } from "./actions";
 
 /** A row as shown: `departed` once it left the open tab (resolved) after the page was loaded. */
@@ -82,10 +83,31 @@ function ReasonCell({ row }: { row: DeadLetterRow }) {
   );
 }
 
-/** The next step of a category in the reader's locale, else the stored text. */
+/** The next step of a category in the reader's locale, else the stored text; for a payment settled in the provider's dashboard, a link to it there. */
 function NextAction({ row }: { row: DeadLetterRow }) {
   const reasons = useReasons();
-  return <span data-testid="next-action">{reasons.text("nextAction", row.category, row.nextAction)}</span>;
+  return (
+    <>
+      <span data-testid="next-action">{reasons.text("nextAction", row.category, row.nextAction)}</span>
+      {row.reviewFirst && row.paymentLink && row.paymentKey ? (
+        <>
+          {" "}
+          <PaymentLink row={row} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
+/** The payment's page in its provider's dashboard (a new tab: the person comes back to resolve with a note). */
+function PaymentLink({ row }: { row: DeadLetterRow }) {
+  const t = useTranslations("deadLetters");
+  if (!row.paymentLink || !row.paymentKey) return null;
+  return (
+    <a href={row.paymentLink.url} target="_blank" rel="noopener noreferrer" data-testid="payment-link">
+      {t("openPayment", { payment: row.paymentKey, provider: row.paymentLink.providerName })}
+    </a>
+  );
 }
 
 /** A resolution written by the system in the reader's locale; a person's note as written. */
@@ -189,7 +211,24 @@ const EMPTY_SELECTION: RowSelectionState = {};
  * and resolve-with-note, and selected rows can be retried together; without it there are no controls
  * at all (the actions re-check the role on the server anyway).
  */
-export function DeadLettersTable({ rows, tab, canManage, now, emptyText, viewer }: { rows: DeadLetterRow[]; tab: "open" | "resolved"; canManage: boolean; now: string; emptyText: string; viewer: string }) {
+export function DeadLettersTable({
+  rows,
+  tab,
+  canManage,
+  assignees,
+  now,
+  emptyText,
+  viewer,
+}: {
+  rows: DeadLetterRow[];
+  tab: "open" | "resolved";
+  canManage: boolean;
+  /** Who an open dead letter can be handed to (e-mails of support and admin users). */
+  assignees: string[];
+  now: string;
+  emptyText: string;
+  viewer: string;
+}) {
   const t = useTranslations("deadLetters");
   const [selection, setSelection] = useState<RowSelectionState>(EMPTY_SELECTION);
   const [retryState, retryAction, retrying] = useActionState(retryDeadLettersAction, null);
@@ -218,7 +257,7 @@ export function DeadLettersTable({ rows, tab, canManage, now, emptyText, viewer 
 
   return (
     <>
-      {/* A fixed-height region above the table: an answer, however long, never pushes the rows down. */}
+      {/* Above the table: room for a row action's answer held in advance (the rows stay under the pointer), and taller when a bulk retry answers more, every line in view, none behind a scrollbar. */}
       <div role="status" aria-live="polite" aria-label={t("resultsLabel")} data-testid="action-result" className={managing ? "action-results" : undefined}>
         {latest ? (
           <div className={`notice ${latest.tone}`}>
@@ -271,7 +310,7 @@ export function DeadLettersTable({ rows, tab, canManage, now, emptyText, viewer 
                       row.original.departed ? (
                         <span className="badge ok">{t("departed")}</span>
                       ) : (
-                        <RowActions row={row.original} mine={row.original.owner === viewer} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
+                        <RowActions row={row.original} viewer={viewer} assignees={assignees} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
                       )
                     ) : (
                       <table.FlexRender cell={cell} />
@@ -306,6 +345,11 @@ function ReviewFirstRetry({ row, busy, retryAction }: { row: DeadLetterRow; busy
         <p>{t(`retryConfirm.why.${row.category}`)}</p>
         <p>{t("retryConfirm.body")}</p>
         <div className="row-actions">
+          {row.paymentLink && row.paymentKey ? (
+            <a href={row.paymentLink.url} target="_blank" rel="noopener noreferrer" className="button">
+              {t("retryConfirm.openPayment", { payment: row.paymentKey, provider: row.paymentLink.providerName })}
+            </a>
+          ) : null}
           {row.orderId ? (
             <Link href={`/orders/${encodeURIComponent(row.orderId)}`} className="button">
               {t("retryConfirm.openOrder", { order: row.orderId })}
@@ -329,15 +373,18 @@ function ReviewFirstRetry({ row, busy, retryAction }: { row: DeadLetterRow; busy
 
 function RowActions({
   row,
-  mine,
+  viewer,
+  assignees,
   busy,
   retryAction,
   assignAction,
   resolveAction,
 }: {
   row: DeadLetterRow;
-  /** Already assigned to the viewer: no "assign to me". */
-  mine: boolean;
+  /** The signed-in user: a row they own offers no "assign to me". */
+  viewer: string;
+  /** Colleagues the row can be handed to. */
+  assignees: string[];
   busy: boolean;
   retryAction: (formData: FormData) => void;
   assignAction: (formData: FormData) => void;
@@ -356,14 +403,24 @@ function RowActions({
           </button>
         </form>
       )}
-      {mine ? null : (
-      <form action={assignAction}>
-        <input type="hidden" name="id" value={row.id} />
-        <button type="submit" className="secondary" disabled={busy} aria-label={`${t("assignToMe")}: ${row.eventId}`}>
-          {t("assignToMe")}
-        </button>
-      </form>
+      {row.owner === viewer ? null : (
+        <form action={assignAction}>
+          <input type="hidden" name="id" value={row.id} />
+          <button type="submit" className="secondary" disabled={busy} aria-label={`${t("assignToMe")}: ${row.eventId}`}>
+            {t("assignToMe")}
+          </button>
+        </form>
       )}
+      {row.owner === null ? null : (
+        <form action={assignAction}>
+          <input type="hidden" name="id" value={row.id} />
+          <input type="hidden" name="to" value={UNASSIGNED} />
+          <button type="submit" className="secondary" disabled={busy} aria-label={`${t("unassign")}: ${row.eventId}`}>
+            {t("unassign")}
+          </button>
+        </form>
+      )}
+      <HandOver row={row} assignees={assignees.filter((email) => email !== row.owner && email !== viewer)} busy={busy} assignAction={assignAction} />
       <details>
         <summary>{t("resolveWithNote")}</summary>
         <form action={resolveAction}>
@@ -376,5 +433,33 @@ function RowActions({
         </form>
       </details>
     </div>
+  );
+}
+
+/** Hands an open dead letter to a colleague (support or admin): a menu of their e-mails. */
+function HandOver({ row, assignees, busy, assignAction }: { row: DeadLetterRow; assignees: string[]; busy: boolean; assignAction: (formData: FormData) => void }) {
+  const t = useTranslations("deadLetters");
+  if (assignees.length === 0) return null;
+  return (
+    <details>
+      <summary>{t("handTo")}</summary>
+      <form action={assignAction}>
+        <input type="hidden" name="id" value={row.id} />
+        <label htmlFor={`to-${row.id}`}>{t("colleague")}</label>
+        <select id={`to-${row.id}`} name="to" required defaultValue="">
+          <option value="" disabled>
+            —
+          </option>
+          {assignees.map((email) => (
+            <option key={email} value={email}>
+              {email}
+            </option>
+          ))}
+        </select>
+        <button type="submit" className="secondary" disabled={busy}>
+          {t("handOver")}
+        </button>
+      </form>
+    </details>
   );
 }

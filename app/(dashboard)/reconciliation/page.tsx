@@ -10,6 +10,7 @@ import { db } from "@/lib/db/client";
 import { formatCount } from "@/lib/format/format";
 import { pagingFromParams, type SearchParams } from "@/lib/lists/paging";
 import { listRunsPage } from "@/lib/reconciliation/list-runs";
+import { configuredScopes } from "@/lib/reconciliation/run-scope";
 import { runShare } from "@/lib/reconciliation/run-share";
 import { RunStatus } from "./run-status";
 import { UploadForm } from "./upload-form";
@@ -27,7 +28,7 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
       {canRun ? (
         <section>
           <h2 id="upload-h">{t("upload")}</h2>
-          <UploadForm maxBytes={settings().RECONCILIATION_UPLOAD_MAX_BYTES} />
+          <UploadForm maxBytes={settings().RECONCILIATION_UPLOAD_MAX_BYTES} scopes={configuredScopes()} />
         </section>
       ) : null}
       <section aria-labelledby="runs-h">

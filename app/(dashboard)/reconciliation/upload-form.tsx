@@ -8,6 +8,7 @@ import { useState, type FormEvent } from "react";
 import { FilterInput, FilterSelect } from "@/app/_components/filter-fields";
 import { useReasons } from "@/app/_components/use-reasons";
 import { readReason } from "@/lib/reasons/reason-codes";
+import type { ScopeChoice } from "@/lib/reconciliation/run-scope";
 
 /** Bytes in binary units, as the settings' documentation writes the limit (209715200 -> "200 MB"), by Intl in `locale` ("1,5 MB" in es-AR). */
 function formatLimit(bytes: number, locale: string): string {
@@ -15,8 +16,11 @@ function formatLimit(bytes: number, locale: string): string {
   return new Intl.NumberFormat(locale, { style: "unit", unit, unitDisplay: "short", maximumFractionDigits: 1 }).format(value);
 }
 
-/** Settlement upload: the file, its format and scope (optional: detected or the endpoint's) and period; answers shown in place. */
-export function UploadForm({ maxBytes }: { maxBytes: number }) {
+/**
+ * Settlement upload: the file, its format, its scope chosen among the configured endpoints' (or left
+ * to the report: Stripe's and the lab's name their provider) and period; answers shown in place.
+ */
+export function UploadForm({ maxBytes, scopes }: { maxBytes: number; scopes: ScopeChoice[] }) {
   const t = useTranslations("reconciliation");
   const locale = useLocale();
   const router = useRouter();
@@ -35,9 +39,16 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
       return;
     }
     const params = new URLSearchParams();
-    for (const name of ["format", "provider", "account", "mode", "from", "to", "source"]) {
+    for (const name of ["format", "from", "to", "source"]) {
       const value = String(form.get(name) ?? "").trim();
       if (value) params.set(name, value);
+    }
+    // The API takes the scope as its three parts, as the CLI's flags do.
+    const scope = scopes.find((choice) => choice.key === form.get("scope"));
+    if (scope) {
+      params.set("provider", scope.provider);
+      params.set("account", scope.account);
+      params.set("mode", scope.livemode ? "live" : "test");
     }
     if (!params.has("source")) params.set("source", file.name.slice(0, 100));
     setPending(true);
@@ -82,18 +93,16 @@ export function UploadForm({ maxBytes }: { maxBytes: number }) {
           { value: "lab", label: t("formatLab") },
         ]}
       />
-      <FilterInput id="settlement-provider" name="provider" label={t("provider")} value={undefined} maxLength={40} />
-      <FilterInput id="settlement-account" name="account" label={t("account")} value={undefined} maxLength={200} />
       <FilterSelect
-        id="settlement-mode"
-        name="mode"
-        label={t("mode")}
-        anyLabel={t("modeAuto")}
+        id="settlement-scope"
+        name="scope"
+        label={t("scopeChoice")}
+        anyLabel={t("scopeAuto")}
         value={undefined}
-        options={[
-          { value: "live", label: t("modeLive") },
-          { value: "test", label: t("modeTest") },
-        ]}
+        options={scopes.map((choice) => ({
+          value: choice.key,
+          label: t("scopeOption", { provider: choice.provider, account: choice.account, mode: choice.livemode ? t("modeLive") : t("modeTest"), endpoints: choice.endpoints.join(", ") }),
+        }))}
       />
       <FilterInput id="settlement-from" name="from" type="date" label={t("from")} value={undefined} />
       <FilterInput id="settlement-to" name="to" type="date" label={t("to")} value={undefined} />

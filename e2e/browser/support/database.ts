@@ -82,3 +82,27 @@ export function insertPastDecision(id: string, endpoint: string, secretLabel: st
     secretLabel,
   );
 }
+
+/**
+ * Inserts an open dead letter of a Stripe amount mismatch as the core writes one: the browser server
+ * has no Stripe endpoint (no secret), and the dead-letters page must link the payment's dashboard page.
+ */
+export function insertStripeAmountMismatch(eventId: string, orderId: string, paymentKey: string, livemode: boolean): void {
+  const now = new Date().toISOString().replace("Z", "+00:00");
+  const payload = JSON.stringify({ eventId, type: "payment_intent.succeeded", livemode, effect: { kind: "payment", paymentKey, orderRef: { orderId }, amount: 90_000, currency: "usd" } });
+  const reasonParams = JSON.stringify({ orderId, paid: { amount: 90_000, currency: "USD" }, expected: { amount: 100_000, currency: "USD" } });
+  execute(
+    "INSERT INTO DeadLetter (id, dedupeKey, provider, endpoint, account, livemode, eventId, eventType, orderId, bodyHash, payload, category, reason, reasonCode, reasonParams, retryable, attempts, firstFailedAt, lastFailedAt, nextAction, status) VALUES (?, ?, 'stripe', 'stripe', 'acct_e2e', ?, ?, 'payment_intent.succeeded', ?, 'hash', ?, 'amount_mismatch', ?, 'amount_mismatch_payment', ?, ?, 1, ?, ?, 'review the payment against the order; refund or correct the order', 'open')",
+    `dl_${eventId}`,
+    `stripe:acct_e2e:${livemode ? "live" : "test"}:${eventId}:hash`,
+    onPostgres ? String(livemode) : livemode ? 1 : 0,
+    eventId,
+    orderId,
+    payload,
+    `amount mismatch for order ${orderId}: payment 90000, order 100000 (USD minor units)`,
+    reasonParams,
+    onPostgres ? "false" : 0,
+    now,
+    now,
+  );
+}

@@ -1,12 +1,12 @@
 import { forbidden } from "next/navigation";
 import Link from "next/link";
-import { Suspense } from "react";
+import { Suspense, type ReactNode } from "react";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
-import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery } from "@/lib/audit/list-audit";
+import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery, type AuditTargetNames } from "@/lib/audit/list-audit";
 import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
@@ -29,9 +29,47 @@ const TARGET_PAGES: Record<string, (id: string) => string> = {
   api_key: () => "/admin/users",
 };
 
+type Translator = { has(key: string): boolean; (key: string, values?: Record<string, string>): string };
+
+/**
+ * An audited object by the ids people search by: the provider's event (linked to its decisions), the
+ * merchant's order (linked to its page), the payment, a user's e-mail; the internal id only as a tooltip.
+ */
+function NamedTarget({ t, kind, id, named }: { t: Translator; kind: string; id: string; named: AuditTargetNames }) {
+  const parts: ReactNode[] = [];
+  if (named.eventId) {
+    parts.push(
+      <Link key="event" href={`/decisions?eventId=${encodeURIComponent(named.eventId)}`} className="mono" data-testid="audit-target-event">
+        <BreakAfter text={t("targetEvent", { id: named.eventId })} />
+      </Link>,
+    );
+  }
+  if (named.orderId) {
+    parts.push(
+      <Link key="order" href={`/orders/${encodeURIComponent(named.orderId)}`} className="mono" data-testid="audit-target-order">
+        <BreakAfter text={t("targetOrder", { id: named.orderId })} />
+      </Link>,
+    );
+  }
+  if (named.paymentKey) parts.push(<span key="payment" className="mono"><BreakAfter text={t("targetPayment", { id: named.paymentKey })} /></span>);
+  if (named.email) parts.push(<span key="email" className="mono"><BreakAfter text={named.email} /></span>);
+  return (
+    <span title={id} data-testid="audit-target">
+      {kind}{" "}
+      {parts.map((part, index) => (
+        <span key={index}>
+          {index > 0 ? " · " : null}
+          {part}
+        </span>
+      ))}
+    </span>
+  );
+}
+
 /** An audited object: its kind in the reader's language (the stored word when the catalogue lacks it), its id, a link where it can be seen. */
-function AuditTarget({ t, type, id }: { t: { has(key: string): boolean; (key: string): string }; type: string; id: string }) {
+function AuditTarget({ t, type, id, named }: { t: Translator; type: string; id: string; named?: AuditTargetNames }) {
   const kind = /^[a-z_]+$/.test(type) && t.has(`targets.${type}`) ? t(`targets.${type}`) : type;
+  if (named) return <NamedTarget t={t} kind={kind} id={id} named={named} />;
   const page = Object.hasOwn(TARGET_PAGES, type) ? TARGET_PAGES[type] : undefined;
   return (
     <>
@@ -63,6 +101,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const filterParams = {
     actor: query.actor,
     action: query.action,
+    target: query.target,
     from: query.from ? raw("from") : undefined,
     to: query.to ? raw("to") : undefined,
     pageSize: query.pageSize === 25 ? undefined : String(query.pageSize),
@@ -76,6 +115,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <form method="get" action="/admin/audit" className="filters" role="search" aria-label={t("title")}>
         <FilterSelect id="a-actor" name="actor" label={t("actor")} anyLabel={common("any")} value={query.actor} options={options.actors.map((actor) => ({ value: actor, label: reasons.actor(actor) }))} />
         <FilterSelect id="a-action" name="action" label={t("action")} anyLabel={common("any")} value={query.action} options={options.actions.map((action) => ({ value: action, label: actionLabel(t, action) }))} />
+        <FilterInput id="a-target" name="target" label={t("targetSearch")} value={query.target} maxLength={255} placeholder="evt_…, ord_…" />
         <FilterInput id="a-from" name="from" type="datetime-local" label={common("from")} value={filterParams.from} />
         <FilterInput id="a-to" name="to" type="datetime-local" label={common("to")} value={filterParams.to} />
         <button type="submit">{common("filter")}</button>
@@ -116,7 +156,7 @@ async function AuditResults({ query, filterParams }: { query: AuditQuery; filter
                 <td className="mono">{reasons.actor(row.actorEmail)}</td>
                 <td title={row.action}>{actionLabel(t, row.action)}</td>
                 <td data-target-type={row.targetType}>
-                  <AuditTarget t={t} type={row.targetType} id={row.targetId} />
+                  <AuditTarget t={t} type={row.targetType} id={row.targetId} named={row.named} />
                 </td>
                 {/* A note the system wrote renders from its code; a person's words (no code) are shown as written. */}
                 <td className="wrap" data-testid="audit-note" data-coded={reasons.coded({ reason: row.note, reasonCode: row.noteCode, reasonParams: row.noteParams })}>
