@@ -2,7 +2,7 @@ import { notifyWork } from "@/lib/background/signals";
 import { DEMO_SECRET_LABEL_SUFFIX, runMode, settings } from "@/lib/config/settings";
 import type { SqlSession } from "@/lib/db/driver";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
-import { decisionRow, insertDecisions, logDecision, type DecisionInput, type DecisionRow } from "@/lib/decisions/record-decision";
+import { decisionRow, insertDecisions, linkDecisionsToOrder, logDecision, type DecisionInput, type DecisionRow } from "@/lib/decisions/record-decision";
 import { ApplyFailure } from "@/lib/core/failures";
 import { applyEffect, type EffectOutcome } from "@/lib/core/apply-effect";
 import type { EventKey } from "@/lib/core/event-key";
@@ -38,7 +38,8 @@ export interface AppliedEvent extends ProcessResult {
  * The apply step shared by inline mode and the inbox worker, run inside the caller's transaction after
  * the caller wrote the event row first (inline: the UNIQUE insert; worker: its lease guard): applies
  * the effect (ledger entry under its business key, order transition), marks the event processed or
- * ignored, resolves the event's open dead letters, wakes parked events of the order, queues the
+ * ignored, links the event's earlier decision rows that named no order to the order it found (worker
+ * only), resolves the event's open dead letters, wakes parked events of the order, queues the
  * fulfilment message when the order became paid and FULFILMENT_WEBHOOK_URL is set, and writes the
  * decision row, all as driver statements in the caller's driver transaction (lib/db/driver.ts).
  * Everything commits together or not at all (seed article, controls 2-5).
@@ -60,6 +61,8 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
     `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "dueAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
     [effect.outcome === "ignored" ? "ignored" : "processed", now, orderId ?? null, stored.rowId],
   );
+  // The worker found the order the receiver could not name: its receipt joins the order's timeline.
+  if (orderId && stored.httpStatus === null) await linkDecisionsToOrder(tx, { endpoint: endpoint.name, eventId: event.eventId }, orderId);
   const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, because("applied_later", { outcome: effect.outcome }), now);
 
   let wokenEvents = 0;

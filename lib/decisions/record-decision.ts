@@ -116,3 +116,14 @@ export async function recordDecisionSafely(client: Db, input: DecisionInput): Pr
     logger.error({ err: errorMessage(error), decision: { ...input } }, "decision not stored");
   }
 }
+
+/**
+ * Links an event's earlier decision rows that named no order (the receiver's `accepted 200` when the
+ * payload does not name the order: a Checkout session found by its id, a charge.refunded; the worker's
+ * parked attempts) to the order the worker resolved, so the order's timeline shows that the provider got
+ * its answer. Only verified rows of this endpoint: an unsigned body reusing the event id stays unlinked.
+ * Returns how many rows it linked. One seek on the (eventId, at) index.
+ */
+export async function linkDecisionsToOrder(session: SqlSession, event: { endpoint: string; eventId: string }, orderId: string): Promise<number> {
+  return session.run(`UPDATE "Decision" SET "orderId" = ? WHERE "eventId" = ? AND "endpoint" = ? AND "verified" = ? AND "orderId" IS NULL`, [orderId, event.eventId, event.endpoint, true]);
+}

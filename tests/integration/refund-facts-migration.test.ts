@@ -3,16 +3,11 @@
 // running total, `refund:<scope>:<payment>[:<total>]`), then applying new events to those books: the old
 // entries keep their keys and count as booked, and new refunds book only what they add.
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { test } from "node:test";
-import Database from "better-sqlite3";
 import { Pool } from "pg";
 import { applyEffect } from "@/lib/core/apply-effect";
 import { postgresDriver, sqliteDriver, type DriverDb } from "@/lib/db/driver";
-import { createDatabase, dropDatabase, postgresMigrations, withConnection } from "@/lib/db/postgres-database";
-import { onPostgres, testPostgresAdminUrl } from "@/e2e/support/test-database";
+import { withDatabaseMigratedFrom } from "@/e2e/support/database-before-migration";
 
 const MIGRATION = "20261202124312_refund_and_dispute_facts";
 
@@ -80,40 +75,16 @@ const EXPECTED = {
 };
 
 test("books written before refunds and disputes were kept by their own facts migrate, and new events add only what they add, on the database under test", async () => {
-  if (!onPostgres) {
-    const dir = path.join(process.cwd(), "prisma", "migrations");
-    const names = readdirSync(dir).filter((entry) => /^\d/.test(entry)).sort();
-    assert.ok(names.includes(MIGRATION), "the migration is committed");
-    const database = new Database(path.join(mkdtempSync(path.join(tmpdir(), "acredita-facts-")), "facts.db"));
-    try {
-      for (const name of names.filter((entry) => entry < MIGRATION)) database.exec(readFileSync(path.join(dir, name, "migration.sql"), "utf8"));
-      for (const statement of OLD_ROWS) database.exec(statement.replaceAll("true", "1"));
-      database.exec(readFileSync(path.join(dir, MIGRATION, "migration.sql"), "utf8"));
-      const result = await applyOnOldBooks(sqliteDriver(database, (work) => work()));
-      assert.deepEqual(result, EXPECTED);
-    } finally {
-      database.close();
+  await withDatabaseMigratedFrom(MIGRATION, OLD_ROWS, async (migrated) => {
+    if (migrated.kind === "sqlite") {
+      assert.deepEqual(await applyOnOldBooks(sqliteDriver(migrated.database, (work) => work())), EXPECTED);
+      return;
     }
-    return;
-  }
-  const adminUrl = testPostgresAdminUrl();
-  const name = `acredita_test_facts_${process.pid}_${Date.now()}`;
-  const url = await createDatabase(adminUrl, name);
-  try {
-    const migrations = postgresMigrations();
-    assert.ok(migrations.some((migration) => migration.name === MIGRATION), "the migration is committed");
-    await withConnection(url, async (client) => {
-      for (const migration of migrations.filter((entry) => entry.name < MIGRATION)) await client.query(migration.sql);
-      for (const statement of OLD_ROWS) await client.query(statement);
-      await client.query(migrations.find((entry) => entry.name === MIGRATION)!.sql);
-    });
-    const pool = new Pool({ connectionString: url, max: 1 });
+    const pool = new Pool({ connectionString: migrated.url, max: 1 });
     try {
       assert.deepEqual(await applyOnOldBooks(postgresDriver(pool)), EXPECTED);
     } finally {
       await pool.end();
     }
-  } finally {
-    await dropDatabase(adminUrl, name);
-  }
+  });
 });

@@ -2,13 +2,9 @@
 // database that holds rows written before it (old keys `credit:<payment>`, `refund:<payment>[:<total>]`),
 // on the database under test (SQLite file, or a PostgreSQL database on the test cluster).
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { test } from "node:test";
-import Database from "better-sqlite3";
-import { createDatabase, dropDatabase, postgresMigrations, withConnection } from "@/lib/db/postgres-database";
-import { onPostgres, testPostgresAdminUrl } from "@/e2e/support/test-database";
+import { withConnection } from "@/lib/db/postgres-database";
+import { withDatabaseMigratedFrom } from "@/e2e/support/database-before-migration";
 
 const MIGRATION = "20261201102158_scoped_ledger_keys";
 
@@ -38,41 +34,21 @@ const EXPECTED_LEDGER = [
 ];
 
 test("old ledger keys and extra charges get the scope of the event that booked them (else their order's), on the database under test", async () => {
-  if (!onPostgres) {
-    const dir = path.join(process.cwd(), "prisma", "migrations");
-    const names = readdirSync(dir).filter((entry) => /^\d/.test(entry)).sort();
-    assert.ok(names.includes(MIGRATION), "the migration is committed");
-    const database = new Database(path.join(mkdtempSync(path.join(tmpdir(), "acredita-keys-")), "keys.db"));
-    try {
-      for (const name of names.filter((entry) => entry < MIGRATION)) database.exec(readFileSync(path.join(dir, name, "migration.sql"), "utf8"));
-      for (const statement of OLD_ROWS) database.exec(statement.replaceAll("true", "1").replaceAll("false", "0"));
-      database.exec(readFileSync(path.join(dir, MIGRATION, "migration.sql"), "utf8"));
+  await withDatabaseMigratedFrom(MIGRATION, OLD_ROWS, async (migrated) => {
+    if (migrated.kind === "sqlite") {
+      const { database } = migrated;
       const ledger = database.prepare(`SELECT id, businessKey, account, livemode FROM LedgerEntry ORDER BY id`).all() as { id: string; businessKey: string; account: string; livemode: number }[];
       assert.deepEqual(ledger.map((row) => [row.id, row.businessKey, row.account, row.livemode === 1]), EXPECTED_LEDGER);
       assert.deepEqual(database.prepare(`SELECT provider, account, livemode, paymentKey FROM ExtraCharge`).all(), [{ provider: "stripe", account: "acct_m", livemode: 0, paymentKey: "pi_m2x" }]);
       assert.throws(() => database.exec(`INSERT INTO "ExtraCharge" ("id", "orderId", "paymentKey", "amount", "currency", "provider", "account", "livemode", "eventId") VALUES ('x2', 'ord_m2', 'pi_m2x', 1, 'USD', 'stripe', 'acct_m', 0, 'e')`), /UNIQUE/);
-    } finally {
-      database.close();
+      return;
     }
-    return;
-  }
-  const adminUrl = testPostgresAdminUrl();
-  const name = `acredita_test_keys_${process.pid}_${Date.now()}`;
-  const url = await createDatabase(adminUrl, name);
-  try {
-    const migrations = postgresMigrations();
-    assert.ok(migrations.some((migration) => migration.name === MIGRATION), "the migration is committed");
-    await withConnection(url, async (client) => {
-      for (const migration of migrations.filter((entry) => entry.name < MIGRATION)) await client.query(migration.sql);
-      for (const statement of OLD_ROWS) await client.query(statement);
-      await client.query(migrations.find((entry) => entry.name === MIGRATION)!.sql);
+    await withConnection(migrated.url, async (client) => {
       const ledger = await client.query<{ id: string; businessKey: string; account: string; livemode: boolean }>(`SELECT "id", "businessKey", "account", "livemode" FROM "LedgerEntry" ORDER BY "id"`);
       assert.deepEqual(ledger.rows.map((row) => [row.id, row.businessKey, row.account, row.livemode]), EXPECTED_LEDGER);
       const extra = await client.query(`SELECT "provider", "account", "livemode", "paymentKey" FROM "ExtraCharge"`);
       assert.deepEqual(extra.rows, [{ provider: "stripe", account: "acct_m", livemode: false, paymentKey: "pi_m2x" }]);
       await assert.rejects(client.query(`INSERT INTO "ExtraCharge" ("id", "orderId", "paymentKey", "amount", "currency", "provider", "account", "livemode", "eventId") VALUES ('x2', 'ord_m2', 'pi_m2x', 1, 'USD', 'stripe', 'acct_m', false, 'e')`), /duplicate key/);
     });
-  } finally {
-    await dropDatabase(adminUrl, name);
-  }
+  });
 });
