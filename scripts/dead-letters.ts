@@ -5,6 +5,7 @@
 // Exit: 0 done, 1 a retry failed again or was refused (review first included), 2 bad usage or unknown id.
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
 import "@/lib/log/cli-logs-to-stderr";
+import "@/lib/config/env-files";
 import { userInfo } from "node:os";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";

@@ -1,6 +1,7 @@
 // npm run outbox -- list [--status <status>] [--json] | resend <id> [note] | resolve <id> <note>
 // Outbox messages (fulfilment webhooks). Uncertain ones were sent without an answer: check with the
 // merchant, then resend (same Idempotency-Key) or resolve. Exit: 0 done, 1 refused, 2 bad usage.
+import "@/lib/config/env-files";
 import { userInfo } from "node:os";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";

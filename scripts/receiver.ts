@@ -4,6 +4,7 @@
 // SIGTERM/SIGINT: stops accepting, answers the requests in hand (their group commits included) with
 // `Connection: close`, closes every connection (all of them after 10 s), writes the refusal counts
 // still in memory (lib/decisions/rejection-counter.ts), exits 0.
+import "@/lib/config/env-files";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { exitOnStop } from "@/lib/background/exit-on-stop";

@@ -5,6 +5,7 @@
 // Exit 0 when everything matches, 1 on mismatches, 2 on bad input (the line number and the problem).
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
 import "@/lib/log/cli-logs-to-stderr";
+import "@/lib/config/env-files";
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { basename } from "node:path";

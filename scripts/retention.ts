@@ -3,6 +3,7 @@
 // older than DECISION_RETENTION_DAYS and per-minute refusal counts older than
 // REJECTION_COUNT_RETENTION_DAYS, and sign-in rate-limit rows whose window is over; prints the periods in use and their defaults first. Exit 0 when done,
 // 2 on a bad argument or setting, 1 on a database failure.
+import "@/lib/config/env-files";
 import { z } from "zod";
 import { settingDefault, settings, SettingsError } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";

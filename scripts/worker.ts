@@ -1,5 +1,6 @@
 // npm run worker: an inbox worker and an outbox dispatcher in their own process (as many as needed).
 // Stops cleanly on SIGTERM/SIGINT: finishes the event or send in hand, claims nothing new, exits 0.
+import "@/lib/config/env-files";
 import { startBackgroundWorkers } from "@/lib/background/background-workers";
 import { readSettingsOrExit } from "@/lib/config/settings";
 import { exitOnStop } from "@/lib/background/exit-on-stop";

@@ -35,7 +35,8 @@ export function toPostgresSql(sql: string, params: Param[]): string {
     .split(/('(?:[^']|'')*'|"[^"]*")/)
     .map((part, i) => {
       if (i % 2 === 1) return part;
-      return part.replace(/\?/g, () => literal(params[index++])).replace(/\b(?=[A-Za-z]*[a-z])(?=[A-Za-z]*[A-Z])[A-Za-z]+\b/g, (word) => `"${word}"`);
+      // Identifiers first, then the parameters: a value's own words (a JSON payload's "paymentKey") are never quoted.
+      return part.replace(/\b(?=[A-Za-z]*[a-z])(?=[A-Za-z]*[A-Z])[A-Za-z]+\b/g, (word) => `"${word}"`).replace(/\?/g, () => literal(params[index++]));
     })
     .join("");
 }

@@ -67,3 +67,20 @@ test("a password typed on stdin is never echoed: stderr has the prompt, not the 
   assert.equal(typed.stderr.includes("Secret-Pw-Leak-9471-zq"), false, typed.stderr);
   assert.equal(typed.stderr, "Password (12-128 characters, not a common one): \n");
 });
+
+test("standard input that ends before a password, or a bad field, exits 2 and creates nothing (it exited 0 before)", async () => {
+  const run = (args: string[]) => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/create-user.ts", ...args], {
+      env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent", ACREDITA_NEW_PASSWORD: "" },
+      input: "",
+      encoding: "utf8",
+    });
+    return { code: result.status, lastLine: result.stderr.trim().split("\n").at(-1) };
+  };
+  const before = await (await db()).user.count();
+  assert.deepEqual(run(["--email", "eof@shop.test", "--role", "admin"]), { code: 2, lastLine: "create-user: no password given (standard input ended before a line); set ACREDITA_NEW_PASSWORD or type it" });
+  const usage = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
+  assert.deepEqual(run(["--email", "eof@shop.test", "--role", "owner"]), { code: 2, lastLine: usage });
+  assert.deepEqual(run(["--role", "admin"]), { code: 2, lastLine: usage });
+  assert.equal(await (await db()).user.count(), before);
+});
