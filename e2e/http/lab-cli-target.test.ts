@@ -1,3 +1,4 @@
+// slow-test: runs npm run lab as its own process against built servers on other ports
 // `npm run lab` finds its server the way an operator expects: --url, else PORT (what `npm start`
 // listens on), else 3000; and when nobody answers there it says so and how to start one (exit 2).
 import assert from "node:assert/strict";

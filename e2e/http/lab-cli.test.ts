@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+// slow-test: runs npm run lab as its own process against a built server, the comparison included
 import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { paymentIntent, stripeEvent, stripeHeader, yolfiEvent, yolfiSignature } from "../support/providers";

@@ -1,3 +1,4 @@
+// slow-test: starts npm start several times on databases a release behind, with workers beside it
 // Upgrades through `npm start` (scripts/start.ts) when a migration is pending. SQLite: the migration
 // engine needs the file to itself, so with a worker attached `npm start` refuses at once with one line
 // (exit 3) and applies nothing; once the worker stops it migrates. PostgreSQL: the engine takes no
