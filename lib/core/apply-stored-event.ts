@@ -61,8 +61,10 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
     `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "dueAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
     [effect.outcome === "ignored" ? "ignored" : "processed", now, orderId ?? null, stored.rowId],
   );
-  // The worker found the order the receiver could not name: its receipt joins the order's timeline.
-  if (orderId && stored.httpStatus === null) await linkDecisionsToOrder(tx, { endpoint: endpoint.name, eventId: event.eventId }, orderId);
+  // The worker found an order the payload did not name (the receiver's rows carry the payload's): its
+  // receipt joins the order's timeline. Skipped when the payload named it, so the common path pays nothing.
+  const namedOrderId = "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined;
+  if (orderId && orderId !== namedOrderId && stored.httpStatus === null) await linkDecisionsToOrder(tx, { endpoint: endpoint.name, eventId: event.eventId }, orderId);
   const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, because("applied_later", { outcome: effect.outcome }), now);
 
   let wokenEvents = 0;
