@@ -346,6 +346,20 @@ export function settingDefault<K extends keyof Settings>(name: K): Settings[K] {
   return (settingsSchema.shape[name] as z.ZodType).parse(undefined) as Settings[K];
 }
 
+/**
+ * One setting read from `env` alone, or its default when the variable holds a value it refuses (that
+ * value is reported by {@link readSettings}, with the others): for checks that must go on when another
+ * setting is wrong (the endpoints' tolerance at the start, which lists every refusal at once).
+ */
+export function settingFrom<K extends keyof Settings>(name: K, env: Record<string, string | undefined>): Settings[K] {
+  const schema = settingsSchema.shape[name] as z.ZodType;
+  const parsed = schema.safeParse(env[name]?.trim() || undefined);
+  if (parsed.success && parsed.data !== undefined) return parsed.data as Settings[K];
+  // The defaults kept outside the schema (DEFAULTS) are read as the settings read them.
+  const fallback = Object.hasOwn(DEFAULTS, name) ? DEFAULTS[name as keyof typeof DEFAULTS] : undefined;
+  return schema.parse(fallback) as Settings[K];
+}
+
 /** Names of the secrets on their public demo value (demo mode only), for the start banner. */
 export function settingsOnDemoDefaults(env: Record<string, string | undefined> = process.env): string[] {
   if (runMode(env) !== "demo") return [];

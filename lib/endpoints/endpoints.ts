@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRET_LABEL_SUFFIX, DEMO_SECRETS, holdsPublicDemoValue, runMode, settings } from "@/lib/config/settings";
+import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRET_LABEL_SUFFIX, DEMO_SECRETS, holdsPublicDemoValue, runMode, settingFrom } from "@/lib/config/settings";
 import { providers } from "@/lib/providers/registry";
 import type { ProviderName } from "@/lib/core/effect";
 import type { SigningSecret, VerificationKeys } from "@/lib/providers/types";
@@ -256,7 +256,7 @@ function loadEndpoint(definition: EndpointDefinition, env: Record<string, string
   }
   const accountProblem = production ? productionAccountIssue(definition, env) : undefined;
   if (accountProblem) issues.push(accountProblem);
-  return { ...definition, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? settings().WEBHOOK_TOLERANCE_SECONDS };
+  return { ...definition, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? settingFrom("WEBHOOK_TOLERANCE_SECONDS", env) };
 }
 
 function isDisabled(loaded: Endpoint | DisabledEndpoint | undefined): loaded is DisabledEndpoint {
