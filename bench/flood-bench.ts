@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { connect, type Socket } from "node:net";
 import Database from "better-sqlite3";
 import { benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/bench/bench-data";
 import { startAcredita, startReceiverProcess } from "@/bench/bench-processes";
@@ -210,7 +211,7 @@ function retryActionId(): string {
 }
 
 /**
- * The attack of issue "anyone can crash the whole server", as a benchmark: `next start` (with the
+ * The anonymous server-action decode attack, as a benchmark: `next start` (with the
  * start's heap cap) receives `deliveries` real signed deliveries one at a time idle, then as many while
  * `attackers` anonymous clients each post, again and again, ~9.5 MB fetch-action bodies (an object of
  * 800,000 keys) to the dead-letter retry action's real id. Reports both phases' p50 and p99 and their
@@ -261,5 +262,92 @@ export async function measureActionFlood(options: { deliveries: number; attacker
     attackStatuses,
     attackBytes: Buffer.byteLength(body),
     ok: alive && idle.ok === idle.deliveries && flood.ok === flood.deliveries,
+  };
+}
+
+/** The slow-body attack of one run: deliveries idle and under it, and how the stalled connections were answered. */
+export interface SlowBodyMeasurement {
+  target: "next" | "receiver";
+  idle: DeliveryLatency;
+  flood: DeliveryLatency;
+  /** p99 under the attack ÷ p99 idle (target <= 2). */
+  p99Ratio: number;
+  /** Connections kept open at once from one address, each sending all but the last byte of a 1 MiB body. */
+  stalled: number;
+  /** How the stalled connections were answered, by the first line's status (408 read timeout, 503 over the caps), and those closed with no answer. */
+  answers: Record<string, number>;
+  /** Every real delivery applied. */
+  ok: boolean;
+}
+
+const STALLING_BODY_BYTES = 1_048_576;
+/** How long a closed attack connection waits before it is opened again (ms). */
+const REOPEN_AFTER_MS = 100;
+
+/**
+ * The slow-body attack as a benchmark: `stalled` connections from 127.0.0.3 each send all but the last
+ * byte of a 1 MiB webhook body and stall, each re-opened 100 ms after the server closes it, while `deliveries`
+ * real signed deliveries from 127.0.0.1 are timed one at a time; the same deliveries idle first. Against
+ * `npm run receiver` (its per-address and total connection caps and its read timeout) or `next start`
+ * (its read timeout only: `next start` has no connection cap). Target: p99 under the attack <= 2x idle.
+ */
+export async function measureSlowBodies(options: { target: "next" | "receiver"; stalled: number; deliveries: number; gapMs: number; maxSeconds: number; readTimeoutMs: number }): Promise<SlowBodyMeasurement> {
+  const folder = benchFolder(`slow-bodies-${options.target}`);
+  const file = createBenchDatabase(folder);
+  seedOrders(file, "ord_si", options.deliveries, 2_500);
+  seedOrders(file, "ord_sf", options.deliveries, 2_500);
+  seedOrders(file, "ord_sw", 50, 2_500);
+  const env = { LAB_PROCESSING_MODE: "inline", WEBHOOK_BODY_READ_TIMEOUT_MS: String(options.readTimeoutMs) };
+  const server = options.target === "receiver" ? await startReceiverProcess(file, env) : await startAcredita(file, env);
+  const url = new URL(server.url);
+  const head = `POST /api/webhooks/lab HTTP/1.1\r\nhost: acredita\r\ncontent-type: application/json\r\ncontent-length: ${STALLING_BODY_BYTES}\r\n\r\n`;
+  const stallingRequest = head + " ".repeat(STALLING_BODY_BYTES - 1);
+  const answers: Record<string, number> = {};
+  const sockets = new Set<Socket>();
+  let attacking = false;
+  const open = (): void => {
+    if (!attacking) return;
+    const socket = connect({ host: url.hostname, port: Number(url.port), localAddress: "127.0.0.3" });
+    sockets.add(socket);
+    let first = "";
+    socket.on("data", (chunk: Buffer) => {
+      if (first.length < 12) first += chunk.toString("latin1");
+    });
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      sockets.delete(socket);
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(first)?.[1] ?? "closed";
+      answers[status] = (answers[status] ?? 0) + 1;
+      // Re-opened after a pause: the attacker runs on the same two cores, and re-opening at once would
+      // measure its own megabytes of writes (2 GB/s on loopback) rather than the server's defence.
+      setTimeout(open, REOPEN_AFTER_MS);
+    });
+    socket.once("connect", () => socket.write(stallingRequest));
+  };
+  let idle: DeliveryLatency;
+  let flood: DeliveryLatency;
+  try {
+    await timeDeliveries(url, labApprovals("evt_sw", "ord_sw", 50, 2_500), 5);
+    idle = await timeDeliveries(url, labApprovals("evt_si", "ord_si", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
+    attacking = true;
+    for (let i = 0; i < options.stalled; i++) open();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    try {
+      flood = await timeDeliveries(url, labApprovals("evt_sf", "ord_sf", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
+    } finally {
+      attacking = false;
+      for (const socket of sockets) socket.destroy();
+    }
+  } finally {
+    await server.stop();
+  }
+  return {
+    target: options.target,
+    idle,
+    flood,
+    p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100,
+    stalled: options.stalled,
+    answers,
+    ok: idle.ok === idle.deliveries && flood.ok === flood.deliveries,
   };
 }

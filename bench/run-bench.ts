@@ -14,7 +14,7 @@ import { ensureProductionBuild } from "@/bench/bench-processes";
 import { summarizeCpuProfile, type ProfileSummary } from "@/bench/cpu-profile";
 import { measureDashboardAtScale, type DashboardMeasurement } from "@/bench/dashboard-bench";
 import { measureDuplicateStorm, type StormMeasurement } from "@/bench/duplicate-storm";
-import { measureActionFlood, measureFlood, type ActionFloodMeasurement, type FloodMeasurement } from "@/bench/flood-bench";
+import { measureActionFlood, measureFlood, measureSlowBodies, type ActionFloodMeasurement, type FloodMeasurement, type SlowBodyMeasurement } from "@/bench/flood-bench";
 import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/bench/ingest-bench";
 import { machineInfo, median, type MachineInfo } from "@/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/bench/reconcile-bench";
@@ -174,6 +174,7 @@ interface BenchReport {
   profile?: { mode: "inbox" | "inline" | "worker"; deliveries: number; summary: ProfileSummary }[];
   flood?: FloodMeasurement[];
   actionFlood?: ActionFloodMeasurement;
+  slowBodies?: SlowBodyMeasurement[];
   limit?: LimitBenchReport;
 }
 
@@ -376,6 +377,21 @@ async function main(): Promise<number> {
         `  idle (${attack.idle.deliveries}) p50 ${attack.idle.p50Ms} ms p99 ${attack.idle.p99Ms} ms; under the attack (${attack.flood.deliveries}) p50 ${attack.flood.p50Ms} ms p99 ${attack.flood.p99Ms} ms; ` +
         `p99 attack/idle ${attack.p99Ratio.toFixed(2)} (target <= 2${attack.p99Ratio <= 2 ? ", met" : ", NOT met"}); attack answered ${JSON.stringify(attack.attackStatuses)}${attack.ok ? " - ok" : " - check FAILED (server gone or a delivery not applied)"}`,
     );
+  }
+
+  if (options.sections.includes("flood")) {
+    // Slow bodies: 300 connections from one address each stall a 1 MiB body; the receiver caps them, next start only times them out.
+    report.slowBodies = [];
+    console.log("\nSlow-body attack: 300 connections from 127.0.0.3, each sending all but the last byte of a 1 MiB body, re-opened 100 ms after it is closed; read timeout 10 s; inline, SQLite");
+    for (const target of options.floodTargets) {
+      const slow = await measureSlowBodies({ target, stalled: 300, deliveries: options.floodDeliveries, gapMs: 20, maxSeconds: options.floodSeconds, readTimeoutMs: 10_000 });
+      report.slowBodies.push(slow);
+      failed ||= !slow.ok;
+      console.log(
+        `  ${slow.target.padEnd(9)} idle (${slow.idle.deliveries}) p50 ${slow.idle.p50Ms} ms p99 ${slow.idle.p99Ms} ms; under the attack (${slow.flood.deliveries}) p50 ${slow.flood.p50Ms} ms p99 ${slow.flood.p99Ms} ms; ` +
+          `p99 attack/idle ${slow.p99Ratio.toFixed(2)} (target <= 2${slow.p99Ratio <= 2 ? ", met" : ", NOT met"}); stalled connections answered ${JSON.stringify(slow.answers)}${slow.ok ? " - ok" : " - check FAILED (a delivery not applied)"}`,
+      );
+    }
   }
 
   if (options.sections.includes("limit")) {
