@@ -27,10 +27,10 @@ export function apiActor(caller: ApiCaller): { id: string; email: string } {
  * that changes something (not GET/HEAD) must come from the dashboard's own origin (`Origin` one of the
  * trusted origins that sign-in accepts): a cookie alone would let another site post on a signed-in
  * user's behalf. A bearer that is neither a valid key nor the token is 401 (never a fall back to the
- * cookie). Returns the caller, `unauthenticated` (401) or `forbidden` (403: authenticated without the
- * permission, or a foreign origin).
+ * cookie). Returns the caller, `unauthenticated` (401), `forbidden` (403: authenticated without the
+ * permission) or `cross_site` (403: a cookie-authenticated change from another origin, or none).
  */
-export async function authorizeApi(request: Request, permission: Permission): Promise<ApiCaller | "unauthenticated" | "forbidden"> {
+export async function authorizeApi(request: Request, permission: Permission): Promise<ApiCaller | "unauthenticated" | "forbidden" | "cross_site"> {
   const bearer = bearerToken(request.headers);
   if (bearer?.startsWith(API_KEY_PREFIX)) {
     const key = await authenticateApiKey(await db(), bearer);
@@ -41,7 +41,7 @@ export async function authorizeApi(request: Request, permission: Permission): Pr
   if (hasApiToken(request.headers)) return { kind: "token" };
   if (request.headers.get("authorization")) return "unauthenticated";
   if (!request.headers.get("cookie")) return "unauthenticated";
-  if (!["GET", "HEAD"].includes(request.method) && !authTrustedOrigins().includes(request.headers.get("origin") ?? "")) return "forbidden";
+  if (!["GET", "HEAD"].includes(request.method) && !authTrustedOrigins().includes(request.headers.get("origin") ?? "")) return "cross_site";
   const session = await validSession(await getAuth(), request.headers);
   if (!session) return "unauthenticated";
   const role = roleSchema.safeParse(session.user.role);

@@ -43,10 +43,16 @@ export function forbidden(): Response {
   return jsonError(403, "forbidden", "your role does not allow this");
 }
 
+/** 403 for a change made with a session cookie from another origin than the dashboard's (or with none). */
+export function crossSite(): Response {
+  return jsonError(403, "cross_site", "a change made with a session cookie must come from the dashboard's own origin (Origin header)");
+}
+
 /** Maps {@link authorizeApi}'s refusals to 401/403; undefined when the caller may proceed. */
-export function refusal(result: "unauthenticated" | "forbidden" | object): Response | undefined {
+export function refusal(result: "unauthenticated" | "forbidden" | "cross_site" | object): Response | undefined {
   if (result === "unauthenticated") return unauthorized();
   if (result === "forbidden") return forbidden();
+  if (result === "cross_site") return crossSite();
   return undefined;
 }
 

@@ -104,11 +104,16 @@ describe("sign-in and roles", () => {
           headers: { cookie, "content-type": "application/json", ...(origin ? { origin } : {}) },
         }),
       );
-    assert.equal((await create(merchant)).status, 403);
+    const byMerchant = await create(merchant);
+    assert.deepEqual([byMerchant.status, await byMerchant.json()], [403, { error: "your role does not allow this", code: "forbidden" }]);
     const admin = sessionCookie(await signIn(demo("admin").email, demo("admin").password, { ip: "198.51.100.31" }));
-    // A session cookie alone does not let another site (or a request without Origin) create orders.
-    assert.equal((await create(admin, "https://evil.example")).status, 403);
-    assert.equal((await create(admin, null)).status, 403);
+    // A session cookie alone does not let another site (or a request without Origin) create orders; the
+    // answer says the origin is the problem, not the role.
+    const crossSite = { error: "a change made with a session cookie must come from the dashboard's own origin (Origin header)", code: "cross_site" };
+    const fromElsewhere = await create(admin, "https://evil.example");
+    assert.deepEqual([fromElsewhere.status, await fromElsewhere.json()], [403, crossSite]);
+    const withoutOrigin = await create(admin, null);
+    assert.deepEqual([withoutOrigin.status, await withoutOrigin.json()], [403, crossSite]);
     assert.equal((await create(admin)).status, 201);
     assert.equal((await getOrders(new Request(`${BASE}/api/orders`, { headers: { cookie: "better-auth.session_token=forged.value" } }))).status, 401);
     assert.equal((await getHealth()).status, 200);
