@@ -7,7 +7,7 @@ export const LOCALE_FORM_MAX_BYTES = 4_096;
 const LOCALE_COOKIE_SECONDS = 365 * 24 * 60 * 60;
 
 /** What the language switch answers: the cookie to set and where to go, or why the post was refused. */
-export type LocaleSwitchAnswer = { ok: true; locale: Locale; location: string; cookie: string } | { ok: false; status: 400 | 403 | 413; code: string };
+export type LocaleSwitchAnswer = { ok: true; locale: Locale; location: string; cookie: string } | { ok: false; status: 400 | 403 | 413 | 415; code: string };
 
 /**
  * Reads a post of the language switch (POST /api/locale, a plain HTML form so it works without
@@ -16,8 +16,8 @@ export type LocaleSwitchAnswer = { ok: true; locale: Locale; location: string; c
  * {@link LOCALE_FORM_MAX_BYTES}). Returns the cookie (httpOnly, a year, SameSite=Lax; it wins over
  * Accept-Language, lib/i18n/request.ts) and the page to go back to: the form's `next`, checked like the
  * sign-in page's (lib/auth/next-path.ts, same site only). Refuses another site's post (403: a page
- * elsewhere may not change a visitor's language), a body without a length or over the cap (413), and
- * an unknown locale (400). Never throws.
+ * elsewhere may not change a visitor's language), a body that is not a url-encoded form (415), a body
+ * without a length or over the cap (413), and an unknown locale (400). Never throws.
  */
 export async function answerLocaleSwitch(request: Request): Promise<LocaleSwitchAnswer> {
   const origin = request.headers.get("origin");
@@ -32,6 +32,9 @@ export async function answerLocaleSwitch(request: Request): Promise<LocaleSwitch
     }
     if (!host || originHost !== host) return { ok: false, status: 403, code: "cross_site" };
   }
+  // The switch is a plain HTML form: a JSON or multipart body is refused as such, not read as a form.
+  const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") return { ok: false, status: 415, code: "form_expected" };
   const length = Number(request.headers.get("content-length"));
   if (!Number.isInteger(length) || length < 0 || length > LOCALE_FORM_MAX_BYTES) return { ok: false, status: 413, code: "form_too_large" };
   const form = new URLSearchParams(await request.text().catch(() => ""));

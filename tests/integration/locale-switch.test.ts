@@ -22,6 +22,9 @@ test("another site's page cannot switch a visitor's language (403); an unknown l
   assert.equal((await post("locale=es-AR&next=/orders", { origin: "https://evil.example" })).status, 403);
   assert.equal((await post("locale=es-AR&next=/orders", { origin: "null" })).status, 403);
   assert.equal((await post("locale=fr&next=/orders")).status, 400);
+  // Not a form: said as such (it was read as a form and answered unknown_locale).
+  const json = await post(JSON.stringify({ locale: "es-AR" }), { "content-type": "application/json" });
+  assert.deepEqual([json.status, await json.json()], [415, { error: "the language could not be changed", code: "form_expected" }]);
   assert.equal((await post(`locale=en&next=/${"a".repeat(5_000)}`)).status, 413);
   const offSite = await post("locale=en&next=//evil.example/x");
   assert.deepEqual([offSite.status, offSite.headers.get("location")], [303, "/orders"]);
