@@ -45,5 +45,6 @@ export const config = {
   //   here, so a malformed one gets the unknown-endpoint 404;
   // - the settlement report upload (that path only: its run pages stay behind the proxy), streamed to
   //   disk up to RECONCILIATION_UPLOAD_MAX_BYTES (e2e/http/reconcile-concurrency.test.ts sends 12.8 MB).
-  matcher: ["/((?!_next/static|_next/image|api/webhooks/[^/%]+$|api/reconciliations$).*)"],
+  // Each exception ends at a `/` or the path's end: `/_next/staticfoo` is not a static asset and goes through.
+  matcher: ["/((?!_next/static/|_next/image$|api/webhooks/[^/%]+$|api/reconciliations$).*)"],
 };

@@ -36,9 +36,9 @@ function retryActionId(): string {
 }
 
 /** Posts the attack body as a fetch action; resolves to the status, or 0 when the connection failed (the server died). */
-async function attack(actionId: string, cookie?: string): Promise<number> {
+async function attack(actionId: string, cookie?: string, path = "/dead-letters"): Promise<number> {
   try {
-    const response = await fetch(`${server.url}/dead-letters`, {
+    const response = await fetch(`${server.url}${path}`, {
       method: "POST",
       body: ATTACK_BODY,
       headers: { "next-action": actionId, "content-type": "text/plain;charset=UTF-8", accept: "text/x-component", origin: server.url, connection: "close", ...(cookie ? { cookie } : {}) },
@@ -95,6 +95,9 @@ describe("server-action bodies cannot take the server down", () => {
     assert.equal(server.process.exitCode, null, server.output().slice(-2_000));
     // A forged cookie (right name, no valid signature) is no session either.
     assert.equal(await attack(actionId, "better-auth.session_token=forged.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%3D"), 403);
+    // A path that only looks like a static asset's (`/_next/staticfoo`) goes through the proxy too (it was
+    // skipped by the matcher, and Next.js relayed the anonymous body to the action's page).
+    assert.equal(await attack(actionId, undefined, "/_next/staticfoo"), 403);
   });
 
   test("a signed-in merchant's six concurrent 9.5 MB posts are cut by Next's 128 KB action body limit; the server stays up and answers a signed delivery", async () => {

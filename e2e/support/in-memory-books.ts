@@ -29,6 +29,7 @@ export class InMemoryBooks {
   private readonly disputes = new Map<string, { orderId: string; status: DisputeStatus }>();
   private readonly extraCharges = new Set<string>();
   private readonly snapshots = new Map<string, { total: number; at: number | null }[]>();
+  private readonly refundObjects = new Map<string, { refundId: string; amount: number; createdAt: number | null }[]>();
   private readonly seen = new Set<string>();
   private parked: NormalizedEvent[] = [];
   private readonly deadLetters: string[] = [];
@@ -94,10 +95,10 @@ export class InMemoryBooks {
   private paymentFacts(paymentKey: string, ref: OrderRef) {
     const credit = this.credits.get(paymentKey) ?? null;
     const order = credit ? this.orders.get(credit.orderId)! : this.findOrder(ref);
-    if (!credit || !order) return { order, credit, entries: [], disputes: [], snapshots: [] };
+    if (!credit || !order) return { order, credit, entries: [], disputes: [], snapshots: [], refundObjects: [] };
     const entries = [...this.entries.values()].filter((entry) => entry.paymentKey === paymentKey && entry.kind !== "credit");
     const disputes = [...this.disputes].filter(([, dispute]) => dispute.orderId === order.id).map(([disputeId, dispute]) => ({ disputeId, status: dispute.status }));
-    return { order: { ...order }, credit, entries, disputes, snapshots: this.snapshots.get(paymentKey) ?? [] };
+    return { order: { ...order }, credit, entries, disputes, snapshots: this.snapshots.get(paymentKey) ?? [], refundObjects: this.refundObjects.get(paymentKey) ?? [] };
   }
 
   private decide(event: NormalizedEvent): EffectDecision | null {
@@ -124,6 +125,7 @@ export class InMemoryBooks {
     const effect = currentEffect(event.effect);
     const paymentKey = "paymentKey" in effect ? effect.paymentKey : "";
     if ((decision.kind === "duplicate" || decision.kind === "book") && decision.snapshot) this.snapshots.set(paymentKey, [...(this.snapshots.get(paymentKey) ?? []), decision.snapshot]);
+    if ((decision.kind === "duplicate" || decision.kind === "book") && decision.refundObjects) this.refundObjects.set(paymentKey, [...(this.refundObjects.get(paymentKey) ?? []), ...decision.refundObjects]);
     switch (decision.kind) {
       case "ignore":
       case "duplicate":

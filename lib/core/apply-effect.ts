@@ -5,7 +5,7 @@ import { ConcurrentChange } from "@/lib/core/failures";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { bookCredit, bookEntry, findCredit, findExtraCharge, noteExtraChargeRefunded, paymentEntries, recordExtraCharge } from "@/lib/ledger/bookings";
 import { disputesOfOrder, recordDispute } from "@/lib/ledger/disputes";
-import { recordRefundSnapshot, refundSnapshots } from "@/lib/ledger/refund-snapshots";
+import { recordRefundObjects, recordRefundSnapshot, refundObjects, refundSnapshots } from "@/lib/ledger/refund-snapshots";
 import type { PaymentScope } from "@/lib/ledger/business-keys";
 import { orderByCheckoutSession, orderById, touchOrder, transitionOrder } from "@/lib/orders/transition-order";
 
@@ -59,6 +59,7 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
       return { outcome: "ignored", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "duplicate":
       if (decision.snapshot) await recordRefundSnapshot(tx, source, paymentKey, decision.snapshot, source.eventId, now);
+      if (decision.refundObjects) await recordRefundObjects(tx, source, paymentKey, decision.refundObjects, source.eventId, now);
       return { outcome: "duplicate", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "extra_charge":
       booked(await recordExtraCharge(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `extra charge ${paymentKey}`);
@@ -81,6 +82,7 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
       for (const entry of decision.entries) booked(await bookEntry(tx, source, { ...entry, orderId: decision.orderId, paymentKey }, now), entry.businessKey);
       if (decision.dispute) await recordDispute(tx, source, { ...decision.dispute, paymentKey, orderId: decision.orderId }, now);
       if (decision.snapshot) await recordRefundSnapshot(tx, source, paymentKey, decision.snapshot, source.eventId, now);
+      if (decision.refundObjects) await recordRefundObjects(tx, source, paymentKey, decision.refundObjects, source.eventId, now);
       await guardedTransition(tx, order!, decision.to, now, decision.changes);
       return {
         outcome: "applied",
@@ -105,11 +107,12 @@ async function orderOfPayment(tx: SqlSession, credit: { orderId: string } | null
 async function paymentFacts(tx: SqlSession, scope: PaymentScope, paymentKey: string, ref: OrderRef, withSnapshots: boolean): Promise<PaymentFacts> {
   const credit = await findCredit(tx, scope, paymentKey);
   const order = await orderOfPayment(tx, credit, ref);
-  if (!credit || !order) return { order, credit, entries: [], disputes: [], snapshots: [] };
+  if (!credit || !order) return { order, credit, entries: [], disputes: [], snapshots: [], refundObjects: [] };
   const entries = await paymentEntries(tx, scope, paymentKey);
   const disputes = await disputesOfOrder(tx, order.id);
   const snapshots = withSnapshots ? await refundSnapshots(tx, scope, paymentKey) : [];
-  return { order, credit, entries, disputes, snapshots };
+  const objects = withSnapshots ? await refundObjects(tx, scope, paymentKey) : [];
+  return { order, credit, entries, disputes, snapshots, refundObjects: objects };
 }
 
 /**

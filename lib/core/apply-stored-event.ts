@@ -69,8 +69,12 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
 
   let wokenEvents = 0;
   let outboxMessageId: string | undefined;
-  if (effect.transition && effect.orderId) {
+  // Parked events of the order wait on what this one booked: a transition, or money booked without one
+  // (a dispute's withdrawal that its reinstatement waits for).
+  if ((effect.transition || (effect.outcome === "applied" && !effect.credit)) && effect.orderId) {
     wokenEvents = await wakeParkedEvents(tx, { orderId: effect.orderId, paymentKey: "paymentKey" in event.effect ? event.effect.paymentKey : undefined, scope: { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode } }, now);
+  }
+  if (effect.transition && effect.orderId) {
     const target = settings().FULFILMENT_WEBHOOK_URL;
     if (effect.transition.to === "paid" && effect.credit && target) {
       outboxMessageId = await queueFulfilment(tx, target, { orderId: effect.orderId, ...effect.credit, provider: endpoint.provider, livemode: endpoint.livemode, eventId: event.eventId }, now);

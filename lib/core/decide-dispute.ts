@@ -48,14 +48,18 @@ export function planDisputeMoney(
   let withdrawnBefore = 0;
   let reinstatedBefore = 0;
   for (const entry of entries) {
-    if (!entry.businessKey.startsWith(prefix)) continue;
+    // Only this dispute's own keys: `withdrawn`, `reinstated` or `txn:<id>` right after its prefix (a
+    // dispute id that merely starts like this one, `du_1:x` beside `du_1`, is another dispute).
+    if (!entry.businessKey.startsWith(prefix) || !/^(?:withdrawn|reinstated|txn:[^:]+)$/.test(entry.businessKey.slice(prefix.length))) continue;
     booked.add(entry.businessKey);
     if (entry.amount < 0) withdrawnBefore += -entry.amount;
     else reinstatedBefore += entry.amount;
   }
   const fallbackWithdrawal = booked.has(disputeKey(scope, paymentKey, disputeId, "withdrawn"));
   const fallbackReinstatement = booked.has(disputeKey(scope, paymentKey, disputeId, "reinstated"));
-  const movements = effect.movements ?? [];
+  // One movement per balance transaction id (the first listed wins): a payload naming one twice books it once.
+  const seenMovements = new Set<string>();
+  const movements = (effect.movements ?? []).filter((movement) => !seenMovements.has(movement.id) && Boolean(seenMovements.add(movement.id)));
   const planned: PlannedEntry[] = [];
   const steps: ReasonRef[] = [];
   let withdrawn = 0;

@@ -96,7 +96,7 @@ describe("decidePayment", () => {
 describe("decideRefund", () => {
   const credit = { amount: 1_500, currency: "USD" };
   const scope = { provider: "lab", account: "lab", livemode: false } as const;
-  const facts = (over: Partial<PaymentFacts & { extraChargeRecorded: boolean }> = {}) => ({ order: paid, credit, entries: [], disputes: [], snapshots: [], extraChargeRecorded: false, ...over });
+  const facts = (over: Partial<PaymentFacts & { extraChargeRecorded: boolean }> = {}) => ({ order: paid, credit, entries: [], disputes: [], snapshots: [], refundObjects: [], extraChargeRecorded: false, ...over });
   const refundEntry = (businessKey: string, amount: number, occurredAt: number | null = null): BookedEntry => ({ businessKey, kind: "refund", amount, occurredAt });
 
   test("a partial refund keeps the order paid; the rest completes it and moves paid -> refunded", () => {
@@ -155,40 +155,42 @@ describe("refunds by refund object (Stripe)", () => {
       { businessKey: "refund_failed:stripe:acct_1:test:pi_1:re_A", kind: "refund_failed", amount: 1_500, occurredAt: 400 },
     ];
     // B's charge.refunded, created at 300 while A still stood: amount_refunded 3500.
-    const late = decideRefund(scope, { ...base, refundedTotal: 3_500, at: 300 }, { order: { ...order, refundedAmount: 0 }, credit, entries, disputes: [], snapshots: [], extraChargeRecorded: false });
+    const late = decideRefund(scope, { ...base, refundedTotal: 3_500, at: 300 }, { order: { ...order, refundedAmount: 0 }, credit, entries, disputes: [], snapshots: [], refundObjects: [], extraChargeRecorded: false });
     assert.deepEqual(late.kind === "book" && [late.entries.map((entry) => [entry.businessKey, entry.amount]), late.changes.refundedAmount], [[[`${prefix}:total:3500:at:300`, -2_000]], 2_000]);
   });
 
   test("a snapshot listing its refunds books each by id; an older snapshot after a newer one adds nothing", () => {
-    const newest = decideRefund(scope, { ...base, refundedTotal: 5_000, at: 300, refunds: [object("re_1", 2_000, "succeeded", 200), object("re_2", 3_000, "succeeded", 300)] }, { order, credit, entries: [], disputes: [], snapshots: [], extraChargeRecorded: false });
+    const newest = decideRefund(scope, { ...base, refundedTotal: 5_000, at: 300, refunds: [object("re_1", 2_000, "succeeded", 200), object("re_2", 3_000, "succeeded", 300)] }, { order, credit, entries: [], disputes: [], snapshots: [], refundObjects: [], extraChargeRecorded: false });
     assert.equal(newest.kind, "book");
     if (newest.kind !== "book") return;
     assert.deepEqual(newest.entries.map((entry) => [entry.businessKey, entry.amount, entry.occurredAt]), [[`${prefix}:id:re_1`, -2_000, 200], [`${prefix}:id:re_2`, -3_000, 300]]);
     assert.equal(newest.reason, "refunded 2000 USD (refund re_1); refunded 3000 USD (refund re_2); order ord_1 paid -> paid (refunded 5000, disputed 0)");
+    // Both refund objects are kept, whether booked by id or not, for every later decision to weigh.
+    assert.deepEqual(newest.refundObjects, [{ refundId: "re_1", amount: 2_000, createdAt: 200 }, { refundId: "re_2", amount: 3_000, createdAt: 300 }]);
     const booked = newest.entries.map((entry) => ({ businessKey: entry.businessKey, kind: entry.kind, amount: entry.amount, occurredAt: entry.occurredAt }));
-    const older = decideRefund(scope, { ...base, refundedTotal: 2_000, at: 200, refunds: [object("re_1", 2_000, "succeeded", 200)] }, { order: { ...order, refundedAmount: 5_000 }, credit, entries: booked, disputes: [], snapshots: [], extraChargeRecorded: false });
+    const older = decideRefund(scope, { ...base, refundedTotal: 2_000, at: 200, refunds: [object("re_1", 2_000, "succeeded", 200)] }, { order: { ...order, refundedAmount: 5_000 }, credit, entries: booked, disputes: [], snapshots: [], refundObjects: newest.refundObjects ?? [], extraChargeRecorded: false });
     assert.deepEqual(plain(older), { kind: "duplicate", reason: "refund total 2000 of payment pi_1 already recorded (refunded 5000)", orderId: "ord_1", snapshot: { total: 2_000, at: 200 } });
   });
 
   test("a failed refund not booked yet is booked and booked back at once; a second report of it is a duplicate", () => {
-    const failed = decideRefund(scope, { ...base, refunds: [object("re_A", 1_500, "failed", 200)], at: 400 }, { order, credit, entries: [], disputes: [], snapshots: [], extraChargeRecorded: false });
+    const failed = decideRefund(scope, { ...base, refunds: [object("re_A", 1_500, "failed", 200)], at: 400 }, { order, credit, entries: [], disputes: [], snapshots: [], refundObjects: [], extraChargeRecorded: false });
     assert.deepEqual(failed.kind === "book" && failed.entries.map((entry) => [entry.businessKey, entry.kind, entry.amount]), [
       [`${prefix}:id:re_A`, "refund", -1_500],
       ["refund_failed:stripe:acct_1:test:pi_1:re_A", "refund_failed", 1_500],
     ]);
     const entries = failed.kind === "book" ? failed.entries.map((entry) => ({ ...entry })) : [];
-    assert.equal(decideRefund(scope, { ...base, refunds: [object("re_A", 1_500, "failed", 200)], at: 500 }, { order, credit, entries, disputes: [], snapshots: [], extraChargeRecorded: false }).kind, "duplicate");
+    assert.equal(decideRefund(scope, { ...base, refunds: [object("re_A", 1_500, "failed", 200)], at: 500 }, { order, credit, entries, disputes: [], snapshots: [], refundObjects: [], extraChargeRecorded: false }).kind, "duplicate");
   });
 
   test("a refund is booked while a dispute is open, and the order stays disputed", () => {
     const disputed: OrderFacts = { ...order, status: "disputed", disputedAmount: 10_000 };
-    const during = decideRefund(scope, { ...base, refundedTotal: 3_000, at: 300 }, { order: disputed, credit, entries: [], disputes: [{ disputeId: "dp_1", status: "open" }], snapshots: [], extraChargeRecorded: false });
+    const during = decideRefund(scope, { ...base, refundedTotal: 3_000, at: 300 }, { order: disputed, credit, entries: [], disputes: [{ disputeId: "dp_1", status: "open" }], snapshots: [], refundObjects: [], extraChargeRecorded: false });
     assert.deepEqual(during.kind === "book" && [during.to, during.changes], ["disputed", { refundedAmount: 3_000, disputedAmount: 10_000 }]);
   });
 
   test("refunds past the credit are refused, whatever their objects say", () => {
     const entries: BookedEntry[] = [{ businessKey: `${prefix}:id:re_1`, kind: "refund", amount: -9_000, occurredAt: 100 }];
-    assert.deepEqual(failure(decideRefund(scope, { ...base, refunds: [object("re_2", 2_000, "succeeded", 200)], at: 200 }, { order, credit, entries, disputes: [], snapshots: [], extraChargeRecorded: false })), ["amount_mismatch", "refund total 11000 is outside 1..10000 for order ord_1"]);
+    assert.deepEqual(failure(decideRefund(scope, { ...base, refunds: [object("re_2", 2_000, "succeeded", 200)], at: 200 }, { order, credit, entries, disputes: [], snapshots: [], refundObjects: [], extraChargeRecorded: false })), ["amount_mismatch", "refund total 11000 is outside 1..10000 for order ord_1"]);
   });
 });
 
@@ -199,7 +201,7 @@ describe("decideDispute", () => {
     ({ kind: "dispute", paymentKey: "pi_1", orderRef: {}, disputeId: "dp_1", status, amount, currency: "usd", movements, fallback }) as const;
   const key = (rest: string) => `dispute:stripe:acct_1:test:pi_1:dp_1:${rest}`;
   const entry = (rest: string, amount: number): BookedEntry => ({ businessKey: key(rest), kind: amount < 0 ? "dispute_withdrawal" : "dispute_reinstatement", amount, occurredAt: null });
-  const facts = (over: Partial<PaymentFacts> = {}): PaymentFacts => ({ order: paid, credit, entries: [], disputes: [], snapshots: [], ...over });
+  const facts = (over: Partial<PaymentFacts> = {}): PaymentFacts => ({ order: paid, credit, entries: [], disputes: [], snapshots: [], refundObjects: [], ...over });
 
   test("a withdrawal is booked once, by balance transaction, and opens the dispute", () => {
     const withdrawal = decideDispute(scope, dispute("open", "withdrawn", 1_500, [{ id: "txn_w", amount: -1_500 }]), facts());
@@ -243,6 +245,15 @@ describe("decideDispute", () => {
     // A balance transaction after the dispute's amount was booked is not booked again.
     const covered = decideDispute(scope, dispute("open", null, 1_500, [{ id: "txn_w", amount: -1_500 }]), facts({ order: disputed, entries: [entry("withdrawn", -1_500)], disputes: [{ disputeId: "dp_1", status: "open" }] }));
     assert.equal(covered.kind, "duplicate");
+  });
+
+  test("a dispute sees only its own entries: another dispute whose id starts like it (du_1:x beside du_1) lends it no withdrawal", () => {
+    const other: BookedEntry = { businessKey: "dispute:stripe:acct_1:test:pi_1:dp_1:x:txn:t1", kind: "dispute_withdrawal", amount: -1_000, occurredAt: null };
+    const disputed: OrderFacts = { ...paid, status: "disputed", disputedAmount: 1_000 };
+    assert.deepEqual(failure(decideDispute(scope, dispute("won", null, 1_000, [{ id: "t2", amount: 1_000 }]), facts({ order: disputed, entries: [other] }))), [
+      "transition",
+      "dispute dp_1 reinstates funds that were never booked as withdrawn for order ord_1: waiting for the withdrawal",
+    ]);
   });
 
   test("a dispute's movements stay within the credit; a dispute of a payment never credited waits", () => {

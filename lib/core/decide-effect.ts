@@ -4,7 +4,7 @@ import { planRefunds, type BookedEntry, type PlannedEntry } from "@/lib/core/dec
 import { advanceDisputeStatus, planDisputeMoney } from "@/lib/core/decide-dispute";
 import { statusOfBooks, transitionAllowed } from "@/lib/core/order-status";
 import type { PaymentScope } from "@/lib/ledger/business-keys";
-import type { RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
+import type { RefundObjectFact, RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
 import type { OrderRow } from "@/lib/orders/transition-order";
 import { nextStatus, type OrderStatus, type OrderTrigger } from "@/lib/orders/transitions";
 import { because, followedBy, reasonRef, reasonText, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
@@ -32,7 +32,7 @@ export interface DecisionSource {
 export type EffectDecision =
   | { kind: "fail"; failure: ApplyFailure }
   | ({ kind: "ignore"; orderId?: string } & Because)
-  | ({ kind: "duplicate"; orderId: string; snapshot?: RefundSnapshotFact } & Because)
+  | ({ kind: "duplicate"; orderId: string; snapshot?: RefundSnapshotFact; refundObjects?: RefundObjectFact[] } & Because)
   | ({ kind: "extra_charge"; orderId: string; amount: number; currency: string } & Because)
   | ({ kind: "note_extra_refund"; orderId: string } & Because)
   | ({ kind: "credit"; orderId: string; amount: number; currency: string; from: string; to: OrderStatus } & Because)
@@ -42,6 +42,7 @@ export type EffectDecision =
       entries: PlannedEntry[];
       dispute?: { disputeId: string; status: DisputeStatus; amount: number; currency: string };
       snapshot?: RefundSnapshotFact;
+      refundObjects?: RefundObjectFact[];
       from: string;
       to: OrderStatus;
       changes: { refundedAmount: number; disputedAmount: number };
@@ -126,6 +127,8 @@ export interface PaymentFacts {
   disputes: readonly KnownDispute[];
   /** Every refunded total reported for the payment (refund decisions only; empty otherwise). */
   snapshots: readonly RefundSnapshotFact[];
+  /** Every refund object named for the payment (refund decisions only; empty otherwise). */
+  refundObjects: readonly RefundObjectFact[];
 }
 
 /** A refund, failed refund or dispute of a payment never credited: it waits for the payment (retryable), saying which. */
@@ -185,12 +188,13 @@ export function decideRefund(source: DecisionSource & PaymentScope, effect: Extr
     const total = oversized ? oversized.amount : (effect.refundedTotal as number);
     return fail("amount_mismatch", because("refund_out_of_range", { total: money(total, credit.currency), max: money(credit.amount, credit.currency), orderId: order.id }), order.id);
   }
-  const plan = planRefunds(source, effect, credit, facts.entries, facts.snapshots, order.id);
-  if (plan.kind === "over_refund") return fail("amount_mismatch", plan.reason, order.id);
-  if (plan.kind === "nothing_new") return { kind: "duplicate", ...plan.reason, orderId: order.id, ...(plan.snapshot ? { snapshot: plan.snapshot } : {}) };
+  const plan = planRefunds(source, effect, credit, facts.entries, facts.snapshots, facts.refundObjects, order.id);
+  if (plan.kind === "over_refund" || plan.kind === "too_many") return fail("amount_mismatch", plan.reason, order.id);
+  const kept = { ...(plan.snapshot ? { snapshot: plan.snapshot } : {}), ...(plan.newObjects.length > 0 ? { refundObjects: plan.newObjects } : {}) };
+  if (plan.kind === "nothing_new") return { kind: "duplicate", ...plan.reason, orderId: order.id, ...kept };
   const trigger: OrderTrigger = plan.refunded < plan.refundedBefore ? "refund.failed" : plan.refunded >= credit.amount ? "payment.refunded" : "payment.partially_refunded";
   const after = { refunded: plan.refunded, disputedAmount: order.disputedAmount, disputes: facts.disputes.map((dispute) => dispute.status) };
-  const decision = moveByBooks(order, credit, trigger, after, { entries: plan.entries, ...(plan.snapshot ? { snapshot: plan.snapshot } : {}) }, [plan.reason.reasonRef]);
+  const decision = moveByBooks(order, credit, trigger, after, { entries: plan.entries, ...kept }, [plan.reason.reasonRef]);
   if (decision.kind !== "book") return decision;
   // One movement reads as it always has: "refunded 300 USD (total 300); order ... paid -> paid".
   if (plan.single === "total") {

@@ -1,6 +1,6 @@
 import type { Effect, RefundFact } from "@/lib/core/effect";
 import { parseRefundKey, refundFailedKey, refundKeyPrefix, refundObjectKey, refundTotalKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
-import type { RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
+import type { RefundObjectFact, RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
 import { because, followedBy, reasonRef, reasonText, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** A refund entry of a payment as booked (amount signed, minor units; `occurredAt` unix seconds). */
@@ -57,9 +57,16 @@ function readRefundBooks(scope: PaymentScope, paymentKey: string, entries: reado
 
 /** The outcome of weighing a refund event against the payment's books: what to book and the refunded total after it. */
 export type RefundPlan =
-  | { kind: "book"; entries: PlannedEntry[]; refunded: number; refundedBefore: number; reason: Because; single?: "total" | "reversal"; snapshot?: RefundSnapshotFact }
-  | { kind: "nothing_new"; refunded: number; reason: Because; snapshot?: RefundSnapshotFact }
-  | { kind: "over_refund"; refunded: number; reason: Because };
+  | { kind: "book"; entries: PlannedEntry[]; refunded: number; refundedBefore: number; reason: Because; single?: "total" | "reversal"; snapshot?: RefundSnapshotFact; newObjects: RefundObjectFact[] }
+  | { kind: "nothing_new"; refunded: number; reason: Because; snapshot?: RefundSnapshotFact; newObjects: RefundObjectFact[] }
+  | { kind: "over_refund"; refunded: number; reason: Because }
+  | { kind: "too_many"; reason: Because };
+
+/**
+ * The most refund objects and refunded totals one payment may gather: each decision weighs every one
+ * against the others, so the count is bounded (a real charge has a handful of refunds).
+ */
+export const MAX_REFUND_FACTS_PER_PAYMENT = 500;
 
 const money = (amount: number, currency: string): Money => ({ amount, currency });
 
@@ -77,8 +84,10 @@ const money = (amount: number, currency: string): Money => ({ amount, currency }
  *   running total of refunds not failed; an event's `data.object` is a snapshot taken when the event was
  *   created; docs.stripe.com/webhooks#event-ordering.)
  * Takes the payment's credit (minor units of `currency`), its booked refund and failed-refund entries, every
- * refunded total reported for it before ({@link RefundSnapshotFact}) and the order's id (for the reasons).
- * A plan carries this event's total as `snapshot`, to be kept whatever was booked.
+ * refunded total reported for it before ({@link RefundSnapshotFact}), every refund object named for it
+ * before ({@link RefundObjectFact}, booked by id or counted in a total) and the order's id (for the
+ * reasons). A plan carries this event's total as `snapshot` and the refund objects not known before as
+ * `newObjects`, to be kept whatever was booked. Past {@link MAX_REFUND_FACTS_PER_PAYMENT}: `too_many`.
  * Returns the entries to book and the refunded total after them (net of failed refunds, minor units), or
  * `nothing_new`, or `over_refund` when the total would pass the credit (never booked). Pure.
  */
@@ -88,6 +97,7 @@ export function planRefunds(
   credit: { amount: number; currency: string },
   entries: readonly BookedEntry[],
   snapshots: readonly RefundSnapshotFact[],
+  knownObjects: readonly RefundObjectFact[],
   orderId: string,
 ): RefundPlan {
   const paymentKey = effect.paymentKey;
@@ -98,8 +108,17 @@ export function planRefunds(
   const named = new Map<string, RefundFact>();
   for (const refund of effect.refunds ?? []) if (!named.has(refund.refundId)) named.set(refund.refundId, refund);
   const objects = new Map<string, { amount: number; createdAt: number | null }>(books.byId);
+  for (const known of knownObjects) if (!objects.has(known.refundId)) objects.set(known.refundId, { amount: known.amount, createdAt: known.createdAt });
   for (const [id, reversal] of books.reversed) if (!objects.has(id)) objects.set(id, { amount: reversal.amount, createdAt: null });
-  for (const [id, refund] of named) if (!objects.has(id)) objects.set(id, { amount: refund.amount, createdAt: refund.createdAt });
+  const remembered = new Set(knownObjects.map((known) => known.refundId));
+  const unrecorded: RefundObjectFact[] = [];
+  for (const [id, refund] of named) {
+    if (!remembered.has(id)) unrecorded.push({ refundId: id, amount: refund.amount, createdAt: refund.createdAt });
+    if (!objects.has(id)) objects.set(id, { amount: refund.amount, createdAt: refund.createdAt });
+  }
+  if (objects.size > MAX_REFUND_FACTS_PER_PAYMENT || snapshots.length + books.totals.length > MAX_REFUND_FACTS_PER_PAYMENT) {
+    return { kind: "too_many", reason: because("refund_facts_limit", { paymentKey, limit: MAX_REFUND_FACTS_PER_PAYMENT }) };
+  }
   const failures = new Map<string, { amount: number; failedAt: number | null; inThisSnapshot: boolean }>();
   for (const [id, reversal] of books.reversed) failures.set(id, { ...reversal, inThisSnapshot: false });
   for (const [id, refund] of named) {
@@ -160,10 +179,10 @@ export function planRefunds(
       snapshotTotal !== undefined
         ? because("refund_duplicate", { total: money(snapshotTotal, credit.currency), paymentKey, refunded: money(refundedBefore, credit.currency) })
         : because("refunds_already_booked", { paymentKey, refunded: money(refundedBefore, credit.currency) });
-    return { kind: "nothing_new", refunded, reason, ...(snapshot ? { snapshot } : {}) };
+    return { kind: "nothing_new", refunded, reason, ...(snapshot ? { snapshot } : {}), newObjects: unrecorded };
   }
   const [first, ...rest] = steps;
   const reason = rest.reduce<Because>((sentence, step) => followedBy(sentence, step), { reason: reasonText(first), reasonRef: first });
   const single = planned.length === 1 ? (planned[0].kind === "refund_failed" ? "reversal" : planned[0].businessKey.includes(":total:") ? "total" : undefined) : undefined;
-  return { kind: "book", entries: planned, refunded, refundedBefore, reason, single, ...(snapshot ? { snapshot } : {}) };
+  return { kind: "book", entries: planned, refunded, refundedBefore, reason, single, ...(snapshot ? { snapshot } : {}), newObjects: unrecorded };
 }

@@ -32,3 +32,33 @@ export async function recordRefundSnapshot(session: SqlSession, scope: PaymentSc
     [newRowId(now), scope.provider, scope.account, scope.livemode, paymentKey, snapshot.total, snapshot.at === null ? null : new Date(snapshot.at * 1000), eventId, now],
   );
 }
+
+/** A refund object known for a payment: its id, amount (minor units) and creation time (unix seconds; null when not given). */
+export interface RefundObjectFact {
+  refundId: string;
+  amount: number;
+  createdAt: number | null;
+}
+
+/** Every refund object named for a payment in its scope, booked by its id or not. One indexed read. */
+export async function refundObjects(session: SqlSession, scope: PaymentScope, paymentKey: string): Promise<RefundObjectFact[]> {
+  const rows = await session.all<{ refundId: string; amount: number | bigint; createdAt: Date | string | number | null }>(
+    `SELECT "refundId", "amount", "createdAt" FROM "RefundObject" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ?`,
+    [scope.provider, scope.account, scope.livemode, paymentKey],
+  );
+  return rows.map((row) => {
+    const created = sqlDate(row.createdAt);
+    return { refundId: row.refundId, amount: Number(row.amount), createdAt: created === null ? null : Math.floor(created.getTime() / 1000) };
+  });
+}
+
+/** Keeps the refund objects an event named (once per refund id; an id already kept keeps its first amount and time). */
+export async function recordRefundObjects(session: SqlSession, scope: PaymentScope, paymentKey: string, objects: readonly RefundObjectFact[], eventId: string, now: Date): Promise<void> {
+  for (const object of objects) {
+    await session.run(
+      `INSERT INTO "RefundObject" ("id", "provider", "account", "livemode", "paymentKey", "refundId", "amount", "createdAt", "eventId", "recordedAt")
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      [newRowId(now), scope.provider, scope.account, scope.livemode, paymentKey, object.refundId, object.amount, object.createdAt === null ? null : new Date(object.createdAt * 1000), eventId, now],
+    );
+  }
+}

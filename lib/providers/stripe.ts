@@ -6,6 +6,15 @@ import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-
 import type { DisputeMovement, DisputeStatus, Effect, RefundFact } from "@/lib/core/effect";
 import type { ParseResult, ProviderModule } from "@/lib/providers/types";
 
+/**
+ * A Stripe object id as Stripe writes them (`pi_3Nq…`, `re_…`, `du_…`, `txn_…`: letters, digits and
+ * underscores). The ids that go into business keys are held to it, so no id can reach into another's key
+ * (a `:` would). At most 255 characters, like every id Acredita stores.
+ */
+const stripeIdSchema = z.string().regex(/^[A-Za-z0-9_]{1,255}$/, "must be a Stripe id (letters, digits and _)");
+/** A Stripe time (unix seconds): bounded so it is a date (year 2286 at most). */
+const stripeTimeSchema = z.number().int().nonnegative().max(9_999_999_999);
+
 /** Stripe's signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>." + body)>[,v1=...]`. */
 export const STRIPE_SIGNATURE_HEADER = "Stripe-Signature";
 
@@ -15,14 +24,14 @@ export const stripeEventSchema = z.object({
   object: z.literal("event"),
   type: eventTypeSchema,
   livemode: z.boolean(),
-  created: z.number().int().nonnegative(),
+  created: stripeTimeSchema,
   account: idSchema.optional(),
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 
 const metadataSchema = z.record(z.string(), z.string()).nullish();
 /** Stripe sends expandable references as ids in webhooks; an expanded object is reduced to its id. */
-const reference = z.union([idSchema, z.object({ id: idSchema }).transform((value) => value.id)]).nullish();
+const reference = z.union([stripeIdSchema, z.object({ id: stripeIdSchema }).transform((value) => value.id)]).nullish();
 
 /** checkout.session (docs.stripe.com/api/checkout/sessions/object), the fields Acredita uses. */
 const checkoutSessionSchema = z.object({
@@ -38,7 +47,7 @@ const checkoutSessionSchema = z.object({
 
 /** payment_intent (docs.stripe.com/api/payment_intents/object), the fields Acredita uses. */
 const paymentIntentSchema = z.object({
-  id: idSchema,
+  id: stripeIdSchema,
   object: z.literal("payment_intent"),
   // Stripe always sends both; a payload without them is signed but not credited (dead letter), so the
   // schema takes them as optional and the handler decides.
@@ -50,14 +59,14 @@ const paymentIntentSchema = z.object({
 
 /** refund (docs.stripe.com/api/refunds/object), the fields Acredita uses. */
 const refundSchema = z.object({
-  id: idSchema,
+  id: stripeIdSchema,
   object: z.literal("refund"),
   amount: minorAmountSchema,
   currency: currencySchema,
   charge: reference,
   payment_intent: reference,
   status: z.string().max(50).nullish(),
-  created: z.number().int().nonnegative().nullish(),
+  created: stripeTimeSchema.nullish(),
   metadata: metadataSchema,
 });
 
@@ -67,7 +76,7 @@ const refundSchema = z.object({
  * payloads), lists the refund objects themselves (`has_more`: the list is cut, the total explains the rest).
  */
 const chargeSchema = z.object({
-  id: idSchema,
+  id: stripeIdSchema,
   object: z.literal("charge"),
   amount: minorAmountSchema,
   amount_refunded: minorAmountSchema,
@@ -79,7 +88,7 @@ const chargeSchema = z.object({
 
 /** A balance transaction as a dispute lists it (docs.stripe.com/api/balance_transactions/object): its id, signed amount, currency and exchange rate. */
 const balanceTransactionSchema = z.object({
-  id: idSchema,
+  id: stripeIdSchema,
   amount: z.number().int().min(-1e12).max(1e12),
   currency: currencySchema,
   exchange_rate: z.number().positive().nullish(),
@@ -87,7 +96,7 @@ const balanceTransactionSchema = z.object({
 
 /** dispute (docs.stripe.com/api/disputes/object), the fields Acredita uses. `warning_*` statuses are inquiries: no funds move. */
 const disputeSchema = z.object({
-  id: idSchema,
+  id: stripeIdSchema,
   object: z.literal("dispute"),
   amount: minorAmountSchema,
   currency: currencySchema,
@@ -205,8 +214,9 @@ function refundEvent(object: Record<string, unknown>, created: number): Effect |
 /** A dispute's status as the books read it: inquiries (`warning_*`) move no funds; won and lost close it; any other status is open. */
 function disputeStatus(status: string): DisputeStatus | "inquiry" {
   if (status.startsWith("warning_")) return "inquiry";
-  // `prevented`: closed before any funds moved, in the merchant's favour.
-  return status === "won" || status === "prevented" ? "won" : status === "lost" ? "lost" : "open";
+  // `prevented`: closed before any funds moved, in the merchant's favour; `charge_refunded` (an older
+  // API version's): closed because the charge was refunded (the refund is booked by its own events).
+  return status === "won" || status === "prevented" || status === "charge_refunded" ? "won" : status === "lost" ? "lost" : "open";
 }
 
 /**

@@ -117,6 +117,7 @@ export const REASONS = {
   refund_booked: define({ refundId: "id", amount: "money" }, (p) => `refunded ${p.amount.amount} ${p.amount.currency} (refund ${p.refundId})`),
   refund_total_booked: define({ amount: "money", total: "money" }, (p) => `refunded ${p.amount.amount} ${p.amount.currency} that no refund object explains (refunded total ${p.total.amount})`),
   refund_reversed: define({ refundId: "id", amount: "money" }, (p) => `refund ${p.refundId} failed: ${p.amount.amount} ${p.amount.currency} booked back`),
+  refund_facts_limit: define({ paymentKey: "id", limit: "number" }, (p) => `payment ${p.paymentKey} has more than ${p.limit} refunds or refunded totals: not applied, review it with the provider`),
   refunds_already_booked: define({ paymentKey: "id", refunded: "money" }, (p) => `refunds of payment ${p.paymentKey} already booked (refunded ${p.refunded.amount})`),
   order_books: define({ orderId: "id", from: "status", to: "status", refunded: "money", disputed: "money" }, (p) => `order ${p.orderId} ${p.from} -> ${p.to} (refunded ${p.refunded.amount}, disputed ${p.disputed.amount})`),
   waiting_for_payment: define({ what: "what", paymentKey: "id" }, (p) => `${what(p.what)} waiting for payment ${p.paymentKey}, which is not credited yet`),

@@ -152,7 +152,8 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
       else response.destroy();
     });
   });
-  http.keepAliveTimeout = 30_000;
+  // An idle kept-alive connection holds a slot of the per-address and total caps: no longer than a body may take.
+  http.keepAliveTimeout = Math.min(30_000, limits.readTimeoutMs);
   http.headersTimeout = limits.readTimeoutMs;
   // Node's own backstop for headers and body together (it answers 408 itself); the body's timer above answers first.
   http.requestTimeout = 2 * limits.readTimeoutMs;

@@ -9,7 +9,7 @@ import { applyEffect } from "@/lib/core/apply-effect";
 import { postgresDriver, sqliteDriver, type DriverDb } from "@/lib/db/driver";
 import { withDatabaseMigratedFrom } from "@/e2e/support/database-before-migration";
 
-const MIGRATION = "20261202124312_refund_and_dispute_facts";
+const MIGRATION = "20261202142346_refund_and_dispute_facts";
 
 // Books as the previous version left them: a partial refund booked by its running total, a full refund,
 // and a failed refund booked back.

@@ -137,3 +137,12 @@ describe("connection bounds of the receiver", () => {
     assert.deepEqual((await Promise.all([...held, ...more].map((connection) => connection.closed(0)))).map((end) => end.closedAfterMs), [undefined, undefined, undefined, undefined, undefined]);
   });
 });
+
+test("an idle kept-alive connection holds its slot no longer than the read timeout (it held it 30 s)", async () => {
+  const port = await listen({ maxConnectionsPerAddress: 3, maxConnections: 10, readTimeoutMs: 500 });
+  const idle = stalled(port, "127.0.0.9", "GET /api/health/live HTTP/1.1\r\nhost: receiver\r\n\r\n");
+  await idle.opened;
+  const { text, closedAfterMs } = await idle.closed(5_000);
+  assert.match(text, /^HTTP\/1\.1 200 OK/);
+  assert.ok(closedAfterMs !== undefined && closedAfterMs < 2_500, `closed after ${closedAfterMs} ms`);
+});

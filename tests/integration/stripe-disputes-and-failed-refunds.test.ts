@@ -51,6 +51,8 @@ before(async () => {
   await pay("ord_refund_in_dispute", "pi_refund_in_dispute", 10_000);
   await pay("ord_won_late", "pi_won_late", 2_500);
   await pay("ord_newest_first", "pi_newest_first", 10_000);
+  await pay("ord_colon", "pi_colon", 10_000);
+  await pay("ord_twice_txn", "pi_twice_txn", 10_000);
 });
 after(closeDb);
 
@@ -242,5 +244,33 @@ describe("the books do not depend on delivery order (Stripe's own lifecycles, de
       ["refund", -2_000, `${key("refund pi_newest_first")}:id:re_nf_1`],
       ["refund", -3_000, `${key("refund pi_newest_first")}:id:re_nf_2`],
     ]);
+  });
+});
+
+describe("what a Stripe signing secret still cannot do to the books", () => {
+  test("a dispute id with a ':' (reaching into another dispute's keys) is refused at the schema, and the books stay at the credit", async () => {
+    const withdrawn = await send("evt_colon_1", "charge.dispute.funds_withdrawn", disputeObject({ id: "du_1:x", paymentIntent: "pi_colon", amount: 5_000, status: "needs_response", balanceTransactions: [{ id: "t1", amount: -5_000 }] }));
+    assert.equal(withdrawn.status, 422);
+    assert.equal(withdrawn.json.reason, "invalid charge.dispute.funds_withdrawn data.object: id: must be a Stripe id (letters, digits and _)");
+    const reinstated = await send("evt_colon_2", "charge.dispute.funds_reinstated", disputeObject({ id: "du_1", paymentIntent: "pi_colon", amount: 5_000, status: "won", balanceTransactions: [{ id: "t2", amount: 5_000 }] }));
+    assert.deepEqual([reinstated.status, reinstated.json.reason], [409, "dispute du_1 reinstates funds that were never booked as withdrawn for order ord_colon: waiting for the withdrawal"]);
+    const ledger = await ledgerOf("ord_colon");
+    assert.deepEqual([ledger.status, ledger.credited, ledger.disputed, ledger.entries.length], ["paid", 10_000, 0, 1]);
+  });
+
+  test("a balance transaction listed twice in one payload is booked once", async () => {
+    const dp = disputeObject({ id: "du_twice", paymentIntent: "pi_twice_txn", amount: 3_000, status: "needs_response", balanceTransactions: [{ id: "txn_twice", amount: -3_000 }, { id: "txn_twice", amount: -3_000 }] });
+    const answer = await send("evt_twice_txn", "charge.dispute.funds_withdrawn", dp);
+    assert.deepEqual([answer.status, answer.json.outcome], [200, "applied"]);
+    const ledger = await ledgerOf("ord_twice_txn");
+    assert.deepEqual([ledger.status, ledger.credited, ledger.disputed, ledger.entries.map(([kind, amount]) => [kind, amount])], ["disputed", 7_000, 3_000, [["credit", 10_000], ["dispute_withdrawal", -3_000]]]);
+  });
+
+  test("a creation time past any date is refused at the schema (422), never left to fail the apply", async () => {
+    const future = await deliverStripe(JSON.stringify(stripeEvent("evt_future", "charge.refunded", charge({ id: "ch_future", paymentIntent: "pi_twice_txn", amount: 10_000, amountRefunded: 1_000, currency: "usd" }), { created: 9_000_000_000_000 })), { secret: SECRET });
+    assert.equal(future.status, 422);
+    const futureRefund = await send("evt_future_refund", "refund.created", refundObject({ id: "re_future", paymentIntent: "pi_twice_txn", amount: 1_000, status: "succeeded", created: 9_000_000_000_000 }));
+    assert.equal(futureRefund.status, 422);
+    assert.equal((await ledgerOf("ord_twice_txn")).refunded, 0);
   });
 });

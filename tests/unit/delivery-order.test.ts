@@ -241,3 +241,26 @@ describe("the books are the same for every delivery order", () => {
     });
   }
 });
+
+test("refunds created and failed in the same second as a snapshot (running totals only, each refund's own event too): the same books in all 5,040 orders of its seven events", () => {
+  // Refunds re_1 (at 10), re_2 (at 20), re_3 (at 30) of 1000 each; re_1 fails at 30, the second re_3 is
+  // created: charge.refunded says 1000, 2000, then 2000 again. The truth: 2000 refunded.
+  const refund = (id: string, created: number, status = "succeeded") => refundObject({ id, paymentIntent: "pi_1", amount: 1_000, status, created });
+  const total = (id: string, amountRefunded: number, created: number) => stripeParsed(id, "charge.refunded", charge({ id: "ch_1", paymentIntent: "pi_1", amount: 10_000, amountRefunded, currency: "usd" }), created);
+  const payment = paid("ord_1", "pi_1", 10_000, 1);
+  const events = [
+    total("evt_ch_1", 1_000, 10),
+    stripeParsed("evt_rc_1", "refund.created", refund("re_1", 10), 10),
+    total("evt_ch_2", 2_000, 20),
+    stripeParsed("evt_rc_2", "refund.created", refund("re_2", 20), 20),
+    stripeParsed("evt_rf_1", "refund.failed", refund("re_1", 10, "failed"), 30),
+    total("evt_ch_3", 2_000, 30),
+    stripeParsed("evt_rc_3", "refund.created", refund("re_3", 30), 30),
+  ];
+  const books = () => stripeBooks([{ id: "ord_1", amount: 10_000 }])();
+  const want = { status: "paid", refundedAmount: 2_000, disputedAmount: 0, net: 8_000 };
+  assert.deepEqual(books().deliver([payment, ...events]).snapshot().orders.ord_1, want);
+  for (const order of permutations(events)) {
+    assert.deepEqual(books().deliver([payment, ...order]).snapshot().orders.ord_1, want, `delivered as ${order.map((event) => event.eventId).join(", ")}`);
+  }
+});

@@ -15,6 +15,20 @@ CREATE TABLE "RefundSnapshot" (
 );
 
 -- CreateTable
+CREATE TABLE "RefundObject" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "provider" TEXT NOT NULL,
+    "account" TEXT NOT NULL,
+    "livemode" BOOLEAN NOT NULL,
+    "paymentKey" TEXT NOT NULL,
+    "refundId" TEXT NOT NULL,
+    "amount" INTEGER NOT NULL,
+    "createdAt" DATETIME,
+    "eventId" TEXT NOT NULL,
+    "recordedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
 CREATE TABLE "Dispute" (
     "id" TEXT NOT NULL PRIMARY KEY,
     "provider" TEXT NOT NULL,
@@ -36,6 +50,12 @@ CREATE INDEX "RefundSnapshot_provider_account_livemode_paymentKey_idx" ON "Refun
 
 -- CreateIndex
 CREATE UNIQUE INDEX "RefundSnapshot_provider_account_livemode_paymentKey_total_at_key" ON "RefundSnapshot"("provider", "account", "livemode", "paymentKey", "total", "at");
+
+-- CreateIndex
+CREATE INDEX "RefundObject_provider_account_livemode_paymentKey_idx" ON "RefundObject"("provider", "account", "livemode", "paymentKey");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "RefundObject_provider_account_livemode_refundId_key" ON "RefundObject"("provider", "account", "livemode", "refundId");
 
 -- CreateIndex
 CREATE INDEX "Dispute_orderId_idx" ON "Dispute"("orderId");

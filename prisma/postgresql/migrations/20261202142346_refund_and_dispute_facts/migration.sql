@@ -17,6 +17,22 @@ CREATE TABLE "RefundSnapshot" (
 );
 
 -- CreateTable
+CREATE TABLE "RefundObject" (
+    "id" TEXT NOT NULL,
+    "provider" TEXT NOT NULL,
+    "account" TEXT NOT NULL,
+    "livemode" BOOLEAN NOT NULL,
+    "paymentKey" TEXT NOT NULL,
+    "refundId" TEXT NOT NULL,
+    "amount" INTEGER NOT NULL,
+    "createdAt" TIMESTAMP(3),
+    "eventId" TEXT NOT NULL,
+    "recordedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "RefundObject_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
 CREATE TABLE "Dispute" (
     "id" TEXT NOT NULL,
     "provider" TEXT NOT NULL,
@@ -39,6 +55,12 @@ CREATE INDEX "RefundSnapshot_provider_account_livemode_paymentKey_idx" ON "Refun
 
 -- CreateIndex
 CREATE UNIQUE INDEX "RefundSnapshot_provider_account_livemode_paymentKey_total_a_key" ON "RefundSnapshot"("provider", "account", "livemode", "paymentKey", "total", "at");
+
+-- CreateIndex
+CREATE INDEX "RefundObject_provider_account_livemode_paymentKey_idx" ON "RefundObject"("provider", "account", "livemode", "paymentKey");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "RefundObject_provider_account_livemode_refundId_key" ON "RefundObject"("provider", "account", "livemode", "refundId");
 
 -- CreateIndex
 CREATE INDEX "Dispute_orderId_idx" ON "Dispute"("orderId");
