@@ -95,7 +95,8 @@ export async function startReceiverProcess(databaseFile: string, env: Record<str
   const port = await freePort();
   const flags = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
   const child = spawn(process.execPath, [...flags, "--import", "tsx", "scripts/receiver.ts"], {
-    env: acreditaEnv(databaseFile, { RECEIVER_PORT: String(port), ...env }),
+    // The load comes from one address: the per-address cap is off unless a measurement sets it.
+    env: acreditaEnv(databaseFile, { RECEIVER_PORT: String(port), RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: "0", ...env }),
     stdio: ["ignore", "ignore", "pipe"],
   });
   const server = track(child, `http://127.0.0.1:${port}`);

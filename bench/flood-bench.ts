@@ -297,7 +297,8 @@ export async function measureSlowBodies(options: { target: "next" | "receiver"; 
   seedOrders(file, "ord_si", options.deliveries, 2_500);
   seedOrders(file, "ord_sf", options.deliveries, 2_500);
   seedOrders(file, "ord_sw", 50, 2_500);
-  const env = { LAB_PROCESSING_MODE: "inline", WEBHOOK_BODY_READ_TIMEOUT_MS: String(options.readTimeoutMs) };
+  // The receiver with its default caps (20 per address, 256 in all): the subject here.
+  const env = { LAB_PROCESSING_MODE: "inline", WEBHOOK_BODY_READ_TIMEOUT_MS: String(options.readTimeoutMs), RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: "20" };
   const server = options.target === "receiver" ? await startReceiverProcess(file, env) : await startAcredita(file, env);
   const url = new URL(server.url);
   const head = `POST /api/webhooks/lab HTTP/1.1\r\nhost: acredita\r\ncontent-type: application/json\r\ncontent-length: ${STALLING_BODY_BYTES}\r\n\r\n`;

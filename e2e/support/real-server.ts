@@ -131,6 +131,9 @@ export function baseEnv(databaseUrl: string, extra: Env = {}): Env {
     LAB_PROCESSING_MODE: "inbox",
     INBOX_POLL_INTERVAL_MS: "50",
     LOG_LEVEL: "warn",
+    // Every test client connects from 127.0.0.1: the receiver's per-address cap (20) would refuse a
+    // concurrent burst by timing. The caps are the subject of the slow-body tests, which set their own.
+    RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: "0",
     ...extra,
   };
 }
