@@ -1,15 +1,12 @@
 // The Endpoints page (support and admin): configuration, last delivery, counts per outcome with a small
 // chart, pending inbox events and rotation status per secret label, in English and es-AR; never a
 // secret value in the HTML or the RSC payload; merchants neither see the link nor the page.
-import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
-import { freePort } from "@/lib/net/free-port";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
+import { startDemoServer } from "./support/demo-server";
 import { createOrder, deliverLab } from "./support/api";
 import { insertPastDecision, query } from "./support/database";
 import { E2E } from "./support/e2e-env";
@@ -188,17 +185,8 @@ test.describe("as merchant", () => {
 test.describe("in demo mode", () => {
   test("every endpoint on its public demo secret is flagged red, the lab's [demo] label matched, and no demo value on the page", async ({ browser }, testInfo) => {
     test.setTimeout(150_000);
-    // `npm run demo` on a fresh SQLite file: its own server on its own port (the shared one runs in production).
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const database = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-e2e-demo-")), "acredita.db")}`;
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--demo"], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: database, LOG_LEVEL: "warn" } as unknown as NodeJS.ProcessEnv,
-      stdio: "ignore",
-      detached: true,
-    });
+    const { url, stop } = await startDemoServer("demo");
     try {
-      await expect(async () => expect((await fetch(`${url}/api/health`)).status).toBe(200)).toPass({ timeout: 90_000, intervals: [250] });
       const body = JSON.stringify({ id: "evt_e2e_demo_1", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_e2e_demo_1", order_id: "ord_1041", amount: 2_500_000, currency: "ARS" } });
       const delivered = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), body) } });
       expect(delivered.status).toBe(200);
@@ -234,7 +222,7 @@ test.describe("in demo mode", () => {
       }
       await context.close();
     } finally {
-      process.kill(-child.pid!, "SIGTERM");
+      stop();
     }
   });
 });

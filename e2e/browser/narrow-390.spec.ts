@@ -1,12 +1,8 @@
 // A phone's width (390 px): the header is compact, the demo banner does not fill the first screen, and
 // wide tables scroll sideways inside their container while the page keeps its width.
-import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
-import { freePort } from "@/lib/net/free-port";
+import { startDemoServer } from "./support/demo-server";
 import { createOrder, deliverLab } from "./support/api";
 import { screenshot, storageStateOf } from "./support/roles";
 
@@ -59,17 +55,8 @@ test.describe("at 390 px", () => {
 test.describe("at 390 px in demo mode", () => {
   test("the demo banner is one short warning, and the page's heading is on the first screen (English and es-AR)", async ({ browser }, testInfo) => {
     test.setTimeout(150_000);
-    // `npm run demo` on a fresh SQLite file: its own server on its own port (the shared one runs in production).
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const database = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-e2e-narrow-")), "acredita.db")}`;
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--demo"], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: database, LOG_LEVEL: "warn" } as unknown as NodeJS.ProcessEnv,
-      stdio: "ignore",
-      detached: true,
-    });
+    const { url, stop } = await startDemoServer("narrow");
     try {
-      await expect(async () => expect((await fetch(`${url}/api/health`)).status).toBe(200)).toPass({ timeout: 90_000, intervals: [250] });
       for (const [locale, warning, heading] of [
         ["en-US", "DEMO MODE: public secrets and passwords. Never for real traffic.", "Orders"],
         ["es-AR", "MODO DEMO: secretos y contraseñas públicos. Nunca con tráfico real.", "Órdenes"],
@@ -92,7 +79,7 @@ test.describe("at 390 px in demo mode", () => {
         await context.close();
       }
     } finally {
-      process.kill(-child.pid!, "SIGTERM");
+      stop();
     }
   });
 });
