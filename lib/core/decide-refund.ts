@@ -1,15 +1,11 @@
 import type { Effect, RefundFact } from "@/lib/core/effect";
-import { parseRefundKey, refundFailedKey, refundKeyPrefix, refundObjectKey, refundTotalKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import { parseRefundKey, refundFailedKey, refundObjectKey, refundTotalKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import type { PaymentEntry } from "@/lib/ledger/bookings";
 import type { RefundObjectFact, RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
 import { because, followedBy, reasonRef, reasonText, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
 
-/** A refund entry of a payment as booked (amount signed, minor units; `occurredAt` unix seconds). */
-export interface BookedEntry {
-  businessKey: string;
-  kind: LedgerKind;
-  amount: number;
-  occurredAt: number | null;
-}
+/** A refund, failed-refund or dispute entry of a payment as booked (lib/ledger/bookings.ts reads them). */
+export type BookedEntry = PaymentEntry;
 
 /** An entry a decision books: under its business key, signed amount in minor units of `currency`. */
 export interface PlannedEntry {
@@ -158,7 +154,7 @@ export function planRefunds(
   }
   if (target > gross) {
     // What no refund object explains: booked as the snapshot's total (or, without a snapshot, as the gross the known objects reach).
-    const businessKey = snapshotTotal !== undefined ? refundTotalKey(scope, paymentKey, snapshotTotal, at) : `${refundKeyPrefix(scope, paymentKey)}:total:${target}:at:?`;
+    const businessKey = snapshotTotal !== undefined ? refundTotalKey(scope, paymentKey, snapshotTotal, at) : refundTotalKey(scope, paymentKey, target, null);
     planned.push({ businessKey, kind: "refund", amount: -(target - gross), currency: credit.currency, occurredAt: at });
     steps.push(reasonRef("refund_total_booked", { amount: money(target - gross, credit.currency), total: money(snapshotTotal ?? target, credit.currency) }));
     gross = target;

@@ -15,3 +15,14 @@ export function sqlDate(value: Date | string | number | null): Date | null {
   if (typeof value === "number") return new Date(value);
   return new Date(/^\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(value) ? `${value.replace(" ", "T")}Z` : value);
 }
+
+/** A stored time as unix seconds (a DateTime column as {@link sqlDate} reads it), or null when there is none. */
+export function sqlUnixSeconds(value: Date | string | number | null): number | null {
+  const date = sqlDate(value);
+  return date === null || Number.isNaN(date.getTime()) ? null : Math.floor(date.getTime() / 1000);
+}
+
+/** Unix seconds as the Date a DateTime column takes, or null. */
+export function dateOfUnixSeconds(seconds: number | null | undefined): Date | null {
+  return seconds === null || seconds === undefined ? null : new Date(seconds * 1000);
+}

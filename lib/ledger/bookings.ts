@@ -1,6 +1,6 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
-import { sqlDate } from "@/lib/db/sql-values";
+import { dateOfUnixSeconds, sqlUnixSeconds } from "@/lib/db/sql-values";
 import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
 
 // The ledger's reads and writes on the hot path, as driver statements (lib/db/driver.ts): each one
@@ -44,13 +44,7 @@ export async function paymentEntries(session: SqlSession, scope: PaymentScope, p
      WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ? AND "kind" <> 'credit' ORDER BY "id"`,
     [scope.provider, scope.account, scope.livemode, paymentKey],
   );
-  return rows.map((row) => ({ businessKey: row.businessKey, kind: row.kind, amount: Number(row.amount), occurredAt: unixSeconds(row.occurredAt) }));
-}
-
-/** A stored time as unix seconds (null when not kept). */
-function unixSeconds(value: Date | string | number | null): number | null {
-  const date = sqlDate(value);
-  return date === null || Number.isNaN(date.getTime()) ? null : Math.floor(date.getTime() / 1000);
+  return rows.map((row) => ({ businessKey: row.businessKey, kind: row.kind, amount: Number(row.amount), occurredAt: sqlUnixSeconds(row.occurredAt) }));
 }
 
 /**
@@ -65,7 +59,7 @@ export async function bookEntry(
   entry: { businessKey: string; kind: LedgerKind; orderId: string; paymentKey: string; amount: number; currency: string; occurredAt?: number | null },
   now: Date,
 ): Promise<boolean> {
-  const occurredAt = entry.occurredAt === undefined || entry.occurredAt === null ? null : new Date(entry.occurredAt * 1000);
+  const occurredAt = dateOfUnixSeconds(entry.occurredAt);
   const rows = await session.all(
     `INSERT INTO "LedgerEntry" ("id", "businessKey", "orderId", "paymentKey", "kind", "amount", "currency", "provider", "account", "livemode", "eventId", "occurredAt", "createdAt")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("businessKey") DO NOTHING RETURNING "id"`,

@@ -1,6 +1,6 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
-import { sqlDate } from "@/lib/db/sql-values";
+import { dateOfUnixSeconds, sqlUnixSeconds } from "@/lib/db/sql-values";
 import type { PaymentScope } from "@/lib/ledger/business-keys";
 
 /** An absolute refunded total a provider reported (minor units) and its time (unix seconds; null when not given). */
@@ -15,10 +15,7 @@ export async function refundSnapshots(session: SqlSession, scope: PaymentScope, 
     `SELECT "total", "at" FROM "RefundSnapshot" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ?`,
     [scope.provider, scope.account, scope.livemode, paymentKey],
   );
-  return rows.map((row) => {
-    const at = sqlDate(row.at);
-    return { total: Number(row.total), at: at === null ? null : Math.floor(at.getTime() / 1000) };
-  });
+  return rows.map((row) => ({ total: Number(row.total), at: sqlUnixSeconds(row.at) }));
 }
 
 /**
@@ -29,7 +26,7 @@ export async function recordRefundSnapshot(session: SqlSession, scope: PaymentSc
   await session.run(
     `INSERT INTO "RefundSnapshot" ("id", "provider", "account", "livemode", "paymentKey", "total", "at", "eventId", "createdAt")
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    [newRowId(now), scope.provider, scope.account, scope.livemode, paymentKey, snapshot.total, snapshot.at === null ? null : new Date(snapshot.at * 1000), eventId, now],
+    [newRowId(now), scope.provider, scope.account, scope.livemode, paymentKey, snapshot.total, dateOfUnixSeconds(snapshot.at), eventId, now],
   );
 }
 
@@ -46,10 +43,7 @@ export async function refundObjects(session: SqlSession, scope: PaymentScope, pa
     `SELECT "refundId", "amount", "createdAt" FROM "RefundObject" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ?`,
     [scope.provider, scope.account, scope.livemode, paymentKey],
   );
-  return rows.map((row) => {
-    const created = sqlDate(row.createdAt);
-    return { refundId: row.refundId, amount: Number(row.amount), createdAt: created === null ? null : Math.floor(created.getTime() / 1000) };
-  });
+  return rows.map((row) => ({ refundId: row.refundId, amount: Number(row.amount), createdAt: sqlUnixSeconds(row.createdAt) }));
 }
 
 /** Keeps the refund objects an event named (once per refund id; an id already kept keeps its first amount and time). */
@@ -58,7 +52,7 @@ export async function recordRefundObjects(session: SqlSession, scope: PaymentSco
     await session.run(
       `INSERT INTO "RefundObject" ("id", "provider", "account", "livemode", "paymentKey", "refundId", "amount", "createdAt", "eventId", "recordedAt")
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      [newRowId(now), scope.provider, scope.account, scope.livemode, paymentKey, object.refundId, object.amount, object.createdAt === null ? null : new Date(object.createdAt * 1000), eventId, now],
+      [newRowId(now), scope.provider, scope.account, scope.livemode, paymentKey, object.refundId, object.amount, dateOfUnixSeconds(object.createdAt), eventId, now],
     );
   }
 }
