@@ -19,8 +19,8 @@ import pg from "pg";
 import { labApprovals, prismaDate } from "@/bench/bench-data";
 import { newRowId } from "@/lib/db/row-id";
 import { storedEventData, type VerifiedDelivery } from "@/lib/ingest/delivery";
-import { creditKey } from "@/lib/ledger/business-keys";
-import { nextStatus } from "@/lib/orders/transitions";
+import { creditKey } from "@/lib/core/business-keys";
+import { nextStatus } from "@/lib/core/order-transitions";
 import { labProvider } from "@/lib/providers/lab";
 import type { NormalizedEvent } from "@/lib/core/effect";
 

@@ -5,7 +5,7 @@
 // `Connection: close`, closes every connection (all of them after 10 s), writes the refusal counts
 // still in memory (lib/decisions/rejection-counter.ts), exits 0.
 import "@/lib/config/env-files";
-import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { checkServerConfiguration } from "@/lib/background/server-configuration";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { exitOnStop } from "@/lib/background/exit-on-stop";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";

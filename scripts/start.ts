@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { checkServerConfiguration } from "@/lib/background/server-configuration";
 import { serverProcessFlags } from "@/lib/config/server-process-flags";
 import { loadEnvConfig } from "@next/env";
 import { runMode, settingsOnDemoDefaults } from "@/lib/config/settings";

@@ -7,7 +7,7 @@ import { decideDispute, decidePayment, decideRefund, type EffectDecision, type O
 import type { BookedEntry } from "@/lib/core/decide-refund";
 import { advanceDisputeStatus } from "@/lib/core/decide-dispute";
 import { currentEffect, type DisputeStatus, type NormalizedEvent, type OrderRef, type ProviderName } from "@/lib/core/effect";
-import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/core/business-keys";
 
 interface Entry extends BookedEntry {
   orderId: string;

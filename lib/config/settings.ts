@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_DATABASE_URL } from "@/lib/db/url";
+import { DEFAULT_DATABASE_URL } from "@/lib/config/database-url";
 
 /**
  * How the process runs. `demo` (`npm run demo`): the public demo secrets, data and users below, so a

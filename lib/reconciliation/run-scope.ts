@@ -1,6 +1,6 @@
 import { endpointDefinitions, loadEndpoints } from "@/lib/endpoints/endpoints";
 import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
-import type { PaymentScope } from "@/lib/ledger/business-keys";
+import type { PaymentScope } from "@/lib/core/business-keys";
 import { reasonRef, reasonText, type ReasonCode, type ReasonParams, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /**

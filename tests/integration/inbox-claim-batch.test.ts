@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
 import { sqliteDate } from "@/lib/db/driver";
-import { claimDueInboxEvents, claimStatement } from "@/lib/inbox/claim-inbox-event";
+import { claimDueInboxEvents, claimStatement } from "@/lib/events/webhook-events";
 import { inboxRow, INBOX_T0 } from "@/e2e/support/inbox-rows";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 

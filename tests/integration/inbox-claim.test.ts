@@ -7,8 +7,8 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
 import { databaseKind } from "@/lib/db/database-kind";
-import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
-import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
+import { claimNextInboxEvent } from "@/lib/events/webhook-events";
+import { claimNextOutboxMessage } from "@/lib/outbox/outbox-store";
 import { inboxRow, INBOX_T0 } from "@/e2e/support/inbox-rows";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 

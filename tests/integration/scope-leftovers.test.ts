@@ -19,7 +19,7 @@ import { TEST_LAB_SECRET } from "@/e2e/support/test-env";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
-import { retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { createOrder, deliver, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 import { checkoutSession, stripeEvent, stripeHeader } from "@/e2e/support/providers";
 

@@ -1,4 +1,4 @@
-import { safeNextPath } from "@/lib/auth/next-path";
+import { safeNextPath } from "@/lib/http/next-path";
 import { isLocale, LOCALE_COOKIE, type Locale } from "@/lib/i18n/locales";
 
 /** The largest language-switch form accepted (two short fields; the page address is at most 2 KB). */
