@@ -5,7 +5,7 @@ import { reasonRef, reasonText, type ReasonCode, type ReasonParams, type ReasonR
 
 /**
  * What one reconciliation run compares: the ledger entries of one provider, account and live/test
- * (the payment scope of lib/ledger/business-keys.ts) booked in the period [from, to) in UTC. A period
+ * (the payment scope of lib/core/business-keys.ts) booked in the period [from, to) in UTC. A period
  * left open is taken from the report (its first and last line's UTC days), or unbounded for the lab's
  * order-level file, which has no dates.
  */

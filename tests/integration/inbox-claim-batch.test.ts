@@ -1,5 +1,5 @@
 import { TEST_DB } from "@/e2e/support/test-env";
-// The batch claim (lib/inbox/claim-inbox-event.ts claimDueInboxEvents) on the database under test:
+// The batch claim (lib/events/webhook-events.ts claimDueInboxEvents) on the database under test:
 // which events it takes, that concurrent claimers of batches never take one event twice, and that the
 // very statement the worker runs reads the due index in order (no scan of the backlog, no sort).
 import assert from "node:assert/strict";

@@ -1,6 +1,6 @@
 import { TEST_DB } from "@/e2e/support/test-env";
 // The claim statement, on the database under test: SQLite's guarded UPDATE, PostgreSQL's
-// FOR UPDATE SKIP LOCKED (lib/inbox/claim-inbox-event.ts, lib/outbox/claim-outbox-message.ts). Many
+// FOR UPDATE SKIP LOCKED (lib/events/webhook-events.ts, lib/outbox/outbox-store.ts). Many
 // claimers at once, each with its own owner, must take every due event exactly once.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
