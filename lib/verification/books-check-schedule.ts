@@ -2,8 +2,8 @@ import type { Db } from "@/lib/db/client";
 import { PollLoop } from "@/lib/jobs/poll-loop";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
-import { failBooksCheck, finishBooksCheck, lastBooksCheckStart, startBooksCheck } from "@/lib/verification/books-check-store";
-import { reportSummary, verifyBooks, type BooksCheckTrigger, type BooksReport } from "@/lib/verification/verify-books";
+import { failBooksCheck, finishBooksCheck, lastBooksCheckStart, startBooksCheck, type BooksCheckTrigger } from "@/lib/monitoring/books-checks";
+import { reportSummary, verifyBooks, type BooksReport } from "@/lib/verification/verify-books";
 
 /** How often the books are checked in the background: once a day. */
 export const BOOKS_CHECK_INTERVAL_MS = 86_400_000;
@@ -19,7 +19,7 @@ export async function runBooksCheck(db: Db, trigger: BooksCheckTrigger, now: () 
   const id = await startBooksCheck(db, trigger, now());
   try {
     const report = await verifyBooks(db, { now });
-    await finishBooksCheck(db, id, report, now());
+    await finishBooksCheck(db, id, report, JSON.stringify(report), now());
     const line = { trigger, orders: report.orders, agreeing: report.agreeing, differing: report.differing, unverifiable: report.unverifiable, waiting: report.waiting };
     if (report.differing > 0) logger.warn(line, reportSummary(report));
     else logger.info(line, reportSummary(report));

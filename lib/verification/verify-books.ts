@@ -1,13 +1,11 @@
 import type { Db } from "@/lib/db/client";
+import { latestBooksCheckReport, type BooksCheckView } from "@/lib/monitoring/books-checks";
 import { checkOrders, type CheckedEvent, type OrderCheck } from "@/lib/verification/rebuild-orders";
 
 /** Orders rebuilt per rolled-back transaction (SQLite's one connection is held for each batch, so it stays short). */
 export const ORDERS_PER_BATCH = 25;
 /** Orders kept in a report's lists (differences, unverifiable, waiting) at most; the counts are always whole. */
 export const MAX_REPORTED_ORDERS = 200;
-
-/** Who asked for a check: the background worker's daily run, the CLI, the dashboard, the API. */
-export type BooksCheckTrigger = "daily" | "cli" | "dashboard" | "api";
 
 /** A check of the books: counts over every order checked, and the first orders of each list (each with its events). */
 export interface BooksReport {
@@ -93,4 +91,10 @@ export function reportSummary(report: BooksReport): string {
   if (report.unverifiable > 0) parts.push(`${report.unverifiable} could not be rebuilt`);
   if (report.waiting > 0) parts.push(`${report.waiting} with events still pending or dead-lettered (listed apart)`);
   return parts.join("; ");
+}
+
+/** The latest finished check over every order, with its report, or null when none has finished. */
+export async function latestBooksReport(db: Db): Promise<{ check: BooksCheckView; report: BooksReport } | null> {
+  const latest = await latestBooksCheckReport(db);
+  return latest ? { check: latest.check, report: JSON.parse(latest.report) as BooksReport } : null;
 }

@@ -1,9 +1,21 @@
 // The BooksCheck table's one writer (driver statements), and its readers: each run of "rebuild and
-// compare" over every order, with its counts and a bounded report.
+// compare" over every order (lib/verification) with its counts and its bounded report, which the health
+// strip and the operational metrics show.
 import type { Db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
-import type { BooksCheckTrigger, BooksReport } from "@/lib/verification/verify-books";
+
+/** Who asked for a check: the background worker's daily run, the CLI, the dashboard, the API. */
+export type BooksCheckTrigger = "daily" | "cli" | "dashboard" | "api";
+
+/** A finished check's counts: orders checked, and of them whose books agree, differ or could not be rebuilt; orders with events still waiting. */
+export interface BooksCheckCounts {
+  orders: number;
+  agreeing: number;
+  differing: number;
+  unverifiable: number;
+  waiting: number;
+}
 
 /** A recorded check as the health strip, the metrics and the Books page read it. Times ISO 8601 UTC. */
 export interface BooksCheckView {
@@ -27,12 +39,12 @@ export async function startBooksCheck(db: Db, trigger: BooksCheckTrigger, now: D
   return id;
 }
 
-/** Records a check's end: its counts and its bounded report (JSON). */
-export async function finishBooksCheck(db: Db, id: string, report: BooksReport, now: Date): Promise<void> {
+/** Records a check's end: its counts and its bounded report (`report`, JSON). */
+export async function finishBooksCheck(db: Db, id: string, counts: BooksCheckCounts, report: string, now: Date): Promise<void> {
   await driverOf(db).transaction((session) =>
     session.run(
       `UPDATE "BooksCheck" SET "status" = 'done', "finishedAt" = ?, "ordersChecked" = ?, "ordersAgreeing" = ?, "ordersDiffering" = ?, "ordersWaiting" = ?, "ordersUnverifiable" = ?, "report" = ? WHERE "id" = ?`,
-      [now, report.orders, report.agreeing, report.differing, report.waiting, report.unverifiable, JSON.stringify(report), id],
+      [now, counts.orders, counts.agreeing, counts.differing, counts.waiting, counts.unverifiable, report, id],
     ),
   );
 }
@@ -60,10 +72,10 @@ export async function lastBooksCheckStart(db: Db): Promise<Date | null> {
   return row?.startedAt ?? null;
 }
 
-/** The latest finished check with its report, or null. */
-export async function latestBooksReport(db: Db): Promise<{ check: BooksCheckView; report: BooksReport } | null> {
+/** The latest finished check with its report (JSON, as lib/verification wrote it), or null. */
+export async function latestBooksCheckReport(db: Db): Promise<{ check: BooksCheckView; report: string } | null> {
   const row = await db.booksCheck.findFirst({ where: { status: "done" }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: { ...VIEW_SELECT, report: true } });
   if (!row) return null;
   const { report, ...check } = row;
-  return { check: viewOf(check), report: JSON.parse(report) as BooksReport };
+  return { check: viewOf(check), report };
 }
