@@ -30,7 +30,9 @@ export function reportLines(view: CliReasons, report: BooksReport): string[] {
     lines.push(view.t("reasons.cli.books.differs", { orderId: check.orderId }));
     if (check.books && check.rebuilt) {
       for (const field of ["status", "refunded", "disputed"] as const) {
-        if (check.books[field] !== check.rebuilt[field]) lines.push(`  ${view.t("reasons.cli.books.field", { field, books: String(check.books[field]), rebuilt: String(check.rebuilt[field]) })}`);
+        if (check.books[field] === check.rebuilt[field]) continue;
+        const shown = (value: string | number) => (typeof value === "number" ? view.money(value, check.currency) : value);
+        lines.push(`  ${view.t("reasons.cli.books.field", { field, books: shown(check.books[field]), rebuilt: shown(check.rebuilt[field]) })}`);
       }
     }
     for (const entry of check.entries) {

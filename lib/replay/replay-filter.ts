@@ -86,3 +86,18 @@ export function filterFromFields(fields: Record<string, string | undefined>): z.
     orderId: text("orderId"),
   });
 }
+
+/**
+ * A filter as the fields of the dashboard's replay form (a link's query string, the form's initial
+ * values): `eventIds` space-separated, `from`/`to` as `datetime-local` values in UTC ("2026-12-02T09:00").
+ */
+export function filterFormValues(filter: ReplayFilter): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (value === undefined) continue;
+    if (key === "eventIds") values.eventIds = (value as string[]).join(" ");
+    else if (key === "from" || key === "to") values[key] = new Date(value as string).toISOString().slice(0, 16);
+    else values[key] = String(value);
+  }
+  return values;
+}

@@ -58,6 +58,8 @@ export interface RefusedEvent {
 /** What the check of one order found. Amounts in minor units. */
 export interface OrderCheck {
   orderId: string;
+  /** The order's currency (ISO 4217): what the refunded and disputed totals are counted in. */
+  currency: string;
   /** agree: the rebuild gives the books; differ: it does not; unverifiable: it could not be rebuilt (see `why`). */
   verdict: "agree" | "differ" | "unverifiable";
   /** When unverifiable: an applied event's payload was purged by retention, or the rebuild failed. */
@@ -209,7 +211,7 @@ export async function checkOrders(db: Db, orderIds: readonly string[], now = new
       const books = await readOrderBooks(session, orderId);
       if (!books) continue;
       const events = appliedOf(orderId);
-      const base = { orderId, books: totals(books), events: events.map(listed), waiting: waitingOf(orderId), entries: [], refused: [] };
+      const base = { orderId, currency: books.currency, books: totals(books), events: events.map(listed), waiting: waitingOf(orderId), entries: [], refused: [] };
       const purged = events.filter((event) => event.event === null);
       if (purged.length > 0) {
         checks.push({ ...base, verdict: "unverifiable", why: { code: "payload_purged", eventIds: purged.map((event) => event.eventId) }, rebuilt: null });

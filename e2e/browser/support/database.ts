@@ -1,7 +1,7 @@
 // Direct reads of the test server's own temporary database (SQLite file, or the PostgreSQL test
 // database on the PostgreSQL pass), for exact assertions (row counts, attempts) that a page does not
 // show. Queries are written for SQLite; e2e/support/sql-reader.ts adapts them for PostgreSQL.
-// Read-only except `insertUncertainOutboxRow` and `insertPastDecision`.
+// Read-only except `insertUncertainOutboxRow`, `insertPastDecision` and `setLedgerAmount`.
 import { execFileSync } from "node:child_process";
 import Database from "better-sqlite3";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
@@ -105,4 +105,12 @@ export function insertStripeAmountMismatch(eventId: string, orderId: string, pay
     now,
     now,
   );
+}
+
+/**
+ * Sets a ledger entry's amount by hand (minor units), as a corrupted row would hold it: no HTTP path
+ * writes a wrong amount, and the books check must be seen reporting one.
+ */
+export function setLedgerAmount(businessKey: string, amount: number): void {
+  execute("UPDATE LedgerEntry SET amount = ? WHERE businessKey = ?", amount, businessKey);
 }
