@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import { GET as getMetrics } from "@/app/api/metrics/route";
 import { GET as getPrometheus } from "@/app/api/metrics/prometheus/route";
 import { closeDb, db } from "@/lib/db/client";
+import { driverOf, type DriverDb } from "@/lib/db/driver";
 import { healthSummary } from "@/lib/health/health-summary";
 import { latestBooksCheck } from "@/lib/monitoring/books-checks";
 import { runBooksCheckIfDue } from "@/lib/verification/books-check-schedule";
@@ -69,6 +70,26 @@ describe("rebuild and compare", () => {
     assert.equal(disputed.verdict, "agree");
     assert.deepEqual(disputed.events.map((event) => event.eventId), ["evt_vb_d_pay", "evt_vb_d_open", "evt_vb_d_withdraw", "evt_vb_d_close"]);
     assert.deepEqual([disputed.books, disputed.rebuilt], [{ status: "dispute_lost", refunded: 0, disputed: 4_000 }, { status: "dispute_lost", refunded: 0, disputed: 4_000 }]);
+    // With no time budget each order gets a transaction of its own (SQLite's connection is never held
+    // for a whole batch), with a long one they share one; the answer is the same.
+    const driver = driverOf(await db()) as { transaction: DriverDb["transaction"] };
+    const original = driver.transaction;
+    let transactions = 0;
+    driver.transaction = ((inner) => {
+      transactions++;
+      return original.call(driver, inner);
+    }) as DriverDb["transaction"];
+    try {
+      const ids = ["ord_vb_paid", "ord_vb_refunded", "ord_vb_dispute"];
+      const split = await checkOrders(await db(), ids, new Date(), 0);
+      assert.equal(transactions, 3);
+      assert.deepEqual(split.map((check) => [check.orderId, check.verdict]), ids.map((id) => [id, "agree"]));
+      transactions = 0;
+      await checkOrders(await db(), ids, new Date(), 60_000);
+      assert.equal(transactions, 1);
+    } finally {
+      driver.transaction = original;
+    }
     // Nothing was kept of the rebuilds.
     assert.deepEqual(await ledgerRows(), before);
     assert.equal((await readOrder("ord_vb_dispute")).status, "dispute_lost");
