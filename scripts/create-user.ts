@@ -14,7 +14,7 @@ import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
 import { cliLocale, cliReasons } from "@/lib/reasons/cli-reasons";
 import { issueReason } from "@/lib/reasons/reason-codes";
-import { writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 
 const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
@@ -24,7 +24,7 @@ const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--rol
  * stderr, the typed characters nowhere (readline echoes into its output, here a stream that drops them),
  * so neither a terminal nor a captured stderr shows it.
  */
-async function readPassword(env: NodeJS.ProcessEnv, io: CliIo): Promise<string | null> {
+async function readPassword(env: CliEnv, io: CliIo): Promise<string | null> {
   if (env.ACREDITA_NEW_PASSWORD) return env.ACREDITA_NEW_PASSWORD;
   io.stderr.write("Password (12-128 characters, not a common one): ");
   if (!io.stdin) return null;
@@ -46,7 +46,7 @@ async function readPassword(env: NodeJS.ProcessEnv, io: CliIo): Promise<string |
  * settings, ACREDITA_NEW_PASSWORD, the locale's LANG) and the streams; resolves with the exit status
  * (0 created, 1 the email exists, 2 bad usage or a refused field, or the schema step's status).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const refuse = (line: string) => writeLine(io.stderr, line);
   let values: { email?: string; name?: string; role?: string; locale?: string };
   try {

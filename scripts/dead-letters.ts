@@ -14,7 +14,7 @@ import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
 import { retryAllDeadLettersAs, retryDeadLetterAs, type DashboardRetryOutcome, type DeadLetterRetryResult } from "@/lib/dead-letters/manage-dead-letters";
 import type { Actor } from "@/lib/auth/roles";
 import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
-import { writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 
@@ -38,7 +38,7 @@ function operator(): Actor {
  * again or was refused, 2 bad usage or an unknown id, or the schema step's status). A retried event is
  * applied with this process's own settings and endpoints, as in every process that applies events.
  */
-export async function main(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(args: string[], env: CliEnv, io: CliIo): Promise<number> {
   /** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
   const print = (line: string) => writeLine(io.stdout, terminalSafe(line));
   const locale = cliLocale(args, env);

@@ -2,7 +2,7 @@
 // source of truth). `--check` writes nothing and exits 1 when the committed file differs.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { freshPostgresSchema, POSTGRES_SCHEMA_PATH } from "@/lib/db/postgres-schema";
 
 /**
@@ -10,7 +10,7 @@ import { freshPostgresSchema, POSTGRES_SCHEMA_PATH } from "@/lib/db/postgres-sch
  * schema is generated from the files alone) and the streams; resolves with the exit status (0 up to date
  * or written, 1 `--check` found the committed file differs).
  */
-export async function main(argv: string[], _env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], _env: CliEnv, io: CliIo): Promise<number> {
   const fresh = freshPostgresSchema();
   const committed = existsSync(POSTGRES_SCHEMA_PATH) ? readFileSync(POSTGRES_SCHEMA_PATH, "utf8") : undefined;
   if (argv.includes("--check")) {

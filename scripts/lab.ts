@@ -14,7 +14,7 @@ import { labSettlementPath, labTarget, labWaitSeconds, probeServer, productionRe
 import { formatDeliveryHeader, runLab } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
-import { writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 
@@ -36,7 +36,7 @@ function formatTable(rows: ComparisonRow[], view: CliReasons): string {
  * token, DATABASE_URL for where the settlement goes, the locale's LANG) and the streams; resolves with the
  * exit status (0 no mismatch, 1 mismatches, 2 it cannot run).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   /** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
   const print = (line: string) => writeLine(io.stdout, terminalSafe(line));
   const refuse = (line: string) => writeLine(io.stderr, line);

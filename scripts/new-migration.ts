@@ -9,14 +9,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-cluster";
 import { freshPostgresSchema, POSTGRES_SCHEMA_PATH } from "@/lib/db/postgres-schema";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { childEnv, processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 
 /** Thrown when a `prisma migrate diff` fails: main prints its message and exits 1, nothing written. */
 class DiffFailed extends Error {}
 
 /** The SQL script of one `prisma migrate diff`, run with `baseEnv` and `env` added. Throws {@link DiffFailed}. */
-function diff(label: string, args: string[], baseEnv: NodeJS.ProcessEnv, env: Record<string, string>, preload: string[] = []): string {
-  const result = spawnSync(process.execPath, [...preload, "node_modules/prisma/build/index.js", "migrate", "diff", ...args, "--script"], { env: { ...baseEnv, ...env, CHECKPOINT_DISABLE: "1" }, encoding: "utf8" });
+function diff(label: string, args: string[], baseEnv: CliEnv, env: Record<string, string>, preload: string[] = []): string {
+  const result = spawnSync(process.execPath, [...preload, "node_modules/prisma/build/index.js", "migrate", "diff", ...args, "--script"], { env: childEnv(baseEnv, { ...env, CHECKPOINT_DISABLE: "1" }), encoding: "utf8" });
   if (result.status !== 0) throw new DiffFailed(`${label}: prisma migrate diff failed:\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
@@ -32,7 +32,7 @@ function isEmpty(script: string): boolean {
  * (0 written or nothing to write, 1 a diff failed (nothing written) or the clients' generation failed,
  * 2 bad usage).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const topic = argv[0];
   if (!topic || !/^[a-z0-9_]+$/.test(topic)) {
     writeLine(io.stderr, "usage: npm run db:migration -- <topic>   (lower-case letters, digits and _)");
@@ -48,7 +48,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
 }
 
 /** Writes both databases' migration for `topic` and regenerates the clients; resolves with the exit status. Throws {@link DiffFailed}. */
-async function writeMigration(topic: string, env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+async function writeMigration(topic: string, env: CliEnv, io: CliIo): Promise<number> {
   writeFileSync(POSTGRES_SCHEMA_PATH, freshPostgresSchema());
 
   const scratch = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-migration-")), "scratch.db")}`;
@@ -84,7 +84,7 @@ async function writeMigration(topic: string, env: NodeJS.ProcessEnv, io: CliIo):
     writeFileSync(path.join(folder, name, "migration.sql"), script);
     writeLine(io.stdout, `wrote ${path.join(folder, name, "migration.sql")}`);
   }
-  const generate = spawnSync("npm", ["run", "-s", "postinstall"], { stdio: "inherit", env });
+  const generate = spawnSync("npm", ["run", "-s", "postinstall"], { stdio: "inherit", env: childEnv(env) });
   return generate.status ?? 1;
 }
 

@@ -7,7 +7,7 @@ import { readSettings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
 import { listOutboxMessages, settleOutboxMessage } from "@/lib/outbox/outbox-messages";
-import { writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 
@@ -18,7 +18,7 @@ const USAGE = "usage: npm run outbox -- list [--status <status>] [--json] | rese
  * settings) and the streams; resolves with the exit status (0 done, 1 refused, 2 bad usage, or the schema
  * step's status).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   /** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
   const print = (line: string) => writeLine(io.stdout, terminalSafe(line));
   const [command, ...rest] = argv;

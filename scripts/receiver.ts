@@ -5,7 +5,7 @@
 // `Connection: close`, closes every connection (all of them after 10 s), writes the refusal counts
 // still in memory (lib/decisions/rejection-counter.ts), exits 0.
 import "@/lib/config/env-files";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { exitOnStop } from "@/lib/background/exit-on-stop";
@@ -24,7 +24,7 @@ import { createReceiverServer } from "@/lib/receiver/receiver-server";
  * process.env when run), serves, and resolves once SIGTERM or SIGINT has stopped it (0, or 1 when
  * stopping failed).
  */
-export async function main(_argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(_argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const refuse = (reason: string) => {
     writeLine(io.stderr, `Acredita receiver cannot start: ${reason}`);
     return 1;

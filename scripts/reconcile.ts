@@ -25,7 +25,7 @@ import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 import { newWorkerId } from "@/lib/background/worker-id";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
-import { writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 
@@ -123,7 +123,7 @@ function progressPrinter(view: CliReasons, stderr: CliIo["stderr"]): { update: (
  * settings, the configured scopes, USER, the locale's LANG) and the streams; resolves with the exit status
  * (0 everything matches, 1 mismatches, 2 bad input or a failed run, or the schema step's status).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   /** Every line on stderr too is terminal-safe: error messages quote the report's cells. */
   const printError = (line: string) => writeLine(io.stderr, terminalSafe(line));
   const write = writerTo(io.stdout);
@@ -185,7 +185,7 @@ async function reconcileFile(
     json: boolean;
     view: CliReasons;
     said: (reason: ReasonRef, english: string) => string;
-    env: NodeJS.ProcessEnv;
+    env: CliEnv;
     io: CliIo;
     write: Write;
     printError: (line: string) => void;

@@ -6,7 +6,7 @@
 import { DEFAULT_DATABASE_URL } from "@/lib/db/url";
 import { checkMigrations, resolveFailedMigration, type MigrationResolution } from "@/lib/db/pending-migrations";
 import { errorMessage } from "@/lib/log/error-message";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 
 const USAGE = "usage: npm run db:resolve -- --rolled-back <migration> | --applied <migration>";
 
@@ -15,7 +15,7 @@ const USAGE = "usage: npm run db:resolve -- --rolled-back <migration> | --applie
  * streams; resolves with the exit status (0 recorded, 2 a bad argument or no failed migration of that
  * name, 1 a database failure). Never throws.
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const [flag, name, ...rest] = argv;
   if ((flag !== "--rolled-back" && flag !== "--applied") || !name || rest.length > 0) {
     writeLine(io.stderr, `db:resolve: ${USAGE}`);

@@ -11,7 +11,7 @@ import { withOwnDb } from "@/lib/db/client";
 import { formatDecisionRetentionReport, purgeExpiredDecisions } from "@/lib/retention/purge-decisions";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
 import { formatRateLimitRetentionReport, purgeExpiredRateLimits } from "@/lib/retention/purge-rate-limits";
-import { writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 
 const daysSchema = z.coerce.number().int().min(1).max(3_650);
@@ -29,7 +29,7 @@ type PeriodSetting = (typeof PERIODS)[number][1];
  * retention settings the flags override) and the streams; resolves with the exit status (0 done, 2 a bad
  * argument or setting, or the schema step's status). Throws on a database failure (runCli: exit 1).
  */
-export async function main(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(args: string[], env: CliEnv, io: CliIo): Promise<number> {
   const valued: string[] = PERIODS.map(([flag]) => flag);
   const unknown = args.filter((arg, index) => ![...valued, "--dry-run", "--json"].includes(arg) && !valued.includes(args[index - 1]));
   if (unknown.length > 0) {

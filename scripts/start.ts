@@ -17,7 +17,7 @@ import { describeEndpoints } from "@/lib/endpoints/endpoints";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { seedDemoData } from "@/lib/demo/seed";
 import { SERVER_RESTARTS_ENV, superviseServer } from "@/lib/background/server-supervisor";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { childEnv, processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);
 
@@ -35,7 +35,7 @@ const DEMO_BANNER = [
   "",
 ].join("\n");
 
-function banner(values: Record<string, unknown>, env: NodeJS.ProcessEnv, io: CliIo): void {
+function banner(values: Record<string, unknown>, env: CliEnv, io: CliIo): void {
   const onDefaults = new Set(settingsOnDemoDefaults(env));
   writeLine(io.stdout, "Acredita settings:");
   for (const [name, value] of Object.entries(values)) {
@@ -58,7 +58,7 @@ function refuse(issues: string[], io: CliIo): number {
  * when those fail; otherwise serves, and resolves with the server's status once it has stopped (SIGTERM,
  * SIGINT, or the supervisor giving up on restarts).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   // `npm run demo` passes --demo: the whole process tree (Next.js server, in-process worker) then runs
   // in demo mode, with the public demo secrets, data and users. `npm start` is production, always.
   const demoRequested = argv.includes("--demo");
@@ -126,7 +126,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
 
   if (!existsSync(".next/BUILD_ID") || argv.includes("--build")) {
     writeLine(io.stdout, "Building the app (first start) ...");
-    const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: { ...env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const build = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], { stdio: "inherit", env: childEnv(env, { NEXT_TELEMETRY_DISABLED: "1" }) });
     if (build.status !== 0) return build.status ?? 1;
   }
 
@@ -141,7 +141,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
       (restarts) =>
         spawn(process.execPath, [...serverProcessFlags(env.NODE_OPTIONS ?? ""), "node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], {
           stdio: "inherit",
-          env: { ...env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1", [SERVER_RESTARTS_ENV]: String(restarts) },
+          env: childEnv(env, { ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1", [SERVER_RESTARTS_ENV]: String(restarts) }),
         }),
       { log: (line) => writeLine(io.stderr, line), exit: resolve },
     );

@@ -2,7 +2,7 @@
 // Stops cleanly on SIGTERM/SIGINT: finishes the event or send in hand, claims nothing new, exits 0.
 import "@/lib/config/env-files";
 import { startBackgroundWorkers } from "@/lib/background/background-workers";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { readSettings, SettingsError } from "@/lib/config/settings";
 import { exitOnStop } from "@/lib/background/exit-on-stop";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
@@ -14,7 +14,7 @@ import { cliSchemaExitCode } from "@/lib/db/cli-schema";
  * the workers, which use this process's settings and database as every background worker does, and
  * resolves once SIGTERM or SIGINT has stopped them (0, or 1 when stopping failed).
  */
-export async function main(_argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(_argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   let databaseUrl: string;
   try {
     databaseUrl = readSettings(env).DATABASE_URL;

@@ -12,11 +12,12 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { closeDb } from "@/lib/db/client";
 import { spawnCommand } from "@/e2e/support/cli";
+import type { CliEnv } from "@/lib/background/cli-io";
 
 after(closeDb);
 
 /** The environment of a command run by hand: only what it needs, the test database, logs silent. */
-const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C", LOG_LEVEL: "silent", DATABASE_URL: TEST_DB.url, ...extra });
+const env = (extra: Record<string, string> = {}): CliEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C", LOG_LEVEL: "silent", DATABASE_URL: TEST_DB.url, ...extra });
 
 describe("each command runs its main when executed directly and exits with its status", { concurrency: true }, () => {
   test("npm run create-user: exit 0, the created line", async () => {

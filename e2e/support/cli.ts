@@ -4,7 +4,7 @@
 // a terminal, signals).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import type { CliMain } from "@/lib/background/cli-io";
+import { childEnv, type CliEnv, type CliMain } from "@/lib/background/cli-io";
 
 /** What a command run left: its exit status and everything it wrote, as text. */
 export interface CliRun {
@@ -33,7 +33,7 @@ function capture(isTTY: boolean): Writable & { isTTY?: boolean; text: () => stri
  * status and the text written; rejects with what `main` throws (an unexpected error: the process would
  * have printed it and exited 1 or 2).
  */
-export async function runMain(main: CliMain, argv: string[], env: NodeJS.ProcessEnv, options: { stdin?: string } = {}): Promise<CliRun> {
+export async function runMain(main: CliMain, argv: string[], env: CliEnv, options: { stdin?: string } = {}): Promise<CliRun> {
   const stdout = capture(false);
   const stderr = capture(false);
   const stdin = options.stdin === undefined ? undefined : Readable.from(options.stdin ? [Buffer.from(options.stdin)] : []);
@@ -46,9 +46,9 @@ export async function runMain(main: CliMain, argv: string[], env: NodeJS.Process
  * and resolves with its exit status (null when a signal ended it) and output, once it has exited. For the
  * one smoke test per command that proves the file runs its main when executed directly.
  */
-export function spawnCommand(script: string, argv: string[], env: NodeJS.ProcessEnv, options: { stdin?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function spawnCommand(script: string, argv: string[], env: CliEnv, options: { stdin?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...argv], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...argv], { env: childEnv(env), stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));

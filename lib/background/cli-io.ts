@@ -14,12 +14,21 @@ export interface CliIo {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
+/** The environment a command reads its settings from: process.env when run, any set of variables in a test. */
+export type CliEnv = Record<string, string | undefined>;
+
 /**
  * A command: takes its arguments (without `node` and the script), the environment it reads its settings
  * from, and its streams; resolves with its exit status. A long-running one (worker, receiver, npm start)
  * resolves when it has stopped.
  */
-export type CliMain = (argv: string[], env: NodeJS.ProcessEnv, io: CliIo) => Promise<number>;
+export type CliMain = (argv: string[], env: CliEnv, io: CliIo) => Promise<number>;
+
+/** The environment of a process a command starts: `env` with `extra` over it. */
+export function childEnv(env: CliEnv, extra: CliEnv = {}): NodeJS.ProcessEnv {
+  const merged: CliEnv = { ...env, ...extra };
+  return merged as NodeJS.ProcessEnv;
+}
 
 /** This process's streams. `stdin` is read only when asked for: touching process.stdin opens it. */
 export function processIo(): CliIo {
