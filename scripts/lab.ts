@@ -11,7 +11,7 @@ import { loadEnvConfig } from "@next/env";
 import { DEMO_SECRETS, readSettings } from "@/lib/config/settings";
 import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
 import { labSettlementPath, labTarget, labWaitSeconds, probeServer, productionRefusal } from "@/lib/lab/lab-target";
-import { formatDeliveryHeader, runLab } from "@/lib/lab/run-lab";
+import { formatDeliveryHeader, LabWaitTimeout, runLab, type LabRun } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
@@ -73,7 +73,15 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   // The lab plays a provider and a store against a server: it signs with the lab secret and creates
   // orders with the operator token, both taken from the environment, else the public demo values
   // (which only a demo server accepts).
-  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print, view, waitSeconds });
+  let run: LabRun;
+  try {
+    run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print, view, waitSeconds });
+  } catch (error) {
+    // Its own events not applied within --wait: named, and no reconciliation of a half-applied lab.
+    if (!(error instanceof LabWaitTimeout)) throw error;
+    refuse(`lab: ${error.message}`);
+    return 2;
+  }
 
   const csvPath = labSettlementPath(url, env);
   mkdirSync(path.dirname(csvPath), { recursive: true });
