@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { checkServerConfiguration } from "@/lib/config/server-configuration";
-import { serverProcessFlags } from "@/lib/config/server-process-flags";
+import { serverArguments, serverProcessFlags } from "@/lib/config/server-process-flags";
 import { loadEnvConfig } from "@next/env";
 import { runMode, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
@@ -124,15 +124,18 @@ async function main(): Promise<void> {
 
   const host = process.env.HOST ?? "127.0.0.1";
   console.log(`Acredita listening on http://${host}:${config.PORT}${demo ? "  (DEMO MODE)" : ""}`);
-  // The mode and database checked above are passed on explicitly: Next.js never lets an environment
-  // file override a variable that is already set. The server's heap is capped (lib/config/server-process-flags.ts).
-  // A server process that dies (crash, SIGKILL, V8's heap limit) is started again with backoff
-  // (lib/background/server-supervisor.ts); SIGTERM and SIGINT stop it and this process with its status.
+  // The server process is Next.js's request handler in Acredita's own HTTP server (scripts/server.mjs:
+  // connections bounded per address and in all, short header and body timeouts), given the settings
+  // checked above. The mode, database and session secret are passed on explicitly: Next.js never lets an
+  // environment file override a variable that is already set. The server's heap is capped
+  // (lib/config/server-process-flags.ts). A server process that dies (crash, SIGKILL, V8's heap limit)
+  // is started again with backoff (lib/background/server-supervisor.ts); SIGTERM and SIGINT stop it and
+  // this process with its status.
   const stop = superviseServer(
     (restarts) =>
-      spawn(process.execPath, [...serverProcessFlags(), "node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], {
+      spawn(process.execPath, [...serverProcessFlags(), ...serverArguments(config, host)], {
         stdio: "inherit",
-        env: { ...process.env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1", [SERVER_RESTARTS_ENV]: String(restarts) },
+        env: { ...process.env, ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, AUTH_SECRET: config.AUTH_SECRET, NEXT_TELEMETRY_DISABLED: "1", [SERVER_RESTARTS_ENV]: String(restarts) },
       }),
     { log: (line) => console.error(line), exit: (status) => process.exit(status) },
   );

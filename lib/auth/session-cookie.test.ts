@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { serializeSignedCookie } from "better-call";
-import { hasSignedSessionCookie, isActionPost, isSignedSessionCookie } from "@/lib/auth/session-cookie";
+import { hasSignedSessionCookie, isActionPost, isSignedSessionCookie } from "@/lib/auth/session-cookie.mjs";
 
 const SECRET = "session-cookie-test-secret-0123456789abcdef";
 
