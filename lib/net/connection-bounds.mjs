@@ -40,8 +40,8 @@ function refusalBytes(reason) {
  *
  * Returns the listening `server` (call its `listen`), `closing()` (true once `close` began), and
  * `close(deadlineMs)`: refuses new connections (503 "shutting down"), stops listening, closes idle
- * kept-alive connections at once and the others as their answers finish (the caller answers with
- * `Connection: close` while `closing()`), every one after `deadlineMs`; resolves when all are closed.
+ * kept-alive connections at once and the others as their answers finish (every answer not yet begun
+ * goes out with `Connection: close`), every one after `deadlineMs`; resolves when all are closed.
  * @param {import("node:http").Server} http
  * @param {{ maxConnectionsPerAddress: number, maxConnections: number }} limits
  * @param {string} name
@@ -80,9 +80,16 @@ export function boundConnections(http, limits, name) {
   // The HTTP server never listens itself: its 'listening' starts Node's tracking of its connections,
   // which its headersTimeout, requestTimeout and closeIdleConnections() work from.
   server.on("listening", () => http.emit("listening"));
-  // Once closing, an answer that finishes leaves its connection idle: close it then.
+  // Answers not yet begun: once closing, each goes out with `Connection: close`, so a keep-alive client
+  // cannot hold the process open; an answer that finishes leaves its connection idle: close it then.
+  /** @type {Set<import("node:http").ServerResponse>} */
+  const inHand = new Set();
   http.on("request", (_request, response) => {
+    if (isClosing) response.setHeader("connection", "close");
+    inHand.add(response);
+    response.once("close", () => inHand.delete(response));
     response.once("finish", () => {
+      inHand.delete(response);
       if (isClosing) http.closeIdleConnections();
     });
   });
@@ -94,6 +101,7 @@ export function boundConnections(http, limits, name) {
     /** @param {number} [deadlineMs] */
     close(deadlineMs = 10_000) {
       isClosing = true;
+      for (const response of inHand) if (!response.headersSent) response.setHeader("connection", "close");
       return new Promise((resolve) => {
         const deadline = setTimeout(() => http.closeAllConnections(), deadlineMs);
         server.close(() => {

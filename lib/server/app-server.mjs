@@ -107,9 +107,10 @@ export function createAppServer(handle, options) {
       return;
     }
     if (hasBody(request) && !LONG_BODY_PATHS.has(pathname)) {
+      const socket = request.socket;
       const timer = setTimeout(() => {
+        socket.off("close", clear);
         if (request.complete) return;
-        const socket = request.socket;
         socket.on("error", () => undefined);
         if (response.headersSent) {
           socket.destroy();
@@ -119,11 +120,15 @@ export function createAppServer(handle, options) {
         setTimeout(() => socket.destroy(), TIMED_OUT_LINGER_MS).unref();
       }, bodyDeadlineMs);
       timer.unref();
-      const clear = () => clearTimeout(timer);
+      // Cleared when the body is whole or the connection closes; the listener comes off with it, as a
+      // kept-alive connection carries many requests.
+      const clear = () => {
+        clearTimeout(timer);
+        socket.off("close", clear);
+      };
       request.once("end", clear);
-      request.socket.once("close", clear);
+      socket.once("close", clear);
     }
-    if (bounded.closing()) response.setHeader("connection", "close");
     handle(request, response).catch((error) => {
       console.error(`Failed to handle request for ${request.url}`);
       console.error(error);
