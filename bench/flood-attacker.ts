@@ -71,20 +71,22 @@ function startActionAttack(spec: Extract<AttackSpec, { kind: "action" }>): Attac
   const postOnce = () =>
     new Promise<void>((resolve) => {
       sent += 1;
+      // The first outcome counts: a refused post can be answered and then reset while its body is still going out.
+      let settled = false;
+      const settle = (status: number) => {
+        if (settled) return;
+        settled = true;
+        answers[status] = (answers[status] ?? 0) + 1;
+        resolve();
+      };
       const outgoing = request(
         { host: url.hostname, port: url.port, localAddress: spec.localAddress, path: "/dead-letters", method: "POST", agent, headers: { "next-action": spec.actionId, "content-type": "text/plain;charset=UTF-8", origin: spec.url, "content-length": body.length } },
         (response) => {
           response.resume();
-          response.once("end", () => {
-            answers[response.statusCode ?? 0] = (answers[response.statusCode ?? 0] ?? 0) + 1;
-            resolve();
-          });
+          settle(response.statusCode ?? 0);
         },
       );
-      outgoing.once("error", () => {
-        answers["0"] = (answers["0"] ?? 0) + 1;
-        resolve();
-      });
+      outgoing.once("error", () => settle(0));
       outgoing.setTimeout(30_000, () => outgoing.destroy(new Error("timeout")));
       outgoing.end(body);
     });

@@ -197,9 +197,34 @@ export async function measureFlood(options: { label: string; target: "next" | "r
  */
 export type AttackerPlacement = "bench" | "process" | "niced";
 
-/** Starts `spec` where `placement` says, and resolves once it is attacking. */
-async function launchAttack(spec: AttackSpec, placement: AttackerPlacement): Promise<Attack> {
-  if (placement === "bench") return startAttack(spec);
+/**
+ * CPU time a process has used so far (ms, user + system, from /proc: Linux), or undefined where it
+ * cannot be read. Under a shared machine's load a latency mostly measures the queue for the CPU; the
+ * CPU each process spends per second of an attack is what the attack costs it.
+ */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's own CPU time so far (ms, user + system). */
+function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** CPU used per second of wall time between two readings (ms/s), or undefined without readings. */
+function cpuPerSecond(from: number | undefined, to: number | undefined, wallMs: number): number | undefined {
+  return from === undefined || to === undefined ? undefined : Math.round(((to - from) / wallMs) * 1000);
+}
+
+/** Starts `spec` where `placement` says, and resolves once it is attacking, with the attacker's pid (this process's for "bench"). */
+async function launchAttack(spec: AttackSpec, placement: AttackerPlacement): Promise<Attack & { pid: number }> {
+  if (placement === "bench") return { ...startAttack(spec), pid: process.pid };
   const child = spawn(process.execPath, ["--import", "tsx", "bench/flood-attacker.ts", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
   if (placement === "niced") setPriority(child.pid!, 19);
   let output = "";
@@ -210,6 +235,7 @@ async function launchAttack(spec: AttackSpec, placement: AttackerPlacement): Pro
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return {
+    pid: child.pid!,
     stop: () =>
       new Promise<AttackStats>((resolve, reject) => {
         child.once("exit", () => {
@@ -229,6 +255,10 @@ export interface AttackPhase {
   /** p99 under the attack ÷ p99 idle before it (target <= 2). */
   p99Ratio: number;
   attack: AttackStats;
+  /** CPU used per second of the phase (ms/s): the server, the attacking clients (for "bench", none of their own: see `benchCpuMsPerS`), and this process, which times the deliveries. */
+  serverCpuMsPerS?: number;
+  attackerCpuMsPerS?: number;
+  benchCpuMsPerS: number;
 }
 
 /** One attack against one server: deliveries idle before and after, and under the attack for each attacker placement. */
@@ -239,6 +269,9 @@ export interface AttackMeasurement {
   phases: AttackPhase[];
   /** The same deliveries idle again after the last attack: how much the machine itself moved during the run. */
   idleAfter: DeliveryLatency;
+  /** CPU the server and this process used per second of the first idle phase (ms/s). */
+  idleServerCpuMsPerS?: number;
+  idleBenchCpuMsPerS: number;
   /** The server answered its liveness probe at the end, and every real delivery was applied. */
   ok: boolean;
 }
@@ -269,23 +302,31 @@ async function measureAttack(options: { target: AttackMeasurement["target"]; env
   const timePhase = (prefix: string) => timeDeliveries(url, labApprovals(`evt_${prefix}`, `ord_${prefix}`, options.deliveries, 2_500), options.gapMs, options.maxSeconds);
   let idle: DeliveryLatency;
   let idleAfter: DeliveryLatency;
+  let idleCpu: { server?: number; bench: number };
   const measured: AttackPhase[] = [];
   let alive = false;
   try {
     await timeDeliveries(url, labApprovals("evt_aw", "ord_aw", 50, 2_500), 5);
+    const idleStart = { at: performance.now(), server: processCpuMs(server.pid), bench: ownCpuMs() };
     idle = await timePhase(phases[0].prefix);
+    const idleMs = performance.now() - idleStart.at;
+    idleCpu = { server: cpuPerSecond(idleStart.server, processCpuMs(server.pid), idleMs), bench: cpuPerSecond(idleStart.bench, ownCpuMs(), idleMs)! };
     for (const [index, placement] of options.placements.entries()) {
       const attack = await launchAttack(options.attack(server.url), placement);
       let flood: DeliveryLatency;
       let stats: AttackStats;
       // Let the attack reach its pace before timing.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const start = { at: performance.now(), server: processCpuMs(server.pid), attacker: processCpuMs(attack.pid), bench: ownCpuMs() };
+      let cpu: { server?: number; attacker?: number; bench: number };
       try {
         flood = await timePhase(phases[index + 1].prefix);
       } finally {
+        const wallMs = performance.now() - start.at;
+        cpu = { server: cpuPerSecond(start.server, processCpuMs(server.pid), wallMs), attacker: placement === "bench" ? undefined : cpuPerSecond(start.attacker, processCpuMs(attack.pid), wallMs), bench: cpuPerSecond(start.bench, ownCpuMs(), wallMs)! };
         stats = await attack.stop();
       }
-      measured.push({ placement, flood, p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100, attack: stats });
+      measured.push({ placement, flood, p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100, attack: stats, serverCpuMsPerS: cpu.server, attackerCpuMsPerS: cpu.attacker, benchCpuMsPerS: cpu.bench });
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
     idleAfter = await timePhase(phases.at(-1)!.prefix);
@@ -294,7 +335,7 @@ async function measureAttack(options: { target: AttackMeasurement["target"]; env
     await server.stop();
   }
   const applied = (latency: DeliveryLatency) => latency.ok === latency.deliveries;
-  return { target: options.target, idle, phases: measured, idleAfter, ok: alive && applied(idle) && applied(idleAfter) && measured.every((phase) => applied(phase.flood)) };
+  return { target: options.target, idle, phases: measured, idleAfter, idleServerCpuMsPerS: idleCpu.server, idleBenchCpuMsPerS: idleCpu.bench, ok: alive && applied(idle) && applied(idleAfter) && measured.every((phase) => applied(phase.flood)) };
 }
 
 /**

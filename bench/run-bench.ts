@@ -437,9 +437,16 @@ async function main(): Promise<number> {
 /** One attack measurement's lines: idle, each placement's phase with its ratio and how the attack was answered, idle after. */
 function printAttack(run: number, what: string, measurement: AttackMeasurement): void {
   const latency = (name: string, value: { deliveries: number; p50Ms: number; p99Ms: number }) => `${name} (${value.deliveries}) p50 ${value.p50Ms} ms p99 ${value.p99Ms} ms`;
-  console.log(`  run ${run}, ${what}, ${measurement.target}: ${latency("idle", measurement.idle)}; ${latency("idle after", measurement.idleAfter)}${measurement.ok ? "" : " - check FAILED (server gone or a delivery not applied)"}`);
+  const cpu = (value: number | undefined) => (value === undefined ? "?" : String(value));
+  console.log(
+    `  run ${run}, ${what}, ${measurement.target}: ${latency("idle", measurement.idle)} (CPU ms/s: server ${cpu(measurement.idleServerCpuMsPerS)}, bench ${measurement.idleBenchCpuMsPerS}); ` +
+      `${latency("idle after", measurement.idleAfter)}${measurement.ok ? "" : " - check FAILED (server gone or a delivery not applied)"}`,
+  );
   for (const phase of measurement.phases) {
-    console.log(`    attackers ${phase.placement.padEnd(7)} ${latency("under attack", phase.flood)}; p99 attack/idle ${phase.p99Ratio.toFixed(2)} (target <= 2${phase.p99Ratio <= 2 ? ", met" : ", NOT met"}); ${phase.attack.sent} sent, answered ${JSON.stringify(phase.attack.answers)}`);
+    console.log(
+      `    attackers ${phase.placement.padEnd(7)} ${latency("under attack", phase.flood)}; p99 attack/idle ${phase.p99Ratio.toFixed(2)} (target <= 2${phase.p99Ratio <= 2 ? ", met" : ", NOT met"}); ` +
+        `CPU ms/s: server ${cpu(phase.serverCpuMsPerS)}, attackers ${phase.placement === "bench" ? "(in bench)" : cpu(phase.attackerCpuMsPerS)}, bench ${phase.benchCpuMsPerS}; ${phase.attack.sent} sent, answered ${JSON.stringify(phase.attack.answers)}`,
+    );
   }
 }
 

@@ -20,15 +20,26 @@ const REFUSED_LINGER_MS = 1_000;
 /** How often Node checks headersTimeout and requestTimeout (ms; its default, 30 s, is longer than the timeouts themselves). */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
+/** The reasons a connection is refused, as sent. */
+const REFUSAL_REASONS = {
+  closing: "shutting down; retry later",
+  per_address: "too many connections from this address; retry later",
+  total: "too many connections; retry later",
+};
+
 /**
- * The 503 written on a connection refused past a bound, before anything is read from it.
- * @param {string} reason
- * @returns {string}
+ * The 503 written on a connection refused past a bound, before anything is read from it: encoded once
+ * per reason, as a flood of refusals writes the same bytes thousands of times a second.
+ * @type {Record<keyof typeof REFUSAL_REASONS, Buffer>}
  */
-function refusalBytes(reason) {
-  const body = JSON.stringify({ outcome: "rejected", reason });
-  return `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-}
+const REFUSALS = /** @type {any} */ (
+  Object.fromEntries(
+    Object.entries(REFUSAL_REASONS).map(([limit, reason]) => {
+      const body = JSON.stringify({ outcome: "rejected", reason });
+      return [limit, Buffer.from(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)];
+    }),
+  )
+);
 
 /**
  * Puts `http` (a node:http Server that never listens itself) behind a TCP server that counts open
@@ -57,12 +68,11 @@ export function boundConnections(http, limits, name) {
     const overAddress = limits.maxConnectionsPerAddress > 0 && fromAddress >= limits.maxConnectionsPerAddress;
     if (isClosing || overAddress || open >= limits.maxConnections) {
       const limit = isClosing ? "closing" : overAddress ? "per_address" : "total";
-      const reason = isClosing ? "shutting down; retry later" : overAddress ? "too many connections from this address; retry later" : "too many connections; retry later";
-      if (refused.hasSubscribers) refused.publish({ server: name, address, open, fromAddress, limit, reason });
+      if (refused.hasSubscribers) refused.publish({ server: name, address, open, fromAddress, limit, reason: REFUSAL_REASONS[limit] });
       // Written raw and half-closed, never read. Destroyed a moment later, not at once: closing on
       // bytes still unread resets the connection, and a client that had not read the 503 would lose it.
       socket.on("error", () => undefined);
-      socket.end(refusalBytes(reason));
+      socket.end(REFUSALS[limit]);
       setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
       return;
     }
