@@ -13,13 +13,15 @@ import { db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { logger } from "@/lib/log/logger";
 import { createReceiverServer } from "@/lib/receiver/receiver-server";
+import { secretsKeyIssues } from "@/lib/secrets/secrets-key";
+import { storedSecretsIssues } from "@/lib/secrets/stored-secrets";
 
 async function main(): Promise<void> {
   // The receiver verifies signatures: the same rules as the server (no public demo secret outside
   // demo mode, no unconfigured endpoint served), but it signs no sessions.
   const checked = checkServerConfiguration(process.env, { needsAuth: false });
-  if (!checked.ok) {
-    console.error(`Acredita receiver cannot start: ${checked.issues.join("; ")}`);
+  if (!checked.ok || secretsKeyIssues().length > 0) {
+    console.error(`Acredita receiver cannot start: ${[...(checked.ok ? [] : checked.issues), ...secretsKeyIssues()].join("; ")}`);
     process.exit(1);
   }
   const config = checked.settings;
@@ -27,7 +29,8 @@ async function main(): Promise<void> {
   // none itself, and opens no client before they are there (a missing SQLite file would be created empty).
   const schemaExit = await cliSchemaExitCode("Acredita receiver cannot start", { apply: false });
   if (schemaExit !== undefined) process.exit(schemaExit);
-  const databaseIssues = await databaseModeIssues(await db(), config.ACREDITA_MODE);
+  // Stored signing secrets that no key of ACREDITA_SECRETS_KEY decrypts: no data endpoint could verify a delivery.
+  const databaseIssues = [...(await databaseModeIssues(await db(), config.ACREDITA_MODE)), ...(await storedSecretsIssues(await db()))];
   if (databaseIssues.length > 0) {
     console.error(`Acredita receiver cannot start: ${databaseIssues.join("; ")}`);
     process.exit(1);

@@ -16,6 +16,8 @@ import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints } from "@/lib/endpoints/endpoints";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { seedDemoData } from "@/lib/demo/seed";
+import { secretsKeyIssues } from "@/lib/secrets/secrets-key";
+import { storedSecretsIssues } from "@/lib/secrets/stored-secrets";
 import { SERVER_RESTARTS_ENV, superviseServer } from "@/lib/background/server-supervisor";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);
@@ -60,6 +62,8 @@ function refuse(issues: string[]): never {
 async function main(): Promise<void> {
   const checked = checkServerConfiguration();
   if (!checked.ok) refuse(checked.issues);
+  const keyIssues = secretsKeyIssues();
+  if (keyIssues.length > 0) refuse(keyIssues);
   const { settings: config, endpoints } = checked;
   const demo = config.ACREDITA_MODE === "demo";
   if (demo) console.log(DEMO_BANNER);
@@ -94,7 +98,8 @@ async function main(): Promise<void> {
   }
   console.log(migration.message);
 
-  const databaseIssues = await databaseModeIssues(await db(), config.ACREDITA_MODE);
+  // Stored signing secrets that no key of ACREDITA_SECRETS_KEY decrypts: no data endpoint could verify a delivery.
+  const databaseIssues = [...(await databaseModeIssues(await db(), config.ACREDITA_MODE)), ...(await storedSecretsIssues(await db()))];
   if (databaseIssues.length > 0) {
     await closeDb();
     refuse(databaseIssues);
