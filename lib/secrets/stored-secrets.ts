@@ -25,47 +25,52 @@ async function storedCiphertexts(db: Db, after?: string): Promise<StoredCipherte
 }
 
 /**
- * Why a server, receiver or worker must not start with these keys on this database: ACREDITA_SECRETS_KEY
- * malformed; or stored signing secrets exist and it is unset; or some are under a key it does not list,
- * or one of each key's secrets does not decrypt under the listed key of that id. One issue per problem,
- * naming the variable and the key ids (never a key or a secret). Empty when the database holds no secret
- * (a deployment with only environment-configured endpoints needs no key). Throws database errors.
+ * Why a server or receiver must not start with these keys on this database: ACREDITA_SECRETS_KEY
+ * malformed; or stored signing secrets exist and it is unset; or some are under a key it does not list;
+ * or some do not decrypt under the listed key of their id (altered rows, or another key). Every stored
+ * secret is decrypted once (microseconds each), in batches. One issue per problem, naming the variable,
+ * the key ids and counts (never a key or a secret). Empty when the database holds no secret (a
+ * deployment with only environment-configured endpoints needs no key). Throws database errors.
  */
 export async function storedSecretsIssues(db: Db, env: Record<string, string | undefined> = process.env): Promise<string[]> {
   const malformedKey = secretsKeyIssues(env);
   if (malformedKey.length > 0) return malformedKey;
   const keys: SecretsKey[] = parseSecretsKeys(env[SECRETS_KEY_ENV]);
-  // One sample per key id: a key that decrypts one secret of its id is the key those secrets were made with.
-  const samples = new Map<string, StoredCiphertext>();
   let count = 0;
+  const keyIds = new Set<string>();
+  const unlisted = new Map<string, number>();
+  const undecryptable = new Map<string, number>();
   let malformed = 0;
   for (let batch = await storedCiphertexts(db); batch.length > 0; batch = batch.length < BATCH ? [] : await storedCiphertexts(db, batch[batch.length - 1].id)) {
     count += batch.length;
     for (const row of batch) {
       const keyId = ciphertextKeyId(row.ciphertext);
-      if (keyId === undefined) malformed += 1;
-      else if (!samples.has(keyId)) samples.set(keyId, row);
+      if (keyId === undefined) {
+        malformed += 1;
+        continue;
+      }
+      keyIds.add(keyId);
+      if (keys.length === 0) continue;
+      try {
+        decryptSecret(row.ciphertext, secretContext(row.endpointId, row.label), keys);
+      } catch (error) {
+        if (!(error instanceof SecretDecryptError)) throw error;
+        const tally = error.failure === "unknown_key" ? unlisted : undecryptable;
+        tally.set(keyId, (tally.get(keyId) ?? 0) + 1);
+      }
     }
   }
   if (count === 0) return [];
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const are = (n: number) => (n === 1 ? "is" : "are");
   if (keys.length === 0) {
-    return [`${SECRETS_KEY_ENV}: is not set, but the database holds ${plural(count, "endpoint signing secret")} encrypted under key ${[...samples.keys()].join(", ")}; set it to the key (or keys) they were encrypted with`];
+    return [`${SECRETS_KEY_ENV}: is not set, but the database holds ${plural(count, "endpoint signing secret")} encrypted under key ${[...keyIds].join(", ")}; set it to the key (or keys) they were encrypted with`];
   }
   const issues: string[] = [];
-  if (malformed > 0) issues.push(`${SECRETS_KEY_ENV}: ${plural(malformed, "stored endpoint signing secret")} are not in a format this version reads`);
-  for (const [keyId, sample] of samples) {
-    try {
-      decryptSecret(sample.ciphertext, secretContext(sample.endpointId, sample.label), keys);
-    } catch (error) {
-      if (!(error instanceof SecretDecryptError)) throw error;
-      issues.push(
-        error.failure === "unknown_key"
-          ? `${SECRETS_KEY_ENV}: stored endpoint signing secrets are encrypted under key ${keyId}, which it does not list (it lists ${keys.map((key) => key.id).join(", ")}); add that key`
-          : `${SECRETS_KEY_ENV}: its key ${keyId} does not decrypt the stored endpoint signing secrets of that id (another key, or altered rows)`,
-      );
-    }
-  }
+  const listed = keys.map((key) => key.id).join(", ");
+  for (const [keyId, n] of unlisted) issues.push(`${SECRETS_KEY_ENV}: ${plural(n, "stored endpoint signing secret")} ${are(n)} encrypted under key ${keyId}, which it does not list (it lists ${listed}); add that key`);
+  for (const [keyId, n] of undecryptable) issues.push(`${SECRETS_KEY_ENV}: its key ${keyId} does not decrypt ${plural(n, "stored endpoint signing secret")} of that id (altered rows, or another key that shares the id)`);
+  if (malformed > 0) issues.push(`${SECRETS_KEY_ENV}: ${plural(malformed, "stored endpoint signing secret")} ${are(malformed)} not in a format this version reads`);
   return issues;
 }
 
