@@ -16,7 +16,7 @@ import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints } from "@/lib/endpoints/endpoints";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { seedDemoData } from "@/lib/demo/seed";
-import { secretsKeyIssues } from "@/lib/secrets/secrets-key";
+import { secretsKeyIssues, secretsKeys } from "@/lib/secrets/secrets-key";
 import { storedSecretsIssues } from "@/lib/secrets/stored-secrets";
 import { SERVER_RESTARTS_ENV, superviseServer } from "@/lib/background/server-supervisor";
 
@@ -87,6 +87,8 @@ async function main(): Promise<void> {
   for (const [name, value] of Object.entries({ ...database, DATABASE_TRANSACTION_TIMEOUT_MS: config.DATABASE_TRANSACTION_TIMEOUT_MS })) console.log(`  ${name.padEnd(32)} ${value}`);
   console.log(`Webhook endpoints:\n${describeEndpoints(endpoints).map((line) => `  ${line}`).join("\n")}`);
   if (endpoints.endpoints.length === 0) console.log("  (no endpoint is configured: every webhook answers 404 until a secrets variable is set)");
+  const keys = secretsKeys();
+  console.log(`  endpoints stored as data: POST /api/endpoints (docs/endpoints.md); ACREDITA_SECRETS_KEY ${keys.length === 0 ? "not set: no data endpoint secret can be stored" : `set (key ${keys[0].id} encrypts${keys.length > 1 ? `, ${keys.length - 1} more decrypt` : ""})`}`);
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
   // Runs the migration engine only when a migration is pending (lib/db/pending-migrations.ts).
