@@ -139,7 +139,10 @@ function findEndpoint(client: Db | Tx, organizationId: string, id: string) {
  * lock that serialises concurrent changes (the last-active-secret check cannot race).
  */
 async function bumpEndpointsVersion(tx: Tx): Promise<void> {
-  await tx.configVersion.upsert({ where: { name: ENDPOINTS_CONFIG }, create: { name: ENDPOINTS_CONFIG, version: 1 }, update: { version: { increment: 1 } } });
+  // An UPDATE first (never a read: on SQLite a transaction that reads before it writes can lose to another process).
+  const { count } = await tx.configVersion.updateMany({ where: { name: ENDPOINTS_CONFIG }, data: { version: { increment: 1 } } });
+  // The migration made the row; a database restored without it gets it back.
+  if (count === 0) await tx.configVersion.create({ data: { name: ENDPOINTS_CONFIG, version: 1 } });
 }
 
 /** Runs a change in one transaction, then drops this process's cache (other processes follow within a second). */

@@ -19,6 +19,7 @@ import { closeDb, db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
 import { ENDPOINTS_VERSION_CHECK_MS, forgetCachedEndpoints, LAST_MATCHED_WRITE_MS } from "@/lib/endpoints/data-endpoints";
 import { createEndpoint, rotateSecret, type EndpointActor } from "@/lib/endpoints/endpoint-store";
+import { retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { receiveWebhook } from "@/lib/ingest/receive-webhook";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
@@ -410,6 +411,29 @@ describe("disabled, deleted, and changes seen by every process", () => {
     assert.equal(stored.lastMatchedAt?.toISOString(), new Date(T.getTime() + LAST_MATCHED_WRITE_MS).toISOString());
     const view = await api("GET", `/api/endpoints/${id}`);
     assert.equal((view.json.secrets as Record<string, unknown>[])[0].lastMatchedAt, new Date(T.getTime() + 60_000).toISOString());
+  });
+});
+
+describe("the rest of the pipeline", () => {
+  test("an inline data endpoint's dead letter (unknown order) is retried through the same endpoint once the order exists; a deleted endpoint's is not retryable", async () => {
+    const created = await api("POST", "/api/endpoints", { provider: "lab", account: "lab-dead", livemode: true, processingMode: "inline" });
+    const id = created.json.id as string;
+    const secret = created.json.secret as string;
+    const send = async (eventId: string, orderId: string) => {
+      const body = labPayment(eventId, orderId, 900);
+      return deliver(id, body, { "Lab-Signature": signTimestamped(secret, Math.floor(Date.now() / 1000), body) });
+    };
+    assert.deepEqual([(await send("evt_de_dead_1", "ord_de_later")).status, (await send("evt_de_dead_2", "ord_de_never")).status], [409, 409]);
+    const database = await db();
+    const letters = await database.deadLetter.findMany({ where: { endpoint: id }, orderBy: { eventId: "asc" }, select: { id: true, category: true, secretLabel: true } });
+    assert.deepEqual(letters.map((letter) => [letter.category, letter.secretLabel]), [["unknown_order", "secret-1"], ["unknown_order", "secret-1"]]);
+    assert.equal((await createOrder("ord_de_later", 900)).status, 201);
+    const retried = await retryDeadLetter(database, letters[0].id, "support@data-endpoints.test");
+    assert.deepEqual([retried.outcome, retried.reason], ["applied", "credited 900 ARS; order ord_de_later created -> paid; dead letter resolved"]);
+    assert.equal((await readOrder("ord_de_later")).credited, 900);
+    assert.equal((await api("DELETE", `/api/endpoints/${id}`)).status, 204);
+    const gone = await retryDeadLetter(database, letters[1].id, "support@data-endpoints.test");
+    assert.deepEqual([gone.outcome, gone.reasonRef?.code], ["not_retryable", "retry_endpoint_gone"]);
   });
 });
 
