@@ -6,6 +6,49 @@
 /** The pure provider modules: signature checks and payload parsing, no database. */
 const PROVIDERS = "^lib/providers/";
 
+/**
+ * The layers of lib/, lowest first: a folder imports only folders of its own layer or lower ones (its
+ * tests beside it excepted: a test may drive its module from above). Within a layer, and across all of
+ * lib/, no two folders import each other, directly or round a loop (scripts/lint-arch.ts checks that).
+ */
+const LAYERS = [
+  { name: "config", folders: ["config"], comment: "settings read from the environment" },
+  { name: "base", folders: ["log", "format", "reasons", "i18n", "http", "money", "net", "security", "secrets", "test-hooks", "lists"], comment: "utilities every layer uses: logging, formatting, reason codes, locales, money units, paging, encryption at rest" },
+  { name: "db", folders: ["db", "generated"], comment: "the database clients, the driver, migrations" },
+  { name: "pure", folders: ["core", "providers"], comment: "the decisions and the providers' parsing: no database" },
+  { name: "persistence", folders: ["events", "ledger", "orders", "organizations", "decisions", "dead-letters", "audit", "monitoring", "jobs"], comment: "the tables' writers and readers, the building blocks of workers" },
+  { name: "pipelines", folders: ["apply", "ingest", "inbox", "outbox", "endpoints", "reconciliation", "retention", "auth", "api", "triage", "review", "health", "lab", "demo"], comment: "what a delivery, a worker, a person or the operator sets in motion" },
+  { name: "processes", folders: ["background", "receiver"], comment: "the background loops and the receiver process" },
+];
+
+/**
+ * The tables the money path writes, each with the one module that writes it (SQL INSERT, UPDATE or
+ * DELETE naming the table, or a Prisma model write). tests/, e2e/ and bench/ seed them freely.
+ */
+const MONEY_PATH_WRITERS = {
+  WebhookEvent: "lib/events/webhook-events.ts",
+  Decision: "lib/decisions/record-decision.ts",
+  LedgerEntry: "lib/ledger/bookings.ts",
+  Delivery: "lib/ledger/bookings.ts",
+  ExtraCharge: "lib/ledger/bookings.ts",
+  Dispute: "lib/ledger/disputes.ts",
+  RefundSnapshot: "lib/ledger/refund-snapshots.ts",
+  RefundObject: "lib/ledger/refund-snapshots.ts",
+  DeadLetter: "lib/dead-letters/dead-letters.ts",
+  OutboxMessage: "lib/outbox/outbox-store.ts",
+};
+
+const folderPattern = (folders) => `^lib/(${folders.join("|")})/`;
+
+/** One rule per layer: nothing of it imports a higher layer. */
+const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `layer-${layer.name}`,
+  severity: "error",
+  comment: `lib/ layer "${layer.name}" (${layer.comment}) imports no higher layer: ${LAYERS.slice(index + 1).map((higher) => higher.name).join(", ")}.`,
+  from: { path: folderPattern(layer.folders), pathNot: "\\.test\\.tsx?$" },
+  to: { path: folderPattern(LAYERS.slice(index + 1).flatMap((higher) => higher.folders)) },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -31,6 +74,13 @@ module.exports = {
       to: { path: ["^lib/(db|generated)/", "(^|/)node_modules/(@prisma/[^/]+|better-sqlite3|pg)/"] },
     },
     {
+      name: "core-not-to-database",
+      severity: "error",
+      comment: "The core decides from facts it is given: it never touches the database (lib/db, the generated Prisma clients, the drivers).",
+      from: { path: "^lib/core/" },
+      to: { path: ["^lib/(db|generated)/", "(^|/)node_modules/(@prisma/[^/]+|better-sqlite3|pg)/"] },
+    },
+    {
       name: "core-not-to-providers",
       severity: "error",
       comment: "The core applies normalized events; it never imports a provider module.",
@@ -51,6 +101,7 @@ module.exports = {
       from: { path: "^lib/" },
       to: { circular: true },
     },
+    ...layerRules,
   ],
   options: {
     doNotFollow: { path: ["node_modules", "^lib/generated/"] },
@@ -68,3 +119,7 @@ module.exports = {
     skipAnalysisNotInRules: true,
   },
 };
+
+// Read by scripts/lint-arch.ts (dependency-cruiser ignores them): the folder-loop and single-writer checks.
+module.exports.layers = LAYERS;
+module.exports.moneyPathWriters = MONEY_PATH_WRITERS;

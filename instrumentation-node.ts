@@ -2,7 +2,7 @@
 // for the Edge runtime too, and warned at every build about the process.exit calls this file makes.
 /** The server start in Node.js: see instrumentation.ts. Exits 1 on an unsafe configuration or database. */
 export async function registerNode(): Promise<void> {
-  const { checkServerConfiguration } = await import("@/lib/config/server-configuration");
+  const { checkServerConfiguration } = await import("@/lib/background/server-configuration");
   const checked = checkServerConfiguration();
   if (!checked.ok) {
     console.error(`Acredita cannot start:\n${checked.issues.map((issue) => `  ${issue}`).join("\n")}`);
@@ -12,7 +12,7 @@ export async function registerNode(): Promise<void> {
     import("@/lib/demo/database-mode-check"),
     import("@/lib/db/client"),
     import("@/lib/secrets/secrets-key"),
-    import("@/lib/secrets/stored-secrets"),
+    import("@/lib/endpoints/stored-secrets"),
   ]);
   const keyIssues = secretsKeyIssues();
   const databaseIssues =

@@ -6,7 +6,8 @@ import path from "node:path";
 import { defineConfig } from "prisma/config";
 import { postgresCliAdapter } from "./lib/db/cli/postgres-cli-adapter";
 import { sqliteCliAdapter } from "./lib/db/cli/sqlite-cli-adapter";
-import { DEFAULT_DATABASE_URL, isPostgresUrl } from "./lib/db/url";
+import { DEFAULT_DATABASE_URL } from "./lib/config/database-url";
+import { isPostgresUrl } from "./lib/db/url";
 
 const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 const folder = isPostgresUrl(url) ? path.join("prisma", "postgresql") : "prisma";

@@ -1,5 +1,5 @@
 // The bare-SQL apply limit: the same logical apply as Acredita's inbox worker for a lab `payment`
-// event (lib/inbox/apply-claimed-event.ts -> lib/core/apply-stored-event.ts -> lib/core/apply-effect.ts),
+// event (lib/inbox/apply-claimed-events.ts -> lib/apply/apply-stored-event.ts -> lib/apply/apply-effect.ts),
 // written directly on the drivers with cached prepared statements, on Acredita's own schema. Per event
 // it writes exactly the rows the worker writes:
 //   1. the claim (WebhookEvent: processing, lease, dueAt = lease expiry, attempts + 1), its own commit;
@@ -19,8 +19,8 @@ import pg from "pg";
 import { labApprovals, prismaDate } from "@/bench/bench-data";
 import { newRowId } from "@/lib/db/row-id";
 import { storedEventData, type VerifiedDelivery } from "@/lib/ingest/delivery";
-import { creditKey } from "@/lib/ledger/business-keys";
-import { nextStatus } from "@/lib/orders/transitions";
+import { creditKey } from "@/lib/core/business-keys";
+import { nextStatus } from "@/lib/core/order-transitions";
 import { labProvider } from "@/lib/providers/lab";
 import type { NormalizedEvent } from "@/lib/core/effect";
 
@@ -120,7 +120,7 @@ export interface LimitRun {
   failed: number;
 }
 
-/** The decision reason the worker writes for a credited payment (lib/core/apply-effect.ts). */
+/** The decision reason the worker writes for a credited payment (lib/apply/apply-effect.ts). */
 function creditedReason(order: OrderRow, to: string): string {
   return `credited ${order.amount} ${order.currency}; order ${order.id} ${order.status} -> ${to}`;
 }

@@ -10,7 +10,7 @@ import { userInfo } from "node:os";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
-import { retryAllDeadLettersAs, retryDeadLetterAs, type DashboardRetryOutcome, type DeadLetterRetryResult } from "@/lib/dead-letters/manage-dead-letters";
+import { retryAllDeadLettersAs, retryDeadLetterAs, type DashboardRetryOutcome, type DeadLetterRetryResult } from "@/lib/triage/manage-dead-letters";
 import type { Actor } from "@/lib/auth/roles";
 import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reasons";
 import { runCli } from "@/lib/background/run-cli";

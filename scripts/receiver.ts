@@ -5,7 +5,7 @@
 // `Connection: close`, closes every connection (all of them after 10 s), writes the refusal counts
 // still in memory (lib/decisions/rejection-counter.ts), exits 0.
 import "@/lib/config/env-files";
-import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { checkServerConfiguration } from "@/lib/background/server-configuration";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { exitOnStop } from "@/lib/background/exit-on-stop";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
@@ -14,7 +14,7 @@ import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { logger } from "@/lib/log/logger";
 import { createReceiverServer } from "@/lib/receiver/receiver-server";
 import { secretsKeyIssues } from "@/lib/secrets/secrets-key";
-import { storedSecretsIssues } from "@/lib/secrets/stored-secrets";
+import { storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
 
 async function main(): Promise<void> {
   // The receiver verifies signatures: the same rules as the server (no public demo secret outside

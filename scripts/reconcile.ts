@@ -20,7 +20,7 @@ import { allMismatches, formatMismatchLine, formatRunLine, formatTotalsLines, ru
 import { claimRun, executeRun, holdQueuedRun, queueRun } from "@/lib/reconciliation/runs";
 import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } from "@/lib/reconciliation/run-scope";
 import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
-import { newWorkerId } from "@/lib/background/worker-id";
+import { newWorkerId } from "@/lib/jobs/worker-id";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { runCli } from "@/lib/background/run-cli";

@@ -4,7 +4,7 @@
 // every worker, this one included. Woken by the server on an upload (an IPC message), else polls.
 // Stops cleanly on SIGTERM/SIGINT or when the server goes away (the IPC channel closes): the run in hand
 // goes back to the queue at its next batch, then it exits 0.
-import { notifyWork } from "@/lib/background/signals";
+import { notifyWork } from "@/lib/jobs/signals";
 import { readSettingsOrExit } from "@/lib/config/settings";
 import { exitOnStop } from "@/lib/background/exit-on-stop";
 import { db } from "@/lib/db/client";

@@ -3,7 +3,7 @@
 // on: rolled back (repaired by hand or restored; the next start applies it again) or applied (completed
 // by hand). Only a failed row (started, never finished) is changed. Exit 0 when recorded, 2 on a bad
 // argument or when no failed migration of that name exists, 1 on a database failure.
-import { DEFAULT_DATABASE_URL } from "@/lib/db/url";
+import { DEFAULT_DATABASE_URL } from "@/lib/config/database-url";
 import { checkMigrations, resolveFailedMigration, type MigrationResolution } from "@/lib/db/pending-migrations";
 import { errorMessage } from "@/lib/log/error-message";
 

@@ -11,7 +11,7 @@ import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { db } from "@/lib/db/client";
 import { SecretsKeyMissingError } from "@/lib/secrets/secret-box";
 import { SecretsKeyError, secretsKeys } from "@/lib/secrets/secrets-key";
-import { reencryptStoredSecrets, storedSecretsIssues } from "@/lib/secrets/stored-secrets";
+import { reencryptStoredSecrets, storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
 
 const USAGE = "usage: npm run secrets -- reencrypt | check";
 

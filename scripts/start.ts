@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { checkServerConfiguration } from "@/lib/background/server-configuration";
 import { serverProcessFlags } from "@/lib/config/server-process-flags";
 import { loadEnvConfig } from "@next/env";
 import { runMode, settingsOnDemoDefaults } from "@/lib/config/settings";
@@ -17,7 +17,7 @@ import { describeEndpoints } from "@/lib/endpoints/endpoints";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { seedDemoData } from "@/lib/demo/seed";
 import { secretsKeyIssues, secretsKeys } from "@/lib/secrets/secrets-key";
-import { storedSecretsIssues } from "@/lib/secrets/stored-secrets";
+import { storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
 import { SERVER_RESTARTS_ENV, superviseServer } from "@/lib/background/server-supervisor";
 
 const SECRET_SETTINGS = new Set(["API_TOKEN", "LAB_WEBHOOK_SECRET", "AUTH_SECRET"]);

@@ -2,7 +2,7 @@ import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { LocaleSwitch } from "@/app/_components/locale-switch";
 import { currentActor } from "@/lib/auth/session";
-import { safeNextPath } from "@/lib/auth/next-path";
+import { safeNextPath } from "@/lib/http/next-path";
 import { runMode } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";

@@ -1,4 +1,4 @@
-// The core's decisions carried out on books held in memory, the way lib/core/apply-effect.ts carries
+// The core's decisions carried out on books held in memory, the way lib/apply/apply-effect.ts carries
 // them out in a database transaction: for property tests that deliver every permutation of a lifecycle's
 // events without a database. Deliveries are deduplicated by event id (the inbox's UNIQUE event key);
 // an event whose failure is retryable is parked and retried after every event that changed the books
@@ -7,7 +7,7 @@ import { decideDispute, decidePayment, decideRefund, type EffectDecision, type O
 import type { BookedEntry } from "@/lib/core/decide-refund";
 import { advanceDisputeStatus } from "@/lib/core/decide-dispute";
 import { currentEffect, type DisputeStatus, type NormalizedEvent, type OrderRef, type ProviderName } from "@/lib/core/effect";
-import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/core/business-keys";
 
 interface Entry extends BookedEntry {
   orderId: string;

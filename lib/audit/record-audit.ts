@@ -1,4 +1,3 @@
-import type { Actor } from "@/lib/auth/roles";
 import type { Db, Tx } from "@/lib/db/client";
 import { reasonColumns, type Because } from "@/lib/reasons/reason-codes";
 
@@ -15,7 +14,7 @@ export interface AuditInput {
 }
 
 /** Writes one audit row for `actor` (inside `client`'s transaction when given one). Throws database errors. */
-export async function recordAudit(client: Db | Tx, actor: Pick<Actor, "id" | "email">, input: AuditInput, at = new Date()): Promise<void> {
+export async function recordAudit(client: Db | Tx, actor: { id: string; email: string }, input: AuditInput, at = new Date()): Promise<void> {
   const coded = typeof input.note === "object" && input.note !== null ? input.note : undefined;
   const note = coded ? coded.reason : typeof input.note === "string" ? input.note : null;
   const { reasonCode: noteCode, reasonParams: noteParams } = reasonColumns(coded?.reasonRef);

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { onWork } from "@/lib/background/signals";
-import { workerIdPrefix } from "@/lib/background/worker-id";
+import { onWork } from "@/lib/jobs/signals";
+import { workerIdPrefix } from "@/lib/jobs/worker-id";
 import { settings } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { errorMessage } from "@/lib/log/error-message";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { checkServerConfiguration } from "@/lib/background/server-configuration";
 import { readSettings, SettingsError } from "@/lib/config/settings";
 
 test("demo mode fills unset secrets with the public demo values", () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_DATABASE_URL } from "@/lib/db/url";
+import { DEFAULT_DATABASE_URL } from "@/lib/config/database-url";
 
 /**
  * How the process runs. `demo` (`npm run demo`): the public demo secrets, data and users below, so a
@@ -19,7 +19,7 @@ const DEFAULTS = {
  * Public demo secrets (they are printed in the README): used only in demo mode, and refused in
  * production even when set explicitly, since anyone can sign with them.
  */
-/** The label suffix of a public demo secret: what it signed is never applied outside demo mode (lib/core/apply-stored-event.ts). */
+/** The label suffix of a public demo secret: what it signed is never applied outside demo mode (lib/apply/apply-stored-event.ts). */
 export const DEMO_SECRET_LABEL_SUFFIX = "[demo]";
 
 export const DEMO_SECRETS = {

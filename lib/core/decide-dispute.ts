@@ -1,6 +1,6 @@
 import type { DisputeStatus, Effect } from "@/lib/core/effect";
 import type { BookedEntry, PlannedEntry } from "@/lib/core/decide-refund";
-import { disputeKey, disputeKeyPrefix, type PaymentScope } from "@/lib/ledger/business-keys";
+import { disputeKey, disputeKeyPrefix, type PaymentScope } from "@/lib/core/business-keys";
 import { because, reasonRef, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 const money = (amount: number, currency: string): Money => ({ amount, currency });

@@ -3,10 +3,9 @@ import type { DisputeStatus, Effect, OrderRef, ProviderName } from "@/lib/core/e
 import { planRefunds, type BookedEntry, type PlannedEntry } from "@/lib/core/decide-refund";
 import { advanceDisputeStatus, planDisputeMoney } from "@/lib/core/decide-dispute";
 import { statusOfBooks, transitionAllowed } from "@/lib/core/order-status";
-import type { PaymentScope } from "@/lib/ledger/business-keys";
-import type { RefundObjectFact, RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
-import type { OrderRow } from "@/lib/orders/transition-order";
-import { nextStatus, type OrderStatus, type OrderTrigger } from "@/lib/orders/transitions";
+import type { PaymentScope } from "@/lib/core/business-keys";
+import type { OrderRow, RefundObjectFact, RefundSnapshotFact } from "@/lib/core/books";
+import { nextStatus, type OrderStatus, type OrderTrigger } from "@/lib/core/order-transitions";
 import { because, followedBy, reasonRef, reasonText, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** The order as a decision needs it: the row the apply reads (amounts in minor units of `currency`). */

@@ -1,7 +1,6 @@
 import type { Effect, RefundFact } from "@/lib/core/effect";
-import { parseRefundKey, refundFailedKey, refundObjectKey, refundTotalKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
-import type { PaymentEntry } from "@/lib/ledger/bookings";
-import type { RefundObjectFact, RefundSnapshotFact } from "@/lib/ledger/refund-snapshots";
+import { parseRefundKey, refundFailedKey, refundObjectKey, refundTotalKey, type LedgerKind, type PaymentScope } from "@/lib/core/business-keys";
+import type { PaymentEntry, RefundObjectFact, RefundSnapshotFact } from "@/lib/core/books";
 import { because, followedBy, reasonRef, reasonText, type Because, type Money, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /** A refund, failed-refund or dispute entry of a payment as booked (lib/ledger/bookings.ts reads them). */

@@ -1,5 +1,5 @@
 import type { DisputeStatus } from "@/lib/core/effect";
-import { ORDER_TRANSITIONS, type OrderStatus, type OrderTrigger } from "@/lib/orders/transitions";
+import { ORDER_TRANSITIONS, type OrderStatus, type OrderTrigger } from "@/lib/core/order-transitions";
 
 /**
  * The status a credited order's books say it has, whatever event was applied last: a lost dispute makes

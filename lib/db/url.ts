@@ -1,6 +1,3 @@
-/** Default embedded database: a SQLite file under data/ (ignored by git), relative to the working directory. */
-export const DEFAULT_DATABASE_URL = "file:./data/acredita.db";
-
 /** True when the URL selects PostgreSQL (postgres:// or postgresql://). */
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);

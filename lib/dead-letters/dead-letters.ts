@@ -1,4 +1,4 @@
-import type { Db } from "@/lib/db/client";
+import type { Db, Tx } from "@/lib/db/client";
 import { driverOf, type SqlSession, type SqlValue } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { formatEventKey, type EventKey } from "@/lib/core/event-key";
@@ -96,4 +96,62 @@ export async function resolveDeadLettersOfEvent(session: SqlSession, key: EventK
     now,
     `${formatEventKey(key)}:${bodyHash}`,
   ]);
+}
+
+/**
+ * Resolves an open dead letter with a resolution and who resolved it (a person's e-mail, or `system`).
+ * `resolution` is a person's note (kept as written, at most 500 characters) or a system reason with its
+ * code. Runs with `client` (a Prisma transaction when an audit row goes with it). Returns false when
+ * the dead letter is not open (resolved meanwhile, or no such id).
+ */
+export async function resolveDeadLetter(client: Db | Tx, id: string, resolution: { note: string } | Because, resolvedBy: string, now: Date): Promise<boolean> {
+  const columns =
+    "note" in resolution ? { resolution: resolution.note.slice(0, 500) } : { resolution: resolution.reason, ...renameReasonColumns(reasonColumns(resolution.reasonRef)) };
+  const { count } = await client.deadLetter.updateMany({ where: { id, status: "open" }, data: { status: "resolved", ...columns, resolvedBy, resolvedAt: now } });
+  return count === 1;
+}
+
+/** The reason columns under the dead letter's resolution names. */
+function renameReasonColumns(columns: { reasonCode: string | null; reasonParams: string | null }) {
+  return { resolutionCode: columns.reasonCode, resolutionParams: columns.reasonParams };
+}
+
+/**
+ * Names the person on a dead letter that the apply resolved as `system` while that person's retry ran
+ * (the apply does not know who asked). Only a row still resolved by `system` changes.
+ */
+export async function nameDeadLetterResolver(db: Db, id: string, email: string): Promise<void> {
+  await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: email } });
+}
+
+/** Sets (or clears, with null) the owner of an open dead letter, with `client` (a transaction with its audit row). Returns false when it is not open. */
+export async function assignDeadLetter(client: Db | Tx, id: string, owner: string | null): Promise<boolean> {
+  const { count } = await client.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner } });
+  return count === 1;
+}
+
+/**
+ * Notes on an open dead letter that `actor` re-queued its event at `now` (its next action: the worker
+ * applies it), and makes `actor` its owner when it had none; in the caller's driver session.
+ */
+export async function noteDeadLetterRequeued(session: SqlSession, id: string, actor: string, now: Date): Promise<void> {
+  await session.run(`UPDATE "DeadLetter" SET "nextAction" = ?, "owner" = COALESCE("owner", ?) WHERE "id" = ? AND "status" = 'open'`, [
+    `re-queued by ${actor} at ${now.toISOString()}; the worker applies it`,
+    actor,
+    id,
+  ]);
+}
+
+/**
+ * Empties the payload of these dead letters (`payload = ""`, `purgedAt = now`), each only while it is
+ * resolved, unpurged, and its last failure and resolution are before `cutoff` (one reopened meanwhile
+ * keeps its payload: a retry re-runs it). Returns how many were emptied.
+ */
+export async function purgeDeadLetterPayloads(db: Db, ids: readonly string[], cutoff: Date, now: Date): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { count } = await db.deadLetter.updateMany({
+    where: { id: { in: [...ids] }, purgedAt: null, status: "resolved", lastFailedAt: { lt: cutoff }, OR: [{ resolvedAt: null }, { resolvedAt: { lt: cutoff } }] },
+    data: { payload: "", purgedAt: now },
+  });
+  return count;
 }

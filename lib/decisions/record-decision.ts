@@ -1,6 +1,6 @@
 import type { DecisionOutcome } from "@/lib/core/effect";
-import type { Db, Tx } from "@/lib/db/client";
-import type { SqlSession, SqlValue } from "@/lib/db/driver";
+import type { Db } from "@/lib/db/client";
+import { driverOf, type SqlSession, type SqlValue } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
@@ -83,24 +83,26 @@ export function logDecision(row: DecisionRow): void {
 }
 
 /**
- * Writes one decision row with `client` (a transaction when the decision is part of an effect) and logs
- * it. Throws whatever the database throws; use {@link recordDecisionSafely} outside a transaction.
+ * Writes one decision row on its own (one statement, autocommit) and logs it. Throws whatever the
+ * database throws; use {@link recordDecisionSafely} where the answer is already decided.
  */
-export async function recordDecision(client: Db | Tx, input: DecisionInput): Promise<void> {
+export async function recordDecision(db: Db, input: DecisionInput, at = new Date()): Promise<void> {
   const row = decisionRow(input);
-  await client.decision.create({ data: row });
+  await driverOf(db).transaction((session) => insertDecisions(session, [row], at));
   logDecision(row);
 }
 
 /**
- * Writes decision rows in the caller's driver transaction (lib/db/driver.ts), all in one multi-row
- * INSERT, and logs them once the caller committed ({@link logDecision}). Ids are ULIDs in write order.
+ * Writes decision rows in the caller's driver session (lib/db/driver.ts), all in one multi-row INSERT;
+ * the caller logs them once committed ({@link logDecision}). Each row is stamped with its own `at` when
+ * it has one (a batch of deliveries that arrived at different times), else with `at`; ids are ULIDs of
+ * that time, in write order. Throws the database's errors.
  */
-export async function insertDecisions(session: SqlSession, rows: DecisionRow[], at: Date): Promise<void> {
+export async function insertDecisions(session: SqlSession, rows: readonly (DecisionRow & { at?: Date })[], at: Date): Promise<void> {
   if (rows.length === 0) return;
   const columns = ["id", "at", ...DECISION_ROW_COLUMNS] as const;
   const values: SqlValue[] = [];
-  for (const row of rows) values.push(newRowId(at), at, ...DECISION_ROW_COLUMNS.map((column) => row[column]));
+  for (const row of rows) values.push(newRowId(row.at ?? at), row.at ?? at, ...DECISION_ROW_COLUMNS.map((column) => row[column]));
   const placeholders = rows.map(() => `(${columns.map(() => "?").join(", ")})`).join(", ");
   await session.run(`INSERT INTO "Decision" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES ${placeholders}`, values);
 }
@@ -126,4 +128,14 @@ export async function recordDecisionSafely(client: Db, input: DecisionInput): Pr
  */
 export async function linkDecisionsToOrder(session: SqlSession, event: { endpoint: string; eventId: string }, orderId: string): Promise<number> {
   return session.run(`UPDATE "Decision" SET "orderId" = ? WHERE "eventId" = ? AND "endpoint" = ? AND "verified" = ? AND "orderId" IS NULL`, [orderId, event.eventId, event.endpoint, true]);
+}
+
+/**
+ * Deletes these decision rows (retention: lib/retention/purge-decisions.ts chooses them by age) in one
+ * statement. Returns how many were deleted.
+ */
+export async function deleteDecisions(db: Db, ids: readonly string[]): Promise<{ count: number }> {
+  if (ids.length === 0) return { count: 0 };
+  const count = await driverOf(db).transaction((session) => session.run(`DELETE FROM "Decision" WHERE "id" IN (${ids.map(() => "?").join(", ")})`, ids));
+  return { count };
 }

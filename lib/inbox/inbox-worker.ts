@@ -1,11 +1,11 @@
-import { ClaimingWorker } from "@/lib/background/claiming-worker";
-import { newWorkerId } from "@/lib/background/worker-id";
+import { ClaimingWorker } from "@/lib/jobs/claiming-worker";
+import { newWorkerId } from "@/lib/jobs/worker-id";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
-import { signalAfterApply } from "@/lib/core/apply-stored-event";
-import { applyClaimedEvents, type ClaimedEventResult } from "@/lib/inbox/apply-claimed-event";
-import { claimDueInboxEvents } from "@/lib/inbox/claim-inbox-event";
-import { inboxRetryPolicy, type RetryPolicy } from "@/lib/inbox/retry-policy";
+import { signalAfterApply } from "@/lib/apply/apply-stored-event";
+import { applyClaimedEvents, type ClaimedEventResult } from "@/lib/inbox/apply-claimed-events";
+import { claimDueInboxEvents } from "@/lib/events/webhook-events";
+import { inboxRetryPolicy, type RetryPolicy } from "@/lib/jobs/retry-policy";
 
 /** Worker settings; every field defaults to the settings (INBOX_*). `now`/`random` are for tests. */
 export interface InboxWorkerOptions {

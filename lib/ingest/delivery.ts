@@ -2,6 +2,7 @@ import type { ServedEndpoint } from "@/lib/endpoints/endpoints";
 import type { EventKey } from "@/lib/core/event-key";
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
+import { insertEvents, type NewEventRow } from "@/lib/events/webhook-events";
 
 export type { ProcessResult };
 import type { NormalizedEvent, ProcessResult } from "@/lib/core/effect";
@@ -39,7 +40,7 @@ export function paymentKeyOf(event: NormalizedEvent): string | undefined {
  * The WebhookEvent row of a delivery (the UNIQUE key, the body hash and the normalised payload; never
  * the raw body or a signature), with the processing fields the caller chooses.
  */
-export function storedEventData(delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }) {
+export function storedEventData(delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }): Omit<NewEventRow, "id" | "receivedAt"> {
   const key = eventKeyOf(delivery);
   return {
     provider: key.provider,
@@ -82,20 +83,21 @@ export class EventAlreadyStored extends Error {
   }
 }
 
-const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
+/**
+ * The new WebhookEvent row of a delivery at `now`: {@link storedEventData} with a fresh ULID id
+ * ({@link newRowId}) and `receivedAt = now`.
+ */
+export function newEventRow(delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }, now: Date): NewEventRow {
+  return { id: newRowId(now), ...storedEventData(delivery, fields), receivedAt: now };
+}
 
 /**
  * Inserts a delivery's WebhookEvent row in the caller's driver transaction under its UNIQUE event key
- * (`ON CONFLICT DO NOTHING RETURNING`: the key decides, never a read first). Returns the row's id, or
- * throws {@link EventAlreadyStored} when the key is taken (so the transaction rolls back).
+ * ({@link insertEvents}: the key decides, never a read first). Returns the row's id, or throws
+ * {@link EventAlreadyStored} when the key is taken (so the transaction rolls back).
  */
 export async function insertStoredEvent(session: SqlSession, delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }, now: Date): Promise<string> {
-  const row = { ...storedEventData(delivery, fields), id: newRowId(now), receivedAt: now };
-  const inserted = await session.all<{ id: string }>(
-    `INSERT INTO "WebhookEvent" (${STORED_EVENT_COLUMNS.map((column) => `"${column}"`).join(", ")}) VALUES (${STORED_EVENT_COLUMNS.map(() => "?").join(", ")})
-     ON CONFLICT ("provider", "account", "livemode", "eventId") DO NOTHING RETURNING "id"`,
-    STORED_EVENT_COLUMNS.map((column) => row[column]),
-  );
-  if (inserted.length !== 1) throw new EventAlreadyStored(row.eventId);
-  return inserted[0].id;
+  const [inserted] = await insertEvents(session, [newEventRow(delivery, fields, now)]);
+  if (!inserted) throw new EventAlreadyStored(delivery.event.eventId);
+  return inserted.id;
 }

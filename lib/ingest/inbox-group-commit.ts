@@ -1,12 +1,12 @@
-import { notifyWork } from "@/lib/background/signals";
+import { notifyWork } from "@/lib/jobs/signals";
 import { settings } from "@/lib/config/settings";
-import type { Db, Tx } from "@/lib/db/client";
-import { newRowId } from "@/lib/db/row-id";
-import { DECISION_ROW_COLUMNS, decisionRow, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import type { Db } from "@/lib/db/client";
+import { driverOf, type SqlSession } from "@/lib/db/driver";
+import { decisionRow, insertDecisions, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
+import { insertEvents } from "@/lib/events/webhook-events";
+import { decisionBaseOf, eventKeyOf, newEventRow, orderIdOf, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { duplicateBecause } from "@/lib/ingest/answers";
 import { because, type Because } from "@/lib/reasons/reason-codes";
-import { Prisma } from "@/lib/generated/prisma/client";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
 
@@ -130,7 +130,7 @@ export class InboxGroupCommit {
   private async commit(batch: Waiting[]): Promise<GroupCommitOutcome[]> {
     let written: { outcomes: GroupCommitOutcome[]; decisions: DecisionRow[] };
     try {
-      written = await this.db.$transaction((tx) => writeBatch(tx, batch));
+      written = await driverOf(this.db).transaction((session) => writeBatch(session, batch));
     } catch (error) {
       logger.warn({ err: errorMessage(error), deliveries: batch.length }, "inbox group commit failed; storing its deliveries one by one");
       this.counters.failedBatches++;
@@ -152,19 +152,6 @@ export class InboxGroupCommit {
   }
 }
 
-const EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
-const DECISION_COLUMNS = ["id", "at", ...DECISION_ROW_COLUMNS] as const;
-
-/** `"a", "b", ...`: quoted column names (the same spelling on SQLite and PostgreSQL). */
-function columnList(columns: readonly string[]): Prisma.Sql {
-  return Prisma.raw(columns.map((column) => `"${column}"`).join(", "));
-}
-
-/** `(v1, v2, ...), (...)`: rows as bound parameters (Prisma renders `?` or `$n` for the database). */
-function valueRows<Row extends Record<string, unknown>>(rows: Row[], columns: readonly (keyof Row & string)[]): Prisma.Sql {
-  return Prisma.join(rows.map((row) => Prisma.sql`(${Prisma.join(columns.map((column) => row[column]))})`));
-}
-
 /** `(provider, account, livemode)` groups of a batch's deliveries, with their event ids: one indexed query each. */
 function scopesOf(deliveries: VerifiedDelivery[]): { provider: string; account: string; livemode: boolean; eventIds: string[] }[] {
   const scopes = new Map<string, { provider: string; account: string; livemode: boolean; eventIds: string[] }>();
@@ -179,21 +166,21 @@ function scopesOf(deliveries: VerifiedDelivery[]): { provider: string; account: 
 }
 
 /**
- * Writes one batch in the caller's transaction, in a few parameterised statements whatever its size
+ * Writes one batch in the caller's driver transaction, in a few prepared statements whatever its size
  * (the model API would compile each row into its query plan: most of the receiver's CPU, bench/):
- * 1. `INSERT INTO WebhookEvent ... ON CONFLICT (provider, account, livemode, eventId) DO NOTHING
- *    RETURNING`: the UNIQUE key decides; a key stored before (or by a concurrent transaction on
+ * 1. the event rows ({@link insertEvents}: `ON CONFLICT (provider, account, livemode, eventId) DO
+ *    NOTHING RETURNING`): the UNIQUE key decides; a key stored before (or by a concurrent transaction on
  *    PostgreSQL, which waits for it) comes back missing, never an error. Within the batch only the
  *    first delivery of a key is inserted, in key order (concurrent batches on PostgreSQL then take
  *    their unique-index locks in the same order and cannot deadlock on each other);
  * 2. for the deliveries whose key was not inserted: one read of the stored rows per provider/account/
  *    mode: the same body hash is a `duplicate` (answered here), another one `exists` (the caller
  *    dead-letters the conflict);
- * 3. one insert of every `accepted` and `duplicate` decision row.
- * Times are written as the model API writes them (the Date parameters go through the same adapter);
- * ids are ULIDs in the order the rows are written ({@link newRowId}).
+ * 3. one insert of every `accepted` and `duplicate` decision row ({@link insertDecisions}), each at
+ *    its delivery's arrival time.
+ * Times are written as the model API writes them (lib/db/driver.ts); ids are ULIDs in write order.
  */
-async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCommitOutcome[]; decisions: DecisionRow[] }> {
+async function writeBatch(session: SqlSession, batch: Waiting[]): Promise<{ outcomes: GroupCommitOutcome[]; decisions: DecisionRow[] }> {
   const firstOfKey = new Map<string, number>();
   batch.forEach(({ delivery }, index) => {
     const key = keyText(delivery);
@@ -201,18 +188,14 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
   });
   const candidates = [...firstOfKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, index]) => {
     const { delivery, now } = batch[index];
-    return { index, row: { id: newRowId(now), ...storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), receivedAt: now } };
+    return newEventRow(delivery, { status: "received", attempts: 0, nextAttemptAt: now }, now);
   });
-  const inserted = await tx.$queryRaw<{ eventId: string; provider: string; account: string; livemode: boolean | number }[]>`
-    INSERT INTO "WebhookEvent" (${columnList(EVENT_COLUMNS)})
-    VALUES ${valueRows(candidates.map((candidate) => candidate.row), EVENT_COLUMNS)}
-    ON CONFLICT ("provider", "account", "livemode", "eventId") DO NOTHING
-    RETURNING "provider", "account", "livemode", "eventId"`;
-  const insertedKeys = new Set(inserted.map((row) => JSON.stringify([row.provider, row.account, Boolean(row.livemode), row.eventId])));
+  const inserted = await insertEvents(session, candidates);
+  const insertedKeys = new Set(inserted.map((row) => JSON.stringify([row.provider, row.account, row.livemode, row.eventId])));
 
   const outcomes: GroupCommitOutcome[] = batch.map(() => ({ kind: "exists" }));
-  const decisions: (DecisionRow & { id: string; at: Date })[] = [];
-  const decide = (index: number, row: DecisionRow) => decisions.push({ id: newRowId(batch[index].now), at: batch[index].now, ...row });
+  const decisions: (DecisionRow & { at: Date })[] = [];
+  const decide = (index: number, row: DecisionRow) => decisions.push({ ...row, at: batch[index].now });
   const repeats: number[] = [];
   batch.forEach(({ delivery }, index) => {
     const key = keyText(delivery);
@@ -224,9 +207,11 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
   if (repeats.length > 0) {
     const stored = new Map<string, { bodyHash: string; status: string; orderId: string | null }>();
     for (const { provider, account, livemode, eventIds } of scopesOf(repeats.map((index) => batch[index].delivery))) {
-      const rows = await tx.$queryRaw<{ eventId: string; bodyHash: string; status: string; orderId: string | null }[]>`
-        SELECT "eventId", "bodyHash", "status", "orderId" FROM "WebhookEvent"
-        WHERE "provider" = ${provider} AND "account" = ${account} AND "livemode" = ${livemode} AND "eventId" IN (${Prisma.join([...new Set(eventIds)])})`;
+      const unique = [...new Set(eventIds)];
+      const rows = await session.all<{ eventId: string; bodyHash: string; status: string; orderId: string | null }>(
+        `SELECT "eventId", "bodyHash", "status", "orderId" FROM "WebhookEvent" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "eventId" IN (${unique.map(() => "?").join(", ")})`,
+        [provider, account, livemode, ...unique],
+      );
       for (const row of rows) stored.set(JSON.stringify([provider, account, livemode, row.eventId]), row);
     }
     for (const index of repeats) {
@@ -237,9 +222,7 @@ async function writeBatch(tx: Tx, batch: Waiting[]): Promise<{ outcomes: GroupCo
       decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: row.orderId ?? orderIdOf(delivery.event), outcome: "duplicate", httpStatus: 200, ...duplicateBecause(delivery.event.eventId, row.status) }));
     }
   }
-  if (decisions.length > 0) {
-    await tx.$executeRaw`INSERT INTO "Decision" (${columnList(DECISION_COLUMNS)}) VALUES ${valueRows(decisions, DECISION_COLUMNS)}`;
-  }
+  await insertDecisions(session, decisions, batch[0].now);
   return { outcomes, decisions };
 }
 

@@ -1,4 +1,4 @@
-import { applyStoredEvent, type AppliedEvent, type StoredEvent } from "@/lib/core/apply-stored-event";
+import { applyStoredEvent, type AppliedEvent, type StoredEvent } from "@/lib/apply/apply-stored-event";
 import { ApplyFailure } from "@/lib/core/failures";
 import type { Db } from "@/lib/db/client";
 import { driverOf, type SqlSession } from "@/lib/db/driver";

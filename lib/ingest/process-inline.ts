@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { signalAfterApply, type AppliedEvent } from "@/lib/core/apply-stored-event";
+import { signalAfterApply, type AppliedEvent } from "@/lib/apply/apply-stored-event";
 import { answerDelivery, answerStoredEvent, deadLetterDelivery, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
 import { EventAlreadyStored, eventKeyOf, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { driverOf } from "@/lib/db/driver";

@@ -1,10 +1,11 @@
-import { notifyWork } from "@/lib/background/signals";
+import { notifyWork } from "@/lib/jobs/signals";
 import type { Db } from "@/lib/db/client";
 import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient-retry";
-import { recordDecision } from "@/lib/decisions/record-decision";
+import { decisionRow, insertDecisions, logDecision } from "@/lib/decisions/record-decision";
+import { driverOf } from "@/lib/db/driver";
 import { answerDelivery, answerStoredEvent, deadLetterDelivery, duplicateBecause, FIXED_ANSWERS, organisationMismatch } from "@/lib/ingest/answers";
-import { decisionBaseOf, eventKeyOf, orderIdOf, storedEventData, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
+import { decisionBaseOf, EventAlreadyStored, eventKeyOf, insertStoredEvent, orderIdOf, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
 import { acceptedBecause, inboxGroupCommit } from "@/lib/ingest/inbox-group-commit";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
@@ -43,19 +44,21 @@ async function storeOne(db: Db, delivery: VerifiedDelivery, now: Date): Promise<
 
   for (let attempt = 1; ; attempt++) {
     try {
-      await db.$transaction(async (tx) => {
-        await tx.webhookEvent.create({ data: storedEventData(delivery, { status: "received", attempts: 0, nextAttemptAt: now }), select: { id: true } });
-        await recordDecision(tx, { ...decisionBaseOf(delivery), orderId, outcome: "accepted", httpStatus: 200, reason, reasonRef });
+      const decision = decisionRow({ ...decisionBaseOf(delivery), orderId, outcome: "accepted", httpStatus: 200, reason, reasonRef });
+      await driverOf(db).transaction(async (session) => {
+        await insertStoredEvent(session, delivery, { status: "received", attempts: 0, nextAttemptAt: now }, now);
+        await insertDecisions(session, [decision], now);
       });
+      logDecision(decision);
       notifyWork("inbox");
       return { httpStatus: 200, outcome: "accepted", reason, reasonRef, orderId };
     } catch (error) {
-      const fields = uniqueViolationFields(error);
-      if (fields?.includes("eventId")) {
+      const stored = error instanceof EventAlreadyStored;
+      if (stored) {
         const answer = await answerStoredEvent(db, delivery, key);
         if (answer) return answer;
       }
-      if ((fields !== undefined || isTransientDbError(error)) && attempt < MAX_TRANSACTION_ATTEMPTS) {
+      if ((stored || uniqueViolationFields(error) !== undefined || isTransientDbError(error)) && attempt < MAX_TRANSACTION_ATTEMPTS) {
         await transactionBackoff(attempt);
         continue;
       }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { RunMode } from "@/lib/config/settings";
-import { DEFAULT_DATABASE_URL, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
+import { DEFAULT_DATABASE_URL } from "@/lib/config/database-url";
+import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { ENGLISH_CLI, type CliReasons } from "@/lib/reasons/cli-reasons";
 
 /** The port `npm start`, `npm run demo` and the lab use when PORT is unset (lib/config/settings.ts). */

@@ -1,7 +1,9 @@
+import type { Db, Tx } from "@/lib/db/client";
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { dateOfUnixSeconds, sqlUnixSeconds } from "@/lib/db/sql-values";
-import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/ledger/business-keys";
+import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/core/business-keys";
+import type { PaymentEntry } from "@/lib/core/books";
 
 // The ledger's reads and writes on the hot path, as driver statements (lib/db/driver.ts): each one
 // prepared once per connection. Rows are written as the model API would write them (ULID ids, the
@@ -26,13 +28,6 @@ export async function findCredit(session: SqlSession, scope: PaymentScope, payme
   return rows[0] ?? null;
 }
 
-/** A ledger entry of a payment as the core's decisions read it back (amount signed, minor units; `occurredAt` unix seconds). */
-export interface PaymentEntry {
-  businessKey: string;
-  kind: LedgerKind;
-  amount: number;
-  occurredAt: number | null;
-}
 
 /**
  * Every refund, failed-refund and dispute entry of a payment in its scope, oldest first: what a refund's
@@ -114,4 +109,14 @@ export async function recordExtraCharge(session: SqlSession, source: BookingSour
 /** Notes on an extra charge that the provider refunded it. */
 export async function noteExtraChargeRefunded(session: SqlSession, extraChargeId: string, eventId: string): Promise<void> {
   await session.run(`UPDATE "ExtraCharge" SET "note" = ? WHERE "id" = ?`, [`refunded by event ${eventId}`, extraChargeId]);
+}
+
+/**
+ * Resolves an open extra charge by hand with `note` (e.g. "refunded in the provider's console", at most
+ * 500 characters kept) and who resolved it, with `client` (a transaction with its audit row). Returns
+ * false when it is not open.
+ */
+export async function resolveExtraCharge(client: Db | Tx, id: string, note: string, resolvedBy: string, now: Date): Promise<boolean> {
+  const { count } = await client.extraCharge.updateMany({ where: { id, status: "open" }, data: { status: "resolved", note: note.slice(0, 500), resolvedBy, resolvedAt: now } });
+  return count === 1;
 }

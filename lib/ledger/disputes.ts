@@ -1,7 +1,7 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import type { DisputeStatus } from "@/lib/core/effect";
-import type { PaymentScope } from "@/lib/ledger/business-keys";
+import type { PaymentScope } from "@/lib/core/business-keys";
 
 /** A dispute as the books know it: its id, the payment it disputes and its most advanced status. */
 export interface DisputeRecord {

@@ -1,13 +1,9 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { dateOfUnixSeconds, sqlUnixSeconds } from "@/lib/db/sql-values";
-import type { PaymentScope } from "@/lib/ledger/business-keys";
+import type { PaymentScope } from "@/lib/core/business-keys";
+import type { RefundObjectFact, RefundSnapshotFact } from "@/lib/core/books";
 
-/** An absolute refunded total a provider reported (minor units) and its time (unix seconds; null when not given). */
-export interface RefundSnapshotFact {
-  total: number;
-  at: number | null;
-}
 
 /** Every refunded total reported for a payment in its scope. One indexed read (provider, account, livemode, paymentKey). */
 export async function refundSnapshots(session: SqlSession, scope: PaymentScope, paymentKey: string): Promise<RefundSnapshotFact[]> {
@@ -30,12 +26,6 @@ export async function recordRefundSnapshot(session: SqlSession, scope: PaymentSc
   );
 }
 
-/** A refund object known for a payment: its id, amount (minor units) and creation time (unix seconds; null when not given). */
-export interface RefundObjectFact {
-  refundId: string;
-  amount: number;
-  createdAt: number | null;
-}
 
 /** Every refund object named for a payment in its scope, booked by its id or not. One indexed read. */
 export async function refundObjects(session: SqlSession, scope: PaymentScope, paymentKey: string): Promise<RefundObjectFact[]> {

@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { dayFromParams, lenient, nextDay, pageOf, PAGE_SIZES, pagingFromParams, pagingSchema, param, paramsNotUnderstood, prefixRange, type Page, type ParamNotUnderstood, type SearchParams } from "@/lib/lists/paging";
 import { currencySchema } from "@/lib/money/amount-schemas";
-import { ORDER_STATUSES, type OrderStatus } from "@/lib/orders/transitions";
+import { ORDER_STATUSES, type OrderStatus } from "@/lib/core/order-transitions";
 
 export { ORDER_STATUSES };
 

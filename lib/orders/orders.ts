@@ -4,7 +4,7 @@ import { uniqueViolationFields } from "@/lib/db/errors";
 import { currencySchema, idSchema } from "@/lib/money/amount-schemas";
 import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
 import { isIsoCurrency } from "@/lib/money/minor-units";
-import { ORDER_STATUSES, type OrderStatus } from "@/lib/orders/transitions";
+import { ORDER_STATUSES, type OrderStatus } from "@/lib/core/order-transitions";
 import { describeZodError } from "@/lib/providers/json";
 
 /** Body of `POST /api/orders`: the store's order, amount in minor units of an ISO 4217 currency. */

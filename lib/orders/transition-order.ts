@@ -1,17 +1,7 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { sqliteBoolean } from "@/lib/db/sql-values";
+import type { OrderRow } from "@/lib/core/books";
 
-/** An order as the core's decisions read it (amounts in minor units of `currency`). */
-export interface OrderRow {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  refundedAmount: number;
-  /** Minor units withdrawn by a dispute and not reinstated. */
-  disputedAmount: number;
-  livemode: boolean;
-}
 
 const ORDER_COLUMNS = `"id", "status", "amount", "currency", "refundedAmount", "disputedAmount", "livemode"`;
 

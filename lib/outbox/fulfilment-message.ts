@@ -1,5 +1,6 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
+import { insertOutboxMessage } from "@/lib/outbox/outbox-store";
 
 /** What the merchant's fulfilment endpoint receives (JSON body of the POST). Amounts in minor units. */
 export interface FulfilmentBody {
@@ -47,9 +48,6 @@ export async function queueFulfilment(
     paid_at: now.toISOString(),
   };
   const id = newRowId(now);
-  await session.run(
-    `INSERT INTO "OutboxMessage" ("id", "idempotencyKey", "orderId", "target", "body", "status", "attempts", "nextAttemptAt", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-    [id, fulfilmentIdempotencyKey(paid.orderId), paid.orderId, target, JSON.stringify(body), now, now, now],
-  );
+  await insertOutboxMessage(session, { id, idempotencyKey: fulfilmentIdempotencyKey(paid.orderId), orderId: paid.orderId, target, body: JSON.stringify(body) }, now);
   return id;
 }

@@ -1,10 +1,10 @@
-import { ClaimingWorker } from "@/lib/background/claiming-worker";
-import { newWorkerId } from "@/lib/background/worker-id";
+import { ClaimingWorker } from "@/lib/jobs/claiming-worker";
+import { newWorkerId } from "@/lib/jobs/worker-id";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
-import { retryDelayMs } from "@/lib/inbox/retry-policy";
+import { retryDelayMs } from "@/lib/jobs/retry-policy";
 import { logger } from "@/lib/log/logger";
-import { claimNextOutboxMessage, markAbandonedSendsUncertain, type ClaimedOutboxMessage } from "@/lib/outbox/claim-outbox-message";
+import { claimNextOutboxMessage, markAbandonedSendsUncertain, recordSendOutcome, type ClaimedOutboxMessage } from "@/lib/outbox/outbox-store";
 import { postWithIdempotencyKey, type SendOutcome } from "@/lib/outbox/post-with-idempotency-key";
 import { crashAt } from "@/lib/test-hooks/crash-point";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
@@ -112,11 +112,7 @@ export class OutboxDispatcher extends ClaimingWorker<DispatchResult> {
     if (status === "failed" && (outcome.kind === "not_sent" || (outcome.kind === "answered" && retryableStatus(outcome.statusCode)))) detail = `${detail}; gave up after ${message.attempts} attempts`;
     const retryInMs = status === "pending" ? retryDelayMs(message.attempts, this.config, this.config.random) : undefined;
     const nextAttemptAt = new Date(now.getTime() + (retryInMs ?? 0));
-    const { count } = await db.outboxMessage.updateMany({
-      where: { id: message.id, status: "sending", leaseOwner: this.owner },
-      data: { status, lastStatusCode, lastError: status === "sent" ? null : detail.slice(0, 500), nextAttemptAt, leaseOwner: null, leaseExpiresAt: null },
-    });
-    if (count !== 1) {
+    if (!(await recordSendOutcome(db, message.id, this.owner, { status, lastStatusCode, lastError: status === "sent" ? null : detail, nextAttemptAt }))) {
       // Our lease expired mid-send and the message was already marked uncertain: leave that verdict.
       logger.warn({ messageId: message.id }, "outbox lease lost before the answer was recorded");
       return { messageId: message.id, status: "uncertain", detail: "lease expired before the answer was recorded" };

@@ -1,5 +1,6 @@
-import { notifyWork } from "@/lib/background/signals";
+import { notifyWork } from "@/lib/jobs/signals";
 import type { Db } from "@/lib/db/client";
+import { settleOutboxRow } from "@/lib/outbox/outbox-store";
 
 /** An outbox message as the CLI and the dashboard list it. Times ISO 8601 UTC. */
 export interface OutboxMessageView {
@@ -41,11 +42,8 @@ export async function listOutboxMessages(db: Db, { status, limit = 100 }: { stat
  * a state that allows it (only uncertain and failed messages can be resent or resolved).
  */
 export async function settleOutboxMessage(db: Db, id: string, action: "resend" | "resolve", actor: string, note: string, now = new Date()): Promise<boolean> {
-  const text = `${action === "resend" ? "resent" : "resolved"} by ${actor} at ${now.toISOString()}${note ? `: ${note}` : ""}`.slice(0, 500);
-  const { count } = await db.outboxMessage.updateMany({
-    where: { id, status: { in: ["uncertain", "failed"] } },
-    data: action === "resend" ? { status: "pending", nextAttemptAt: now, note: text } : { status: "resolved", note: text },
-  });
-  if (count === 1 && action === "resend") notifyWork("outbox");
-  return count === 1;
+  const text = `${action === "resend" ? "resent" : "resolved"} by ${actor} at ${now.toISOString()}${note ? `: ${note}` : ""}`;
+  const settled = await settleOutboxRow(db, id, action, text, now);
+  if (settled && action === "resend") notifyWork("outbox");
+  return settled;
 }

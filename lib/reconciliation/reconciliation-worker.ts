@@ -1,5 +1,5 @@
-import { ClaimingWorker } from "@/lib/background/claiming-worker";
-import { newWorkerId } from "@/lib/background/worker-id";
+import { ClaimingWorker } from "@/lib/jobs/claiming-worker";
+import { newWorkerId } from "@/lib/jobs/worker-id";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";

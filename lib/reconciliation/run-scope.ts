@@ -1,11 +1,11 @@
 import { endpointDefinitions, loadEndpoints } from "@/lib/endpoints/endpoints";
 import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
-import type { PaymentScope } from "@/lib/ledger/business-keys";
+import type { PaymentScope } from "@/lib/core/business-keys";
 import { reasonRef, reasonText, type ReasonCode, type ReasonParams, type ReasonRef } from "@/lib/reasons/reason-codes";
 
 /**
  * What one reconciliation run compares: the ledger entries of one provider, account and live/test
- * (the payment scope of lib/ledger/business-keys.ts) booked in the period [from, to) in UTC. A period
+ * (the payment scope of lib/core/business-keys.ts) booked in the period [from, to) in UTC. A period
  * left open is taken from the report (its first and last line's UTC days), or unbounded for the lab's
  * order-level file, which has no dates.
  */

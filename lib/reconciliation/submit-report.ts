@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { notifyWork } from "@/lib/background/signals";
+import { notifyWork } from "@/lib/jobs/signals";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { formatOfFile } from "@/lib/reconciliation/report-head";

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
+import { deleteDecisions } from "@/lib/decisions/record-decision";
 
 const DAY_MS = 86_400_000;
 const BATCH_SIZE = 500;
@@ -60,7 +61,7 @@ export async function purgeExpiredDecisions(
   } else {
     decisionsDeleted = await deleteInBatches(
       () => db.decision.findMany({ where: decisionWhere, select: { id: true }, take: BATCH_SIZE }),
-      (ids) => db.decision.deleteMany({ where: { id: { in: ids } } }),
+      (ids) => deleteDecisions(db, ids),
     );
     rejectionCountsDeleted = await deleteInBatches(
       () => db.rejectionCount.findMany({ where: countWhere, select: { id: true }, take: BATCH_SIZE }),

@@ -1,8 +1,8 @@
 import type { Db } from "@/lib/db/client";
+import { purgeDeadLetterPayloads } from "@/lib/dead-letters/dead-letters";
+import { FINISHED_EVENT_STATUSES, purgeEventPayloads } from "@/lib/events/webhook-events";
 import { logger } from "@/lib/log/logger";
 
-/** Inbox/event statuses whose work is finished: nothing will read their payload to apply it again. */
-export const FINISHED_EVENT_STATUSES = ["processed", "ignored"] as const;
 
 const DAY_MS = 86_400_000;
 const BATCH_SIZE = 500;
@@ -56,16 +56,14 @@ export async function purgeExpiredPayloads(db: Db, options: { retentionDays: num
     for (;;) {
       const batch = await db.webhookEvent.findMany({ where: eventWhere, select: { id: true }, take: BATCH_SIZE });
       if (batch.length === 0) break;
-      // The where clause is repeated so that a row a worker re-queued meanwhile is left alone.
-      const { count } = await db.webhookEvent.updateMany({ where: { ...eventWhere, id: { in: batch.map((row) => row.id) } }, data: { payload: "", purgedAt: now } });
-      eventsPurged += count;
+      // The purge re-checks each row, so one a worker re-queued meanwhile is left alone.
+      eventsPurged += await purgeEventPayloads(db, batch.map((row) => row.id), cutoff, now);
       if (batch.length < BATCH_SIZE) break;
     }
     for (;;) {
       const batch = await db.deadLetter.findMany({ where: letterWhere, select: { id: true }, take: BATCH_SIZE });
       if (batch.length === 0) break;
-      const { count } = await db.deadLetter.updateMany({ where: { ...letterWhere, id: { in: batch.map((row) => row.id) } }, data: { payload: "", purgedAt: now } });
-      deadLettersPurged += count;
+      deadLettersPurged += await purgeDeadLetterPayloads(db, batch.map((row) => row.id), cutoff, now);
       if (batch.length < BATCH_SIZE) break;
     }
   }

@@ -1,5 +1,5 @@
 import { recordAudit } from "@/lib/audit/record-audit";
-import { PollLoop } from "@/lib/background/poll-loop";
+import { PollLoop } from "@/lib/jobs/poll-loop";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { purgeExpiredDecisions, type DecisionRetentionReport } from "@/lib/retention/purge-decisions";

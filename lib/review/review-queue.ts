@@ -1,7 +1,9 @@
 import { recordAudit } from "@/lib/audit/record-audit";
 import { assertCan, type Actor } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
+import { resolveExtraCharge } from "@/lib/ledger/bookings";
 import { pageOf, type Page } from "@/lib/lists/paging";
+import { resolveUncertainOutboxMessage } from "@/lib/outbox/outbox-store";
 
 /** Items shown per section of the review queue. */
 export const REVIEW_PAGE_SIZE = 50;
@@ -35,8 +37,7 @@ export async function listReviewQueue(db: Db, { extraPage = 1, outboxPage = 1 } 
 export async function resolveExtraChargeAs(db: Db, actor: Actor, id: string, note: string, now = new Date()): Promise<boolean> {
   assertCan(actor, "review.manage");
   return db.$transaction(async (tx) => {
-    const { count } = await tx.extraCharge.updateMany({ where: { id, status: "open" }, data: { status: "resolved", note: note.slice(0, 500), resolvedBy: actor.email, resolvedAt: now } });
-    if (count === 0) return false;
+    if (!(await resolveExtraCharge(tx, id, note, actor.email, now))) return false;
     await recordAudit(tx, actor, { action: "extra_charge.resolve", targetType: "extra_charge", targetId: id, note }, now);
     return true;
   });
@@ -46,8 +47,7 @@ export async function resolveExtraChargeAs(db: Db, actor: Actor, id: string, not
 export async function resolveOutboxAs(db: Db, actor: Actor, id: string, note: string, now = new Date()): Promise<boolean> {
   assertCan(actor, "review.manage");
   return db.$transaction(async (tx) => {
-    const { count } = await tx.outboxMessage.updateMany({ where: { id, status: "uncertain" }, data: { status: "resolved", note: note.slice(0, 500) } });
-    if (count === 0) return false;
+    if (!(await resolveUncertainOutboxMessage(tx, id, note))) return false;
     await recordAudit(tx, actor, { action: "outbox.resolve", targetType: "outbox_message", targetId: id, note }, now);
     return true;
   });

@@ -10,8 +10,8 @@ import pg from "pg";
 import { fillPostgresInbox, fillSqliteInbox, pendingInboxRows, runPostgresLimit, runSqliteLimit, seedPostgresOrders, type LimitRun } from "@/bench/apply-limit";
 import { seedOrders } from "@/bench/bench-data";
 import { closeDb, db } from "@/lib/db/client";
-import { applyClaimedEvent } from "@/lib/inbox/apply-claimed-event";
-import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
+import { applyClaimedEvent } from "@/lib/inbox/apply-claimed-events";
+import { claimNextInboxEvent } from "@/lib/events/webhook-events";
 import { newTestDatabase, TEST_DATABASE, type TestDatabase } from "@/e2e/support/test-database";
 
 const EVENTS = 130;

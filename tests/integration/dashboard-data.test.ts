@@ -7,7 +7,7 @@ import { closeDb, db } from "@/lib/db/client";
 import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
 import { listDecisionsPage } from "@/lib/decisions/list-decisions";
 import { listDeadLettersPage } from "@/lib/dead-letters/list-dead-letters";
-import { assignDeadLetterAs, resolveDeadLetterAs, retryDeadLetterAs, retryDeadLettersAs } from "@/lib/dead-letters/manage-dead-letters";
+import { assignDeadLetterAs, resolveDeadLetterAs, retryDeadLetterAs, retryDeadLettersAs } from "@/lib/triage/manage-dead-letters";
 import { healthSummary } from "@/lib/health/health-summary";
 import { listOrdersPage, orderCurrencies, type OrderQuery } from "@/lib/orders/list-orders";
 import { getOrderTimeline } from "@/lib/orders/order-timeline";

@@ -19,7 +19,7 @@ import { closeDb, db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
 import { ENDPOINTS_VERSION_CHECK_MS, forgetCachedEndpoints, LAST_MATCHED_WRITE_MS } from "@/lib/endpoints/data-endpoints";
 import { createEndpoint, rotateSecret, type EndpointActor } from "@/lib/endpoints/endpoint-store";
-import { retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { receiveWebhook } from "@/lib/ingest/receive-webhook";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";

@@ -9,7 +9,7 @@ import { createUserWithPassword } from "@/lib/auth/users";
 import type { Actor } from "@/lib/auth/roles";
 import { closeDb, db } from "@/lib/db/client";
 import { deadLetterFilterOptions, deadLetterQueryFromParams, listDeadLettersPage } from "@/lib/dead-letters/list-dead-letters";
-import { assignDeadLetterAs, deadLetterAssignees } from "@/lib/dead-letters/manage-dead-letters";
+import { assignDeadLetterAs, deadLetterAssignees } from "@/lib/triage/manage-dead-letters";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
 
 const support: Actor = { id: "u_support", email: "owners-support@shop.test", name: "S", role: "support" };

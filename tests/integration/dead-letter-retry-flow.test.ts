@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import type { Actor } from "@/lib/auth/roles";
 import { closeDb, db } from "@/lib/db/client";
 import { listDeadLettersPage } from "@/lib/dead-letters/list-dead-letters";
-import { retryDeadLetterAs, retryDeadLettersAs } from "@/lib/dead-letters/manage-dead-letters";
+import { retryDeadLetterAs, retryDeadLettersAs } from "@/lib/triage/manage-dead-letters";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
 
 const support: Actor = { id: "u_support", email: "support@shop.test", name: "S", role: "support" };

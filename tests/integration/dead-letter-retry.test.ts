@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
-import { retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 

@@ -4,7 +4,7 @@ import { after, describe, test } from "node:test";
 import fc from "fast-check";
 import { closeDb, db } from "@/lib/db/client";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
-import type { RetryPolicy } from "@/lib/inbox/retry-policy";
+import type { RetryPolicy } from "@/lib/jobs/retry-policy";
 import { TestClock } from "@/e2e/support/clock";
 import { createOrder, deliver, readOrder } from "@/e2e/support/http";
 import { charge, checkoutSession, deliverStripe, disputeObject, nowSeconds, refundObject, standardWebhooksHeaders, stripeEvent } from "@/e2e/support/providers";

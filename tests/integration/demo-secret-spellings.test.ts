@@ -10,7 +10,7 @@ import { TEST_API_TOKEN, TEST_AUTH_SECRET } from "@/e2e/support/test-env";
 // accepts payments signed with the README's public `whsec_...` secret by anyone.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { checkServerConfiguration } from "@/lib/background/server-configuration";
 import { readSettings, SettingsError } from "@/lib/config/settings";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 

@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
 import { sqlDate } from "@/lib/db/sql-values";
-import { claimDueInboxEvents } from "@/lib/inbox/claim-inbox-event";
+import { claimDueInboxEvents } from "@/lib/events/webhook-events";
 import { TEST_DATABASE } from "@/e2e/support/test-database";
 
 const T0 = new Date("2026-11-29T12:00:00.000Z");

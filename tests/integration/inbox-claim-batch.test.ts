@@ -1,5 +1,5 @@
 import { TEST_DB } from "@/e2e/support/test-env";
-// The batch claim (lib/inbox/claim-inbox-event.ts claimDueInboxEvents) on the database under test:
+// The batch claim (lib/events/webhook-events.ts claimDueInboxEvents) on the database under test:
 // which events it takes, that concurrent claimers of batches never take one event twice, and that the
 // very statement the worker runs reads the due index in order (no scan of the backlog, no sort).
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
 import { sqliteDate } from "@/lib/db/driver";
-import { claimDueInboxEvents, claimStatement } from "@/lib/inbox/claim-inbox-event";
+import { claimDueInboxEvents, claimStatement } from "@/lib/events/webhook-events";
 import { inboxRow, INBOX_T0 } from "@/e2e/support/inbox-rows";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 

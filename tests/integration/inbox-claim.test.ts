@@ -1,14 +1,14 @@
 import { TEST_DB } from "@/e2e/support/test-env";
 // The claim statement, on the database under test: SQLite's guarded UPDATE, PostgreSQL's
-// FOR UPDATE SKIP LOCKED (lib/inbox/claim-inbox-event.ts, lib/outbox/claim-outbox-message.ts). Many
+// FOR UPDATE SKIP LOCKED (lib/events/webhook-events.ts, lib/outbox/outbox-store.ts). Many
 // claimers at once, each with its own owner, must take every due event exactly once.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { closeDb, db } from "@/lib/db/client";
 import { databaseKind } from "@/lib/db/database-kind";
-import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
-import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
+import { claimNextInboxEvent } from "@/lib/events/webhook-events";
+import { claimNextOutboxMessage } from "@/lib/outbox/outbox-store";
 import { inboxRow, INBOX_T0 } from "@/e2e/support/inbox-rows";
 import { onPostgres, TEST_DATABASE } from "@/e2e/support/test-database";
 

@@ -7,6 +7,7 @@ import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import { resolveEndpoint } from "@/lib/endpoints/endpoints";
 import type { VerifiedDelivery } from "@/lib/ingest/delivery";
 import { deliverLab, labEvent } from "@/e2e/support/http";
+import { driverOf, type DriverDb } from "@/lib/db/driver";
 
 process.env.LAB_PROCESSING_MODE = "inbox";
 process.env.INBOX_WORKER_IN_PROCESS = "false";
@@ -24,18 +25,26 @@ function labDelivery(eventId: string, bodyHash = `hash-${eventId}`): VerifiedDel
   } as VerifiedDelivery;
 }
 
-/** `db` with its interactive transactions counted, the first `failFirst` of them refused and the first `hangFirst` never ending. */
+/** `db` with its driver transactions counted, the first `failFirst` of them refused and the first `hangFirst` never ending. */
 function countingDb(client: Db, failFirst = 0, hangFirst = 0): { db: Db; transactions: () => number } {
   let transactions = 0;
-  const wrapped = new Proxy(client, {
-    get(target, property, receiver) {
-      if (property !== "$transaction") return Reflect.get(target, property, receiver);
-      return (callback: (tx: unknown) => Promise<unknown>) => {
-        transactions++;
-        if (transactions <= failFirst) return Promise.reject(new Error("simulated: database is locked"));
-        if (transactions <= hangFirst) return new Promise(() => {});
-        return target.$transaction(callback as never);
-      };
+  // The group commit's transactions run on the driver attached to the client (lib/db/driver.ts).
+  const driver = driverOf(client);
+  const counting: DriverDb = {
+    dialect: driver.dialect,
+    all: (sql, params) => driver.all(sql, params),
+    transaction: (work) => {
+      transactions++;
+      if (transactions <= failFirst) return Promise.reject(new Error("simulated: database is locked"));
+      if (transactions <= hangFirst) return new Promise(() => {});
+      return driver.transaction(work);
+    },
+  };
+  // The client's own driver property is read-only: the proxy stands on an empty target and reads the rest from the client.
+  const wrapped = new Proxy({} as Db, {
+    get(_target, property) {
+      if (property === Symbol.for("acredita.driver")) return counting;
+      return Reflect.get(client, property, client);
     },
   });
   return { db: wrapped, transactions: () => transactions };

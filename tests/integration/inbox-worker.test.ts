@@ -2,10 +2,10 @@ import "@/e2e/support/test-env";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
-import { applyClaimedEvent } from "@/lib/inbox/apply-claimed-event";
-import { claimNextInboxEvent } from "@/lib/inbox/claim-inbox-event";
+import { applyClaimedEvent } from "@/lib/inbox/apply-claimed-events";
+import { claimNextInboxEvent } from "@/lib/events/webhook-events";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
-import type { RetryPolicy } from "@/lib/inbox/retry-policy";
+import type { RetryPolicy } from "@/lib/jobs/retry-policy";
 import { TestClock } from "@/e2e/support/clock";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 

@@ -1,5 +1,6 @@
 // npm run lint:arch (scripts/lint-arch.ts, rules in .dependency-cruiser.cjs): every rule reports a
-// violating import by its exact name, allowed imports pass, and the real tree has no violation.
+// violating import by its exact name (the layers, folder loops and money-path writers included), allowed
+// imports pass, and the real tree has no violation.
 // The violations are written into a throwaway tree in the temporary folder (its own tsconfig.json with
 // the `@/` alias, node_modules linked to the repository's), never into the repository.
 import assert from "node:assert/strict";
@@ -42,6 +43,27 @@ const FIXTURE: Record<string, string> = {
   "lib/dead-letters/record.ts": 'import { claim } from "@/lib/inbox/claim";\nexport const dead = () => claim;\n',
   "lib/events/kinds.ts": 'import type { Worker } from "./worker";\nexport type Kind = Worker | "kind";\n',
   "lib/events/worker.ts": 'import type { Kind } from "./kinds";\nexport type Worker = { kind: Kind };\n',
+  // Layers: persistence (ledger) importing a pipeline (ingest), config importing the database, the core
+  // importing the database; a test beside the code may import from above.
+  "lib/ledger/up.ts": 'import { store } from "@/lib/ingest/store";\nexport const up = store;\n',
+  "lib/ledger/up.test.ts": 'import { store } from "@/lib/ingest/store";\nexport const tested = store;\n',
+  "lib/config/uses-db.ts": 'import { db } from "@/lib/db/client";\nexport const config = db;\n',
+  "lib/core/store.ts": 'import { db } from "@/lib/db/client";\nexport const stored = db;\n',
+  // Folder loops without a module cycle: two folders importing each other, and three round a loop.
+  "lib/ingest/store.ts": 'import { run } from "@/lib/apply/run";\nexport const store = run;\n',
+  "lib/ingest/types.ts": "export const types = 1;\n",
+  "lib/apply/run.ts": 'import { types } from "@/lib/ingest/types";\nexport const run = types;\n',
+  "lib/reconciliation/a.ts": 'import { b } from "@/lib/retention/b";\nexport const a = b;\n',
+  "lib/retention/b.ts": 'import { c } from "@/lib/review/c";\nexport const b = c;\n',
+  "lib/review/c.ts": 'import { d } from "@/lib/reconciliation/d";\nexport const c = d;\n',
+  "lib/reconciliation/d.ts": "export const d = 1;\n",
+  // money-path-writers: the owner writes its table; another module of lib/ or app/ may not (SQL or the
+  // model API); tests and their seeds may.
+  "lib/events/webhook-events.ts": 'export const insert = `INSERT INTO "WebhookEvent" ("id") VALUES (?)`;\n',
+  "lib/orders/writes-events.ts": "export const touch = (db: any) => db.webhookEvent.updateMany({ where: {}, data: {} });\n",
+  "app/actions.ts": 'export const resolve = `UPDATE "DeadLetter" SET "status" = \'resolved\'`;\n',
+  "lib/ledger/bookings.test.ts": 'export const seed = `INSERT INTO "Decision" ("id") VALUES (?)`;\n',
+  "tests/support/seed.ts": 'export const seed = `DELETE FROM "LedgerEntry"`;\n',
 };
 
 const v = (rule: string, from: string, to: string): ArchViolation => ({ rule, from, to });
@@ -81,10 +103,21 @@ describe("lint:arch rules", () => {
       v("no-flawed-receivers", "lib/lab/run-lab.ts", "lib/lab/flawed-receivers.ts"),
       v("no-circular-in-lib", "lib/dead-letters/record.ts", "lib/inbox/claim.ts"),
       v("no-circular-in-lib", "lib/events/kinds.ts", "lib/events/worker.ts"),
+      v("layer-persistence", "lib/dead-letters/record.ts", "lib/inbox/claim.ts"),
+      v("layer-persistence", "lib/ledger/up.ts", "lib/ingest/store.ts"),
+      v("layer-config", "lib/config/uses-db.ts", "lib/db/client.ts"),
+      v("core-not-to-database", "lib/core/store.ts", "lib/db/client.ts"),
+      v("no-folder-loop", "lib/dead-letters", "lib/inbox"),
+      v("no-folder-loop", "lib/apply", "lib/ingest"),
+      v("no-folder-loop", "lib/reconciliation", "lib/retention"),
+      v("money-path-writers", "lib/orders/writes-events.ts", "lib/events/webhook-events.ts (WebhookEvent)"),
+      v("money-path-writers", "app/actions.ts", "lib/dead-letters/dead-letters.ts (DeadLetter)"),
     ];
     assert.deepEqual(reported.map(key).sort(), expected.map(key).sort());
     const cycle = violations.find((violation) => violation.rule === "no-circular-in-lib" && violation.from === "lib/dead-letters/record.ts");
     assert.deepEqual(cycle?.cycle, ["lib/inbox/claim.ts", "lib/dead-letters/record.ts"]);
+    const loop = violations.find((violation) => violation.rule === "no-folder-loop" && violation.from === "lib/reconciliation");
+    assert.deepEqual(loop?.cycle, ["lib/reconciliation", "lib/retention", "lib/review", "lib/reconciliation"]);
   });
 
   test("the repository's own tree has no forbidden import", async () => {

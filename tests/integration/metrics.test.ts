@@ -8,7 +8,7 @@ import { closeDb, db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { collectOperationalMetrics } from "@/lib/monitoring/operational-metrics";
-import { claimNextOutboxMessage, markAbandonedSendsUncertain } from "@/lib/outbox/claim-outbox-message";
+import { claimNextOutboxMessage, markAbandonedSendsUncertain } from "@/lib/outbox/outbox-store";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
 import { closedPort } from "@/e2e/support/merchant";
 import { TEST_API_TOKEN } from "@/e2e/support/test-env";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
-import { claimNextOutboxMessage } from "@/lib/outbox/claim-outbox-message";
+import { claimNextOutboxMessage } from "@/lib/outbox/outbox-store";
 import { OutboxDispatcher } from "@/lib/outbox/outbox-dispatcher";
 import { settleOutboxMessage } from "@/lib/outbox/outbox-messages";
 import { postWithIdempotencyKey } from "@/lib/outbox/post-with-idempotency-key";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Pool } from "pg";
-import { applyEffect } from "@/lib/core/apply-effect";
+import { applyEffect } from "@/lib/apply/apply-effect";
 import { postgresDriver, sqliteDriver, type DriverDb } from "@/lib/db/driver";
 import { withDatabaseMigratedFrom } from "@/e2e/support/database-before-migration";
 

@@ -3,9 +3,9 @@ import { TEST_LAB_SECRET } from "@/e2e/support/test-env";
 //
 // 1. A payment dead-lettered BEFORE the upgrade keeps its old normalised payload (`amount: null` for a
 //    Stripe session without amount_total, which the old code produced). A retry after the upgrade
-//    re-runs that stored payload (lib/dead-letters/retry-dead-letter.ts:98-101, no re-parse) and the
+//    re-runs that stored payload (lib/triage/retry-dead-letter.ts, no re-parse) and the
 //    core reads `null` as "not comparable": credited at the order's price, the very thing
-//    `amount_missing` forbids (lib/core/apply-effect.ts).
+//    `amount_missing` forbids (lib/apply/apply-effect.ts).
 // 2. A Stripe Checkout Session with amount_total but WITHOUT currency is credited: the currency check
 //    is skipped when the payload has none (lib/providers/stripe.ts `currency ?? null`,
 //    apply-effect.ts:91). Stripe always signs the session's currency, as it does its amount.
@@ -14,12 +14,12 @@ import { TEST_LAB_SECRET } from "@/e2e/support/test-env";
 //    the holder of a test secret (the one `stripe listen` prints on a laptop) triggers a fulfilment the
 //    merchant cannot tell from a real one.
 // 4. Parked events are woken across scopes: a lab payment whose payment id equals a Stripe intent id
-//    makes that parked Stripe event due now (lib/core/parked-events.ts matched paymentKey alone),
+//    makes that parked Stripe event due now (lib/events/webhook-events.ts matched paymentKey alone),
 //    so a lab-secret holder can burn another provider's retry budget (each wake is one more attempt).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
-import { retryDeadLetter } from "@/lib/dead-letters/retry-dead-letter";
+import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { createOrder, deliver, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 import { checkoutSession, stripeEvent, stripeHeader } from "@/e2e/support/providers";
 

@@ -16,7 +16,7 @@ import { receiveWebhook } from "@/lib/ingest/receive-webhook";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { ciphertextKeyId } from "@/lib/secrets/secret-box";
 import { parseSecretsKeys } from "@/lib/secrets/secrets-key";
-import { reencryptStoredSecrets, storedSecretsIssues } from "@/lib/secrets/stored-secrets";
+import { reencryptStoredSecrets, storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
 
 const KEY_A = randomBytes(32).toString("base64");
 const KEY_B = randomBytes(32).toString("base64");

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
 import { db } from "@/lib/db/client";
-import { assignDeadLetterAs, MAX_BULK_RETRY, resolveDeadLetterAs, retryDeadLettersAs } from "@/lib/dead-letters/manage-dead-letters";
+import { assignDeadLetterAs, MAX_BULK_RETRY, resolveDeadLetterAs, retryDeadLettersAs } from "@/lib/triage/manage-dead-letters";
 import { isReviewFirst } from "@/lib/dead-letters/review-first";
 import { UNASSIGNED } from "@/lib/dead-letters/list-dead-letters";
 

@@ -7,7 +7,7 @@ import { serverReasons } from "@/app/_components/server-reasons";
 import { actorCan, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { deadLetterFilterOptions, deadLetterFilterParams, deadLetterQueryFromParams, listDeadLettersPage, UNASSIGNED, type DeadLetterQuery } from "@/lib/dead-letters/list-dead-letters";
-import { deadLetterAssignees } from "@/lib/dead-letters/manage-dead-letters";
+import { deadLetterAssignees } from "@/lib/triage/manage-dead-letters";
 import { toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { DeadLettersTable } from "./dead-letters-table";
 

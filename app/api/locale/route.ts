@@ -1,6 +1,6 @@
 // POST /api/locale: the language switch (a plain form, no session needed, so the sign-in page has it
-// too): sets the locale cookie and goes back to the page (303). The rules: lib/i18n/locale-switch.ts.
-import { answerLocaleSwitch } from "@/lib/i18n/locale-switch";
+// too): sets the locale cookie and goes back to the page (303). The rules: lib/http/locale-switch.ts.
+import { answerLocaleSwitch } from "@/lib/http/locale-switch";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decideRetry, retryDelayMs, type RetryPolicy } from "@/lib/inbox/retry-policy";
+import { decideRetry, retryDelayMs, type RetryPolicy } from "@/lib/jobs/retry-policy";
 
 const policy: RetryPolicy = { baseDelayMs: 1_000, maxDelayMs: 60_000, maxAttempts: 5, maxAgeSeconds: 3_600 };
 const t0 = new Date("2026-11-29T12:00:00.000Z");

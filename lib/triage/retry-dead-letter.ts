@@ -1,18 +1,15 @@
-import { because, readStoredReason, reasonColumns, reasonRef, type Because, type ReasonRef } from "@/lib/reasons/reason-codes";
-import { notifyWork } from "@/lib/background/signals";
+import { because, readStoredReason, reasonRef, type Because, type ReasonRef } from "@/lib/reasons/reason-codes";
+import { notifyWork } from "@/lib/jobs/signals";
 import type { Db } from "@/lib/db/client";
+import { driverOf } from "@/lib/db/driver";
+import { noteDeadLetterRequeued, resolveDeadLetter } from "@/lib/dead-letters/dead-letters";
+import { requeueEvent } from "@/lib/events/webhook-events";
 import { resolveAnyEndpoint } from "@/lib/endpoints/data-endpoints";
 import { EndpointConfigError, type ServedEndpoint } from "@/lib/endpoints/endpoints";
 import type { VerifiedDelivery } from "@/lib/ingest/delivery";
 import { processInline } from "@/lib/ingest/process-inline";
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
 import type { NormalizedEvent } from "@/lib/core/effect";
-
-/** A system resolution's columns: the English sentence and its code. */
-function resolutionOf(why: Because) {
-  const { reasonCode, reasonParams } = reasonColumns(why.reasonRef);
-  return { resolution: why.reason, resolutionCode: reasonCode, resolutionParams: reasonParams };
-}
 
 /**
  * What a retry did:
@@ -71,10 +68,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
     return resultOf(id, "not_retryable", because("retry_body_differs", { eventId: letter.eventId }));
   }
   if (stored && (stored.status === "processed" || stored.status === "ignored")) {
-    await db.deadLetter.updateMany({
-      where: { id, status: "open" },
-      data: { status: "resolved", ...resolutionOf(because("event_already_done", { status: stored.status })), resolvedBy: actor, resolvedAt: now },
-    });
+    await resolveDeadLetter(db, id, because("event_already_done", { status: stored.status }), actor, now);
     return resultOf(id, "already_applied", because("retry_event_was_done", { eventId: letter.eventId, status: stored.status }, [reasonRef("dead_letter_resolved", {})]));
   }
   if (stored && (stored.status === "received" || stored.status === "processing")) {
@@ -82,13 +76,10 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   }
   if (stored) {
     // dead or failed: due again now, with a fresh attempt budget; the dead letter stays open until it applies.
-    const requeued = await db.$transaction(async (tx) => {
-      const { count } = await tx.webhookEvent.updateMany({
-        where: { id: stored.id, status: stored.status },
-        data: { status: "received", nextAttemptAt: now, dueAt: now, attempts: 0, firstFailedAt: null, leaseOwner: null, leaseExpiresAt: null },
-      });
-      if (count === 1) await tx.deadLetter.update({ where: { id }, data: { nextAction: `re-queued by ${actor} at ${now.toISOString()}; the worker applies it`, owner: letter.owner ?? actor } });
-      return count === 1;
+    const requeued = await driverOf(db).transaction(async (session) => {
+      const done = await requeueEvent(session, stored.id, stored.status, now);
+      if (done) await noteDeadLetterRequeued(session, id, actor, now);
+      return done;
     });
     if (requeued) notifyWork("inbox");
     return resultOf(id, "requeued", because(requeued ? "retry_requeued" : "retry_requeued_concurrently", { eventId: letter.eventId }));
@@ -121,7 +112,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
         ? result.outcome
         : "rejected";
   if (outcome === "requeued") {
-    await db.deadLetter.updateMany({ where: { id, status: "open" }, data: { nextAction: `re-queued by ${actor} at ${now.toISOString()}; the worker applies it`, owner: letter.owner ?? actor } });
+    await driverOf(db).transaction((session) => noteDeadLetterRequeued(session, id, actor, now));
   }
   return resultOf(id, outcome, result);
 }

@@ -1,4 +1,4 @@
-import { safeNextPath } from "@/lib/auth/next-path";
+import { safeNextPath } from "@/lib/http/next-path";
 import { isLocale, LOCALE_COOKIE, type Locale } from "@/lib/i18n/locales";
 
 /** The largest language-switch form accepted (two short fields; the page address is at most 2 KB). */
@@ -15,7 +15,7 @@ export type LocaleSwitchAnswer = { ok: true; locale: Locale; location: string; c
  * Origin and Host headers and its url-encoded body (read only when the length is within
  * {@link LOCALE_FORM_MAX_BYTES}). Returns the cookie (httpOnly, a year, SameSite=Lax; it wins over
  * Accept-Language, lib/i18n/request.ts) and the page to go back to: the form's `next`, checked like the
- * sign-in page's (lib/auth/next-path.ts, same site only). Refuses another site's post (403: a page
+ * sign-in page's (lib/http/next-path.ts, same site only). Refuses another site's post (403: a page
  * elsewhere may not change a visitor's language), a body that is not a url-encoded form (415), a body
  * without a length or over the cap (413), and an unknown locale (400). Never throws.
  */

@@ -1,5 +1,9 @@
-import type { Db } from "@/lib/db/client";
+// The OutboxMessage table's one writer: a paid order's message queued in the apply's transaction, the
+// dispatcher's claim, lease and send outcome, and a person's resend or resolution. Nothing else in
+// lib/ writes this table (npm run lint:arch, money-path-writers).
+import type { Db, Tx } from "@/lib/db/client";
 import { databaseKind } from "@/lib/db/database-kind";
+import type { SqlSession } from "@/lib/db/driver";
 
 /** An outbox message this dispatcher now holds (status `sending`). `attempts` already counts this send. */
 export interface ClaimedOutboxMessage {
@@ -76,4 +80,67 @@ export async function claimOutboxWithGuardedUpdate(db: Db, owner: string, now: D
     if (row) return row;
   }
   return null;
+}
+
+/** A new outbox message: its UNIQUE idempotency key, the order, the target URL and the JSON body. */
+export interface NewOutboxMessage {
+  id: string;
+  idempotencyKey: string;
+  orderId: string;
+  target: string;
+  body: string;
+}
+
+/**
+ * Inserts a `pending` message due at `now` in the caller's driver transaction (the apply that made the
+ * order paid: the message exists if and only if the payment was applied). Throws the database's errors
+ * (a second message under one idempotency key violates its UNIQUE key and rolls the transaction back).
+ */
+export async function insertOutboxMessage(session: SqlSession, message: NewOutboxMessage, now: Date): Promise<void> {
+  await session.run(
+    `INSERT INTO "OutboxMessage" ("id", "idempotencyKey", "orderId", "target", "body", "status", "attempts", "nextAttemptAt", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    [message.id, message.idempotencyKey, message.orderId, message.target, message.body, now, now, now],
+  );
+}
+
+/** What a send came to, as recorded on its message. */
+export interface SendRecord {
+  status: "sent" | "pending" | "failed" | "uncertain";
+  lastStatusCode: number | null;
+  /** Null once sent; otherwise why (at most 500 characters kept). */
+  lastError: string | null;
+  nextAttemptAt: Date;
+}
+
+/**
+ * Records a send's outcome on a message `owner` holds (status `sending` under its lease) and releases
+ * the lease. Returns false when the lease was lost meanwhile (the message was marked uncertain): that
+ * verdict stands.
+ */
+export async function recordSendOutcome(db: Db, id: string, owner: string, record: SendRecord): Promise<boolean> {
+  const { count } = await db.outboxMessage.updateMany({
+    where: { id, status: "sending", leaseOwner: owner },
+    data: { status: record.status, lastStatusCode: record.lastStatusCode, lastError: record.lastError?.slice(0, 500) ?? null, nextAttemptAt: record.nextAttemptAt, leaseOwner: null, leaseExpiresAt: null },
+  });
+  return count === 1;
+}
+
+/**
+ * A person's settlement of an uncertain or failed message: `resend` makes it `pending` and due at `now`
+ * (same idempotency key), `resolve` closes it; `note` (at most 500 characters kept) says who and why.
+ * Returns false when the message is in neither state.
+ */
+export async function settleOutboxRow(db: Db, id: string, action: "resend" | "resolve", note: string, now: Date): Promise<boolean> {
+  const text = note.slice(0, 500);
+  const { count } = await db.outboxMessage.updateMany({
+    where: { id, status: { in: ["uncertain", "failed"] } },
+    data: action === "resend" ? { status: "pending", nextAttemptAt: now, note: text } : { status: "resolved", note: text },
+  });
+  return count === 1;
+}
+
+/** Resolves an uncertain message with `note` (what the target said) with `client` (a transaction with its audit row); it is never re-sent. False when not uncertain. */
+export async function resolveUncertainOutboxMessage(client: Db | Tx, id: string, note: string): Promise<boolean> {
+  const { count } = await client.outboxMessage.updateMany({ where: { id, status: "uncertain" }, data: { status: "resolved", note: note.slice(0, 500) } });
+  return count === 1;
 }

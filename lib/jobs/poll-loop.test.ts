@@ -2,7 +2,7 @@
 // and completes without any I/O (a backlog on SQLite): a stop() asked from a timer is honoured at once.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PollLoop } from "@/lib/background/poll-loop";
+import { PollLoop } from "@/lib/jobs/poll-loop";
 
 test("a stop asked from a timer while every step finds work ends the loop after the step in hand", async () => {
   let steps = 0;

@@ -1,7 +1,8 @@
 import { recordAudit } from "@/lib/audit/record-audit";
 import { assertCan, can, type Actor } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
-import { retryDeadLetter, type RetryOutcome } from "@/lib/dead-letters/retry-dead-letter";
+import { retryDeadLetter, type RetryOutcome } from "@/lib/triage/retry-dead-letter";
+import { assignDeadLetter, nameDeadLetterResolver, resolveDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { isReviewFirst } from "@/lib/dead-letters/review-first";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 
@@ -58,7 +59,7 @@ export async function retryDeadLetterAs(db: Db, actor: Actor, id: string, option
   const attempts = result.outcome === "dead_lettered" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
   if (result.outcome === "applied" || result.outcome === "ignored") {
     // The core resolves it as "system" inside the apply transaction; name the person who asked for it.
-    await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: actor.email } });
+    await nameDeadLetterResolver(db, id, actor.email);
   }
   if (result.outcome !== "not_found") {
     await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: because("audit_retry", { outcome: result.outcome, cause: result.reasonRef ?? result.reason }) });
@@ -112,8 +113,7 @@ export async function assignDeadLetterAs(db: Db, actor: Actor, id: string, to: s
   const letter = await db.deadLetter.findUnique({ where: { id }, select: { status: true, owner: true } });
   if (!letter || letter.status !== "open") return "not_open";
   return db.$transaction(async (tx) => {
-    const { count } = await tx.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner: to } });
-    if (count === 0) return "not_open";
+    if (!(await assignDeadLetter(tx, id, to))) return "not_open";
     const note =
       to === null
         ? because("audit_owner_cleared", { from: letter.owner ?? "-" })
@@ -139,11 +139,7 @@ export async function deadLetterAssignees(db: Db): Promise<string[]> {
 export async function resolveDeadLetterAs(db: Db, actor: Actor, id: string, note: string, now = new Date()): Promise<boolean> {
   assertCan(actor, "dead_letters.manage");
   return db.$transaction(async (tx) => {
-    const { count } = await tx.deadLetter.updateMany({
-      where: { id, status: "open" },
-      data: { status: "resolved", resolution: note.slice(0, 500), resolvedBy: actor.email, resolvedAt: now },
-    });
-    if (count === 0) return false;
+    if (!(await resolveDeadLetter(tx, id, { note }, actor.email, now))) return false;
     await recordAudit(tx, actor, { action: "dead_letter.resolve", targetType: "dead_letter", targetId: id, note }, now);
     return true;
   });

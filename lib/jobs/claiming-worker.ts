@@ -1,5 +1,5 @@
-import { PollLoop } from "@/lib/background/poll-loop";
-import { onWork } from "@/lib/background/signals";
+import { PollLoop } from "@/lib/jobs/poll-loop";
+import { onWork } from "@/lib/jobs/signals";
 
 /**
  * What the inbox worker and the outbox dispatcher share: a poll loop that runs {@link runOnce} (claim one

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkServerConfiguration } from "@/lib/config/server-configuration";
+import { checkServerConfiguration } from "@/lib/background/server-configuration";
 
 // As `npm start` calls it: on the process's own environment, before anything has read the settings.
 test("a wrong setting in the environment does not hide an endpoint's own refusal until the next start", () => {

@@ -1,4 +1,4 @@
-import { applyStoredEvent, type AppliedEvent } from "@/lib/core/apply-stored-event";
+import { applyStoredEvent, type AppliedEvent } from "@/lib/apply/apply-stored-event";
 import type { NormalizedEvent } from "@/lib/core/effect";
 import type { EventKey } from "@/lib/core/event-key";
 import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/core/failures";
@@ -9,8 +9,8 @@ import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient
 import { upsertDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { decisionRow, insertDecisions, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { endpointDefinitions, type EndpointDefinition } from "@/lib/endpoints/endpoints";
-import type { ClaimedInboxEvent } from "@/lib/inbox/claim-inbox-event";
-import { decideRetry, type RetryPolicy } from "@/lib/inbox/retry-policy";
+import { guardEventLeases, markEventDead, scheduleEventRetry, type ClaimedInboxEvent } from "@/lib/events/webhook-events";
+import { decideRetry, type RetryPolicy } from "@/lib/jobs/retry-policy";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
 import { crashAt } from "@/lib/test-hooks/crash-point";
@@ -69,19 +69,6 @@ function endpointOf(claimed: ClaimedInboxEvent, endpoints: EndpointsByName): Pic
   return endpoints.get(claimed.endpoint) ?? { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode };
 }
 
-/**
- * The first write of a worker transaction: re-asserts this worker's lease on every event of the batch
- * (SQLite: a write first, so the write lock and the lease hold until the commit). Returns the ids still
- * held; an event whose lease expired and was taken over is not among them and is left alone.
- */
-async function guardLeases(session: SqlSession, claimed: ClaimedInboxEvent[], owner: string): Promise<Set<string>> {
-  const rows = await session.all<{ id: string }>(
-    `UPDATE "WebhookEvent" SET "leaseOwner" = ? WHERE "id" IN (${claimed.map(() => "?").join(", ")}) AND "status" = 'processing' AND "leaseOwner" = ? RETURNING "id"`,
-    [owner, ...claimed.map((event) => event.id), owner],
-  );
-  return new Set(rows.map((row) => row.id));
-}
-
 /** What one event of a batch came to, before the commit: its result and the decision row to write. */
 interface Handled {
   result: ClaimedEventResult;
@@ -100,10 +87,7 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
   const base = { provider: claimed.provider, endpoint: claimed.endpoint, eventId: claimed.eventId, verified: true, eventType: claimed.type, orderId, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null } as const;
   const firstFailedAt = claimed.firstFailedAt ?? at;
   if (decision.action === "retry") {
-    await session.run(
-      `UPDATE "WebhookEvent" SET "status" = 'failed', "nextAttemptAt" = ?, "dueAt" = ?, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
-      [decision.nextAttemptAt, decision.nextAttemptAt, failure.reason.slice(0, 500), firstFailedAt, claimed.id],
-    );
+    await scheduleEventRetry(session, claimed.id, decision.nextAttemptAt, { lastError: failure.reason, firstFailedAt });
     const why = because("retry_scheduled", { attempt: claimed.attempts, category: failure.category, cause: causeOf(failure), seconds: Math.round(decision.delayMs / 1000) });
     return {
       result: { kind: "retry_scheduled", nextAttemptAt: decision.nextAttemptAt, delayMs: decision.delayMs, reason: failure.reason },
@@ -111,10 +95,7 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
     };
   }
   const dead = failure instanceof ApplyFailure && !failure.retryable ? failure : exhausted(decision, failure, orderId);
-  await session.run(
-    `UPDATE "WebhookEvent" SET "status" = 'dead', "nextAttemptAt" = NULL, "dueAt" = NULL, "lastError" = ?, "firstFailedAt" = ?, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
-    [dead.reason.slice(0, 500), firstFailedAt, claimed.id],
-  );
+  await markEventDead(session, claimed.id, { lastError: dead.reason, firstFailedAt });
   await upsertDeadLetter(
     session,
     { key: keyOf(claimed), endpoint: claimed.endpoint, eventType: claimed.type, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, payload: claimed.payload, orderId, failure: dead, attempts: claimed.attempts, firstFailedAt },
@@ -173,7 +154,7 @@ async function applyOne(session: SqlSession, claimed: ClaimedInboxEvent, options
 
 /**
  * Applies a batch of claimed inbox events in ONE driver transaction and one durable commit: the first
- * write re-asserts the batch's leases ({@link guardLeases}), then each event applies in its order
+ * write re-asserts the batch's leases ({@link guardEventLeases}), then each event applies in its order
  * (events of one order keep their arrival order) inside its own SAVEPOINT ({@link applyOne}), its
  * failure recorded in the same transaction; the batch's decision rows are one multi-row insert. An
  * event whose lease was taken over is `lease_lost` and untouched. When the transaction itself fails
@@ -188,7 +169,7 @@ export async function applyClaimedEvents(db: Db, claimed: ClaimedInboxEvent[], o
   for (let attempt = 1; attempt <= MAX_TRANSACTION_ATTEMPTS; attempt++) {
     try {
       const handled = await driverOf(db).transaction(async (session) => {
-        const held = await guardLeases(session, claimed, options.owner);
+        const held = await guardEventLeases(session, claimed.map((event) => event.id), options.owner);
         const at = now();
         const endpoints = endpointsByName();
         const outcomes: Handled[] = [];

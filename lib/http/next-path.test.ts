@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { safeNextPath } from "@/lib/auth/next-path";
+import { safeNextPath } from "@/lib/http/next-path";
 
 test("same-site paths are followed, with their query and fragment", () => {
   assert.equal(safeNextPath("/dead-letters?tab=resolved"), "/dead-letters?tab=resolved");

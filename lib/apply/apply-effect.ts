@@ -6,7 +6,7 @@ import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { bookCredit, bookEntry, findCredit, findExtraCharge, noteExtraChargeRefunded, paymentEntries, recordExtraCharge } from "@/lib/ledger/bookings";
 import { disputesOfOrder, recordDispute } from "@/lib/ledger/disputes";
 import { recordRefundObjects, recordRefundSnapshot, refundObjects, refundSnapshots } from "@/lib/ledger/refund-snapshots";
-import type { PaymentScope } from "@/lib/ledger/business-keys";
+import type { PaymentScope } from "@/lib/core/business-keys";
 import { orderByCheckoutSession, orderById, touchOrder, transitionOrder } from "@/lib/orders/transition-order";
 
 /**

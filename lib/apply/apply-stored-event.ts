@@ -1,12 +1,12 @@
-import { notifyWork } from "@/lib/background/signals";
+import { notifyWork } from "@/lib/jobs/signals";
 import { DEMO_SECRET_LABEL_SUFFIX, runMode, settings } from "@/lib/config/settings";
 import type { SqlSession } from "@/lib/db/driver";
 import { resolveDeadLettersOfEvent } from "@/lib/dead-letters/dead-letters";
 import { decisionRow, insertDecisions, linkDecisionsToOrder, logDecision, type DecisionInput, type DecisionRow } from "@/lib/decisions/record-decision";
 import { ApplyFailure } from "@/lib/core/failures";
-import { applyEffect, type EffectOutcome } from "@/lib/core/apply-effect";
+import { applyEffect, type EffectOutcome } from "@/lib/apply/apply-effect";
 import type { EventKey } from "@/lib/core/event-key";
-import { wakeParkedEvents } from "@/lib/core/parked-events";
+import { markEventApplied, wakeParkedEvents } from "@/lib/events/webhook-events";
 import { queueFulfilment } from "@/lib/outbox/fulfilment-message";
 import { crashAt } from "@/lib/test-hooks/crash-point";
 import { because, followedBy, reasonRef } from "@/lib/reasons/reason-codes";
@@ -57,10 +57,7 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
       ? { outcome: "ignored", ...because("live_test_endpoint", { eventMode: event.livemode ? "live" : "test", endpointMode: endpoint.livemode ? "live" : "test" }) }
       : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect, now);
   const orderId = effect.orderId ?? ("orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
-  await tx.run(
-    `UPDATE "WebhookEvent" SET "status" = ?, "processedAt" = ?, "orderId" = ?, "lastError" = NULL, "nextAttemptAt" = NULL, "dueAt" = NULL, "leaseOwner" = NULL, "leaseExpiresAt" = NULL WHERE "id" = ?`,
-    [effect.outcome === "ignored" ? "ignored" : "processed", now, orderId ?? null, stored.rowId],
-  );
+  await markEventApplied(tx, stored.rowId, effect.outcome === "ignored" ? "ignored" : "processed", orderId ?? null, now);
   // The worker found an order the payload did not name (the receiver's rows carry the payload's): its
   // receipt joins the order's timeline. Skipped when the payload named it, so the common path pays nothing.
   const namedOrderId = "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined;
