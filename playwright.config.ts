@@ -48,6 +48,7 @@ export default defineConfig({
       // The specs stand in for several clients behind a proxy on 127.0.0.1: each sends its own X-Forwarded-For.
       TRUSTED_PROXIES: "127.0.0.1",
       API_TOKEN: E2E.apiToken,
+      ACREDITA_SECRETS_KEY: E2E.secretsKey,
       // Two active secrets and a retired one, so the Endpoints page has a rotation to show.
       LAB_WEBHOOK_SECRET: `${E2E.labSecret},${E2E.labOldSecret}`,
       LAB_WEBHOOK_RETIRED_SECRETS: E2E.labRetiredSecret,

@@ -85,10 +85,13 @@ export interface EndpointView {
   secrets: SecretView[];
 }
 
+/** What is wrong with a new endpoint or secret, as a code the dashboard words in the reader's language (the API sends `message`). */
+export type EndpointProblem = "secret_required" | "secret_short" | "secret_format" | "secret_demo" | "account_stripe" | "account_demo" | "options_none" | "options_invalid" | "connect_provider";
+
 /** Why a change was refused: each maps to one HTTP status in the route (lib/api/endpoint-answers.ts). */
 export type EndpointRefusal =
-  | { kind: "invalid"; message: string }
-  | { kind: "forbidden"; message: string }
+  | { kind: "invalid"; problem: EndpointProblem; message: string }
+  | { kind: "forbidden"; problem: "role" | "connect_operator"; message: string }
   | { kind: "not_found"; message: string }
   | { kind: "conflict"; code: "last_active_secret" | "no_active_secret"; message: string }
   | { kind: "secrets_key"; code: "secrets_key_missing" | "secrets_key_invalid"; message: string };
@@ -160,7 +163,7 @@ const notFound = (id: string): EndpointRefusal => ({ kind: "not_found", message:
 /** Refuses an actor who may not manage endpoints (the route checks too; the rule lives here). */
 function refusedActor(actor: EndpointActor): EndpointRefusal | undefined {
   if (actor.operator || (actor.role !== undefined && can(actor.role, "endpoints.manage"))) return undefined;
-  return { kind: "forbidden", message: "your role does not allow managing endpoints" };
+  return { kind: "forbidden", problem: "role", message: "your role does not allow managing endpoints" };
 }
 
 /**
@@ -169,8 +172,8 @@ function refusedActor(actor: EndpointActor): EndpointRefusal | undefined {
  */
 function secretRefusal(provider: ProviderName, secret: string): EndpointRefusal | undefined {
   const problem = signingSecretProblem(provider, secret);
-  if (problem) return { kind: "invalid", message: `secret: ${problem}` };
-  if (runMode() === "production" && holdsPublicDemoValue(secret)) return { kind: "invalid", message: "secret: is a public demo value (printed in the README); use your own secret" };
+  if (problem) return { kind: "invalid", problem: secret.length < 8 ? "secret_short" : "secret_format", message: `secret: ${problem}` };
+  if (runMode() === "production" && holdsPublicDemoValue(secret)) return { kind: "invalid", problem: "secret_demo", message: "secret: is a public demo value (printed in the README); use your own secret" };
   return undefined;
 }
 
@@ -178,7 +181,7 @@ function secretRefusal(provider: ProviderName, secret: string): EndpointRefusal 
 function secretFor(provider: ProviderName, supplied: string | undefined): { secret: string; generated: boolean } | EndpointRefusal {
   if (supplied !== undefined) return secretRefusal(provider, supplied) ?? { secret: supplied, generated: false };
   if (provider === "standard-webhooks" || provider === "lab") return { secret: generatedSigningSecret(provider), generated: true };
-  return { kind: "invalid", message: `secret: required for a ${provider} endpoint (the signing secret the provider shows for this endpoint)` };
+  return { kind: "invalid", problem: "secret_required", message: `secret: required for a ${provider} endpoint (the signing secret the provider shows for this endpoint)` };
 }
 
 /** The refusal when no secret can be encrypted: ACREDITA_SECRETS_KEY unset (or malformed), else undefined. */
@@ -200,17 +203,17 @@ function sealed(endpointId: string, label: string, secret: string): string {
 /** The stored options of a new endpoint: validated by the provider's schema; a Standard Webhooks endpoint without them gets the documented default mapping. */
 function optionsFor(input: NewEndpoint): { options: string | null } | EndpointRefusal {
   const schema = providers[input.provider].optionsSchema;
-  if (!schema) return input.options === undefined ? { options: null } : { kind: "invalid", message: `options: a ${input.provider} endpoint takes no options` };
+  if (!schema) return input.options === undefined ? { options: null } : { kind: "invalid", problem: "options_none", message: `options: a ${input.provider} endpoint takes no options` };
   const options = input.options ?? STANDARD_WEBHOOKS_DEFAULT_OPTIONS;
   const parsed = schema.safeParse(options);
-  if (!parsed.success) return { kind: "invalid", message: parsed.error.issues.slice(0, 5).map((issue) => `options${issue.path.map((part) => `.${String(part)}`).join("")}: ${issue.message}`).join("; ") };
+  if (!parsed.success) return { kind: "invalid", problem: "options_invalid", message: parsed.error.issues.slice(0, 5).map((issue) => `options${issue.path.map((part) => `.${String(part)}`).join("")}: ${issue.message}`).join("; ") };
   return { options: JSON.stringify(options) };
 }
 
 /** The account rules beyond its shape: a Stripe account is an `acct_` id; production binds no endpoint to a demo account. */
 function accountRefusal(input: NewEndpoint): EndpointRefusal | undefined {
-  if (input.provider === "stripe" && !/^acct_[A-Za-z0-9]+$/.test(input.account)) return { kind: "invalid", message: "account: a Stripe account id (acct_...)" };
-  if (runMode() === "production" && isDemoAccount(input.account)) return { kind: "invalid", message: "account: is a demo account name; use your own provider account" };
+  if (input.provider === "stripe" && !/^acct_[A-Za-z0-9]+$/.test(input.account)) return { kind: "invalid", problem: "account_stripe", message: "account: a Stripe account id (acct_...)" };
+  if (runMode() === "production" && isDemoAccount(input.account)) return { kind: "invalid", problem: "account_demo", message: "account: is a demo account name; use your own provider account" };
   return undefined;
 }
 
@@ -234,8 +237,8 @@ const isRefusal = (value: object): value is EndpointRefusal => "kind" in value &
 export async function createEndpoint(db: Db, input: NewEndpoint, actor: EndpointActor, options: { organizationId?: string; now?: Date } = {}): Promise<{ kind: "created"; endpoint: EndpointView; secret?: string } | EndpointRefusal> {
   const refused = refusedActor(actor);
   if (refused) return refused;
-  if (input.connect && input.provider !== "stripe") return { kind: "invalid", message: "connect: only a Stripe endpoint can be a Connect endpoint" };
-  if (input.connect && !actor.operator) return { kind: "forbidden", message: "connect: only the operator (API_TOKEN) creates a Stripe Connect endpoint" };
+  if (input.connect && input.provider !== "stripe") return { kind: "invalid", problem: "connect_provider", message: "connect: only a Stripe endpoint can be a Connect endpoint" };
+  if (input.connect && !actor.operator) return { kind: "forbidden", problem: "connect_operator", message: "connect: only the operator (API_TOKEN) creates a Stripe Connect endpoint" };
   const account = accountRefusal(input);
   if (account) return account;
   const stored = optionsFor(input);

@@ -29,6 +29,8 @@ export const E2E = {
   /** The lab's retired secret (LAB_WEBHOOK_RETIRED_SECRETS[0]): refused, and named in the diagnosis. */
   labRetiredSecret: "lab_e2e_retired_0000",
   authSecret: "e2e-auth-secret-0123456789abcdef0123456789",
+  /** ACREDITA_SECRETS_KEY of the browser server: 32 bytes in base64 (the data endpoints' secrets are encrypted under it). */
+  secretsKey: "ZTJlLXNlY3JldHMta2V5LTAxMjM0NTY3ODlhYmNkZWY=",
 } as const;
 
 /**
