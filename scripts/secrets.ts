@@ -6,43 +6,53 @@
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
 import "@/lib/log/cli-logs-to-stderr";
 import "@/lib/config/env-files";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
+import { readSettings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
-import { db } from "@/lib/db/client";
-import { SecretsKeyMissingError } from "@/lib/secrets/secret-box";
-import { SecretsKeyError, secretsKeys } from "@/lib/secrets/secrets-key";
+import { withOwnDb } from "@/lib/db/client";
 import { reencryptStoredSecrets, storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
+import { SecretsKeyMissingError } from "@/lib/secrets/secret-box";
+import { parseSecretsKeys, SECRETS_KEY_ENV, SecretsKeyError, type SecretsKey } from "@/lib/secrets/secrets-key";
 
 const USAGE = "usage: npm run secrets -- reencrypt | check";
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * `npm run secrets`: takes the arguments after the script (`reencrypt` or `check`), the environment
+ * (ACREDITA_SECRETS_KEY, DATABASE_URL and the other settings) and the streams; resolves with the exit
+ * status: 0 done (check: nothing to refuse), 1 some stored secrets could not be decrypted (each named by
+ * endpoint and label in the JSON), 2 bad usage, a malformed key, or reencrypt without a key; or the schema
+ * step's status. Prints JSON on stdout; never a key or a secret.
+ */
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if ((command !== "reencrypt" && command !== "check") || rest.length > 0) {
-    console.error(USAGE);
+    writeLine(io.stderr, USAGE);
     return 2;
   }
-  let keys;
+  let keys: SecretsKey[];
   try {
-    keys = secretsKeys();
+    keys = parseSecretsKeys(env[SECRETS_KEY_ENV]);
   } catch (error) {
     if (!(error instanceof SecretsKeyError)) throw error;
-    console.error(`secrets: ${error.message}`);
+    writeLine(io.stderr, `secrets: ${error.message}`);
     return 2;
   }
-  const schemaExit = await cliSchemaExitCode("secrets", { apply: true });
+  if (command === "reencrypt" && keys.length === 0) {
+    writeLine(io.stderr, `secrets: ${new SecretsKeyMissingError().message}`);
+    return 2;
+  }
+  const config = readSettings(env);
+  const schemaExit = await cliSchemaExitCode("secrets", config.DATABASE_URL, { apply: true, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
   if (command === "check") {
-    const issues = await storedSecretsIssues(await db());
-    console.log(JSON.stringify({ ok: issues.length === 0, keys: keys.map((key) => key.id), issues }, null, 2));
+    const issues = await withOwnDb(config, (database) => storedSecretsIssues(database, env));
+    writeLine(io.stdout, JSON.stringify({ ok: issues.length === 0, keys: keys.map((key) => key.id), issues }, null, 2));
     return issues.length === 0 ? 0 : 1;
   }
-  if (keys.length === 0) {
-    console.error(`secrets: ${new SecretsKeyMissingError().message}`);
-    return 2;
-  }
-  const report = await reencryptStoredSecrets(await db(), keys);
-  console.log(JSON.stringify(report, null, 2));
+  const report = await withOwnDb(config, (database) => reencryptStoredSecrets(database, keys));
+  writeLine(io.stdout, JSON.stringify(report, null, 2));
   return report.failed === 0 ? 0 : 1;
 }
 
-runCli("secrets", () => main(process.argv.slice(2)));
+if (require.main === module) runCli("secrets", main);

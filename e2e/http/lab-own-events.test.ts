@@ -1,10 +1,8 @@
-// slow-test: runs npm run lab against a built server, one run waiting for a time-out on purpose
 // `npm run lab` as a new user meets it: it waits only for its own events (another provider's event
 // retried for minutes on the same server does not hold it up), a wait that times out names the events
 // it waited for, it refuses a production server unless told --allow-production, and it writes the
-// settlement next to the target's own data.
+// settlement next to the target's own data. The lab's main runs in this process, against built servers.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -12,6 +10,8 @@ import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { paymentIntent, stripeEvent, stripeHeader } from "../support/providers";
 import { waitFor } from "../support/real-server";
 import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
+import { runMain } from "../support/cli";
+import { main as labCli } from "@/scripts/lab";
 
 const SECRET = "lab_own_events_secret_0001";
 const TOKEN = "lab-own-events-token-0123456789abcdef-01";
@@ -44,20 +44,10 @@ after(async () => {
   await Promise.all([working?.server.stop(), stalled?.server.stop()]);
 });
 
-/** Runs scripts/lab.ts as `npm run lab` does against `target`, with this environment's PORT and DATABASE_URL those of the target. */
-// Not spawnSync: a test blocked for the lab's run cannot see the server close its idle kept-alive
-// connection, and its next fetch is written on that dead socket ("other side closed").
+/** Runs the lab's main as `npm run lab` does against `target`, with this environment's PORT and DATABASE_URL those of the target. */
 async function lab(target: { server: RunningServer; databaseUrl: string }, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/lab.ts", ...args], {
-    env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(target.server.port), DATABASE_URL: target.databaseUrl, LANG: "C", ...env },
-    timeout: 120_000,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on("close", (status) => resolve(status)));
-  return { code, stdout, stderr, lines: stdout.split("\n") };
+  const result = await runMain(labCli, args, { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(target.server.port), DATABASE_URL: target.databaseUrl, LANG: "C", ...env });
+  return { ...result, lines: result.stdout.split("\n") };
 }
 
 /** Where the lab must write its settlement for a target on `databaseUrl`: beside its SQLite file, else data/lab. */

@@ -1,11 +1,9 @@
 import { TEST_DB } from "@/e2e/support/test-env";
-// slow-test: runs npm start once and npm run secrets three times, each its own process (tsx start-up each)
 // Rotating ACREDITA_SECRETS_KEY on a database with stored signing secrets: `npm run secrets -- reencrypt`
 // moves every secret under the first key listed (counts as JSON), deliveries keep verifying with only the
 // new key, and what a start refuses is named: the variable unset, a key list without the secrets' key, a
 // stored secret altered. `npm start` itself refuses such a database, naming the variable.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
@@ -17,6 +15,9 @@ import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { ciphertextKeyId } from "@/lib/secrets/secret-box";
 import { parseSecretsKeys } from "@/lib/secrets/secrets-key";
 import { reencryptStoredSecrets, storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
+import { runMain } from "@/e2e/support/cli";
+import { main as secretsMain } from "@/scripts/secrets";
+import { main as npmStart } from "@/scripts/start";
 
 const KEY_A = randomBytes(32).toString("base64");
 const KEY_B = randomBytes(32).toString("base64");
@@ -28,13 +29,10 @@ const operator: EndpointActor = { id: "api-token", email: "operator (API_TOKEN)"
 const secrets: string[] = [];
 const labIds: string[] = [];
 
-/** `npm run secrets -- <args>` as its own process on this file's database. */
-function secretsCli(key: string | undefined, ...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" };
-  if (key === undefined) delete env.ACREDITA_SECRETS_KEY;
-  else env.ACREDITA_SECRETS_KEY = key;
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/secrets.ts", ...args], { env, encoding: "utf8" });
-  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
+/** `npm run secrets -- <args>` (its main, in this process) on this file's database with `key` as ACREDITA_SECRETS_KEY. */
+async function secretsCli(key: string | undefined, ...args: string[]) {
+  const run = await runMain(secretsMain, args, { DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent", ...(key === undefined ? {} : { ACREDITA_SECRETS_KEY: key }) });
+  return { code: run.code, stdout: run.stdout.trim(), stderr: run.stderr.trim() };
 }
 
 function deliverLab(id: string, secret: string, eventId: string) {
@@ -74,23 +72,28 @@ describe("ACREDITA_SECRETS_KEY on a database with stored secrets", () => {
     assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: "not base64!" }), ["ACREDITA_SECRETS_KEY: must be 32 random bytes in base64 (e.g. the output of `openssl rand -base64 32`)"]);
   });
 
-  test("npm start refuses the database while no listed key decrypts its secrets, naming the variable; nothing is served", () => {
-    const start = (key: string | undefined) => {
-      const env: Record<string, string | undefined> = { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: TEST_DB.url, AUTH_SECRET: "key-rotation-test-auth-secret-0123456789", LOG_LEVEL: "silent", ...(key === undefined ? {} : { ACREDITA_SECRETS_KEY: key }) };
-      const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env: env as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
-      return { code: result.status, stderr: result.stderr };
-    };
-    assert.deepEqual(start(undefined), { code: 1, stderr: `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: is not set, but the database holds 3 endpoint signing secrets encrypted under key ${ID_A}; set it to the key (or keys) they were encrypted with\n` });
-    assert.deepEqual(start(KEY_B), { code: 1, stderr: `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: 3 stored endpoint signing secrets are encrypted under key ${ID_A}, which it does not list (it lists ${ID_B}); add that key\n` });
+  test("npm start refuses the database while no listed key decrypts its secrets, naming the variable; nothing is served", async () => {
+    const start = (key: string | undefined) =>
+      runMain(npmStart, [], { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: TEST_DB.url, AUTH_SECRET: "key-rotation-test-auth-secret-0123456789", LOG_LEVEL: "silent", ...(key === undefined ? {} : { ACREDITA_SECRETS_KEY: key }) });
+    const unset = await start(undefined);
+    assert.deepEqual([unset.code, unset.stderr], [1, `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: is not set, but the database holds 3 endpoint signing secrets encrypted under key ${ID_A}; set it to the key (or keys) they were encrypted with\n`]);
+    assert.match(unset.stdout, /ACREDITA_SECRETS_KEY not set: no data endpoint secret can be stored/);
+    const other = await start(KEY_B);
+    assert.deepEqual([other.code, other.stderr], [1, `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: 3 stored endpoint signing secrets are encrypted under key ${ID_A}, which it does not list (it lists ${ID_B}); add that key\n`]);
+    assert.match(other.stdout, new RegExp(`ACREDITA_SECRETS_KEY set \\(key ${ID_B} encrypts\\)`));
+    const malformed = await start(`${KEY_A},short`);
+    assert.deepEqual(malformed, { code: 1, stdout: "", stderr: "Acredita cannot start:\n  ACREDITA_SECRETS_KEY (key 2 of 2): must be 32 random bytes in base64 (e.g. the output of `openssl rand -base64 32`)\n" });
   });
 
   test("npm run secrets -- reencrypt moves every secret under the first key and prints the counts; a second run changes nothing; the old key alone is refused", async () => {
-    assert.deepEqual(secretsCli(undefined, "reencrypt"), { code: 2, stdout: "", stderr: "secrets: ACREDITA_SECRETS_KEY is not set: signing secrets are stored encrypted under it. Set it to 32 random bytes in base64 (openssl rand -base64 32) on every server, receiver and worker, then retry" });
-    const first = secretsCli(`${KEY_B},${KEY_A}`, "reencrypt");
+    assert.deepEqual(await secretsCli(undefined, "reencrypt"), { code: 2, stdout: "", stderr: "secrets: ACREDITA_SECRETS_KEY is not set: signing secrets are stored encrypted under it. Set it to 32 random bytes in base64 (openssl rand -base64 32) on every server, receiver and worker, then retry" });
+    assert.deepEqual(await secretsCli(KEY_A, "rotate"), { code: 2, stdout: "", stderr: "usage: npm run secrets -- reencrypt | check" });
+    const first = await secretsCli(`${KEY_B},${KEY_A}`, "reencrypt");
     assert.deepEqual([first.code, JSON.parse(first.stdout)], [0, { total: 3, reencrypted: 3, unchanged: 0, failed: 0, failures: [], keyId: ID_B }]);
     assert.deepEqual(await storedKeyIds(), [ID_B, ID_B, ID_B]);
     assert.deepEqual(await reencryptStoredSecrets(await db(), parseSecretsKeys(`${KEY_B},${KEY_A}`)), { total: 3, reencrypted: 0, unchanged: 3, failed: 0, failures: [], keyId: ID_B });
-    assert.deepEqual(await storedSecretsIssues(await db(), { ACREDITA_SECRETS_KEY: KEY_B }), []);
+    const check = await secretsCli(KEY_B, "check");
+    assert.deepEqual([check.code, JSON.parse(check.stdout)], [0, { ok: true, keys: [ID_B], issues: [] }]);
     assert.deepEqual(await storedSecretsIssues(await db(), { ACREDITA_SECRETS_KEY: KEY_A }), [`ACREDITA_SECRETS_KEY: 3 stored endpoint signing secrets are encrypted under key ${ID_B}, which it does not list (it lists ${ID_A}); add that key`]);
     for (const secret of secrets) assert.equal(`${first.stdout}${first.stderr}`.includes(secret), false);
   });
@@ -120,7 +123,7 @@ describe("ACREDITA_SECRETS_KEY on a database with stored secrets", () => {
     // The other endpoints are unaffected.
     assert.equal((await deliverLab(labIds[0], secrets[0], "evt_key_rot_3")).status, 409);
 
-    const report = secretsCli(`${KEY_A},${KEY_B}`, "reencrypt");
+    const report = await secretsCli(`${KEY_A},${KEY_B}`, "reencrypt");
     const parsed = JSON.parse(report.stdout);
     assert.deepEqual([report.code, parsed.total, parsed.reencrypted, parsed.failed, parsed.failures], [
       1,
