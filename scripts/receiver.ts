@@ -14,6 +14,8 @@ import { db } from "@/lib/db/client";
 import { flushRejectionCounts } from "@/lib/decisions/rejection-counter";
 import { logger } from "@/lib/log/logger";
 import { createReceiverServer } from "@/lib/receiver/receiver-server";
+import { secretsKeyIssues } from "@/lib/secrets/secrets-key";
+import { storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
 
 /**
  * `npm run receiver`: takes the arguments after the script (none), the environment its start is checked
@@ -32,13 +34,15 @@ export async function main(_argv: string[], env: CliEnv, io: CliIo): Promise<num
   // The receiver verifies signatures: the same rules as the server (no public demo secret outside
   // demo mode, no unconfigured endpoint served), but it signs no sessions.
   const checked = checkServerConfiguration(env, { needsAuth: false });
-  if (!checked.ok) return refuse(checked.issues.join("; "));
+  const keyIssues = secretsKeyIssues(env);
+  if (!checked.ok || keyIssues.length > 0) return refuse([...(checked.ok ? [] : checked.issues), ...keyIssues].join("; "));
   const config = checked.settings;
   // The receiver runs beside a server, which applies the migrations (docs/operations.md): it applies
   // none itself, and opens no client before they are there (a missing SQLite file would be created empty).
   const schemaExit = await cliSchemaExitCode("Acredita receiver cannot start", config.DATABASE_URL, { apply: false, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
-  const databaseIssues = await databaseModeIssues(await db(), config.ACREDITA_MODE);
+  // Stored signing secrets that no key of ACREDITA_SECRETS_KEY decrypts: no data endpoint could verify a delivery.
+  const databaseIssues = [...(await databaseModeIssues(await db(), config.ACREDITA_MODE)), ...(await storedSecretsIssues(await db(), env))];
   if (databaseIssues.length > 0) return refuse(databaseIssues.join("; "));
   const receiver = createReceiverServer();
   return new Promise<number>((resolve) => {

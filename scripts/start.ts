@@ -16,6 +16,8 @@ import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
 import { describeEndpoints } from "@/lib/endpoints/endpoints";
 import { databaseModeIssues } from "@/lib/demo/database-mode-check";
 import { seedDemoData } from "@/lib/demo/seed";
+import { secretsKeyIssues, secretsKeys } from "@/lib/secrets/secrets-key";
+import { storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
 import { SERVER_RESTARTS_ENV, superviseServer } from "@/lib/background/server-supervisor";
 import { childEnv, processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 
@@ -70,6 +72,8 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
 
   const checked = checkServerConfiguration(env);
   if (!checked.ok) return refuse(checked.issues, io);
+  const keyIssues = secretsKeyIssues(env);
+  if (keyIssues.length > 0) return refuse(keyIssues, io);
   const { settings: config, endpoints } = checked;
   const demo = config.ACREDITA_MODE === "demo";
   if (demo) writeLine(io.stdout, DEMO_BANNER);
@@ -93,6 +97,8 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   for (const [name, value] of Object.entries({ ...database, DATABASE_TRANSACTION_TIMEOUT_MS: config.DATABASE_TRANSACTION_TIMEOUT_MS })) writeLine(io.stdout, `  ${name.padEnd(32)} ${value}`);
   writeLine(io.stdout, `Webhook endpoints:\n${describeEndpoints(endpoints, env).map((line) => `  ${line}`).join("\n")}`);
   if (endpoints.endpoints.length === 0) writeLine(io.stdout, "  (no endpoint is configured: every webhook answers 404 until a secrets variable is set)");
+  const keys = secretsKeys(env);
+  writeLine(io.stdout, `  endpoints stored as data: POST /api/endpoints (docs/endpoints.md); ACREDITA_SECRETS_KEY ${keys.length === 0 ? "not set: no data endpoint secret can be stored" : `set (key ${keys[0].id} encrypts${keys.length > 1 ? `, ${keys.length - 1} more decrypt` : ""})`}`);
 
   if (!isPostgresUrl(config.DATABASE_URL)) mkdirSync(path.dirname(path.resolve(sqliteFilePath(config.DATABASE_URL))), { recursive: true });
   // Runs the migration engine only when a migration is pending (lib/db/pending-migrations.ts).
@@ -105,7 +111,8 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   writeLine(io.stdout, migration.message);
 
   const databaseIssues = await withOwnDb(config, async (database) => {
-    const issues = await databaseModeIssues(database, config.ACREDITA_MODE);
+    // Stored signing secrets that no key of ACREDITA_SECRETS_KEY decrypts: no data endpoint could verify a delivery.
+    const issues = [...(await databaseModeIssues(database, config.ACREDITA_MODE)), ...(await storedSecretsIssues(database, env))];
     if (issues.length > 0) return issues;
     if (demo) {
       const seeded = await seedDemoData(database);

@@ -52,6 +52,11 @@ describe("each command runs its main when executed directly and exits with its s
     assert.deepEqual([run.code, run.stdout], [0, "prisma/postgresql/schema.prisma is up to date\n"], run.stderr);
   });
 
+  test("npm run secrets -- check: exit 0 on a database without stored secrets, its JSON", async () => {
+    const run = await spawnCommand("scripts/secrets.ts", ["check"], env());
+    assert.deepEqual([run.code, JSON.parse(run.stdout)], [0, { ok: true, keys: [], issues: [] }], run.stderr);
+  });
+
   test("npm run db:migration without a topic: exit 2, the usage", async () => {
     const run = await spawnCommand("scripts/new-migration.ts", [], env());
     assert.deepEqual([run.code, run.stdout, run.stderr], [2, "", "usage: npm run db:migration -- <topic>   (lower-case letters, digits and _)\n"]);

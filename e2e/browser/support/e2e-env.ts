@@ -29,6 +29,8 @@ export const E2E = {
   /** The lab's retired secret (LAB_WEBHOOK_RETIRED_SECRETS[0]): refused, and named in the diagnosis. */
   labRetiredSecret: "lab_e2e_retired_0000",
   authSecret: "e2e-auth-secret-0123456789abcdef0123456789",
+  /** ACREDITA_SECRETS_KEY of the browser server: 32 bytes in base64 (the data endpoints' secrets are encrypted under it). */
+  secretsKey: "ZTJlLXNlY3JldHMta2V5LTAxMjM0NTY3ODlhYmNkZWY=",
 } as const;
 
 /**
@@ -46,6 +48,7 @@ export function serverEnvironment(port: number, databaseUrl: string): Record<str
     // The specs stand in for several clients behind a proxy on 127.0.0.1: each sends its own X-Forwarded-For.
     TRUSTED_PROXIES: "127.0.0.1",
     API_TOKEN: E2E.apiToken,
+    ACREDITA_SECRETS_KEY: E2E.secretsKey,
     // Two active secrets and a retired one, so the Endpoints page has a rotation to show.
     LAB_WEBHOOK_SECRET: `${E2E.labSecret},${E2E.labOldSecret}`,
     LAB_WEBHOOK_RETIRED_SECRETS: E2E.labRetiredSecret,
