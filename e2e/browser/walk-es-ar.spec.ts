@@ -4,7 +4,8 @@
 // mismatches of five codes), then walks every dashboard page in es-AR and finds no English reason,
 // category, next action, ledger kind or refusal, and no bare minor-unit amount; in English the same rows
 // read with money formatted by currency ("credited ARS 15,000.00", never "credited 1500000 ARS").
-// Named to run last: it walks what the other specs left too, and its open review item stays open.
+// The pages also show whatever the specs running beside it have written so far: none of it may read in
+// English either. Its rows are found by their ids, never by their place in a list others write to.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import en from "@/lib/i18n/messages/en.json";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
@@ -285,8 +286,9 @@ test.describe("in es-AR", () => {
       /evt_w_parked \(orden ord_w_parked\): volvió a fallar \(intento 2\)\. .*el pago pay_w_parked nunca se acreditó/,
     );
     await screenshot(page, testInfo, "dead-letters-retry-result-es-AR");
-    await page.goto("/admin/audit?action=dead_letter.retry");
+    await page.goto("/admin/audit?action=dead_letter.retry&target=evt_w_parked");
     await expect(page.getByLabel("Acción")).toHaveValue("dead_letter.retry");
+    await expect(page.getByTestId("audit-table").locator("tbody tr")).toHaveCount(1);
     await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Evento retenido reintentado");
     const note = page.getByTestId("audit-note").first();
     await expect(note).toHaveAttribute("data-coded", "yes");

@@ -13,8 +13,9 @@ export function isRole(value: string): value is Role {
 /**
  * What a role may do. merchant: read orders, decisions and reconciliation, run a reconciliation;
  * support: also retry, assign and resolve dead letters and review items, and read the operational
- * metrics and the endpoints' health (no secret value, only labels); admin: also create orders and
- * manage users and API keys.
+ * metrics and the endpoints' health (no secret value, only labels); admin: also create orders,
+ * manage users and API keys, and manage the endpoints stored as data (create, disable, delete, rotate
+ * their signing secrets).
  */
 export type Permission =
   | "orders.read"
@@ -28,12 +29,13 @@ export type Permission =
   | "orders.create"
   | "metrics.read"
   | "endpoints.read"
-  | "users.manage";
+  | "users.manage"
+  | "endpoints.manage";
 
 // Each role holds the one below it and more: support what merchants may, admin what support may.
 const MERCHANT: Permission[] = ["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"];
 const SUPPORT: Permission[] = [...MERCHANT, "dead_letters.manage", "review.manage", "metrics.read", "endpoints.read"];
-const ADMIN: Permission[] = [...SUPPORT, "orders.create", "users.manage"];
+const ADMIN: Permission[] = [...SUPPORT, "orders.create", "users.manage", "endpoints.manage"];
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = { merchant: new Set(MERCHANT), support: new Set(SUPPORT), admin: new Set(ADMIN) };
 
