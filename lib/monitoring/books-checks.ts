@@ -66,9 +66,12 @@ export async function latestBooksCheck(db: Db): Promise<BooksCheckView | null> {
   return row ? viewOf(row) : null;
 }
 
-/** When the latest check of any status started, or null: what the daily run's due check reads. */
+/**
+ * When the latest check that finished or is running started, or null: what the daily run's due check
+ * reads. A failed one does not count (the database went away mid-run: the next look tries again).
+ */
 export async function lastBooksCheckStart(db: Db): Promise<Date | null> {
-  const row = await db.booksCheck.findFirst({ orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: { startedAt: true } });
+  const row = await db.booksCheck.findFirst({ where: { status: { in: ["done", "running"] } }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: { startedAt: true } });
   return row?.startedAt ?? null;
 }
 

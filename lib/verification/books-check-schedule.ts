@@ -31,8 +31,9 @@ export async function runBooksCheck(db: Db, trigger: BooksCheckTrigger, now: () 
 }
 
 /**
- * Runs {@link runBooksCheck} (trigger `daily`) when the last check of any process started more than
- * `intervalMs` (default a day) ago, or never ran. Two workers deciding at the same moment both check,
+ * Runs {@link runBooksCheck} (trigger `daily`) when the last check of any process that finished (or is
+ * running) started more than `intervalMs` (default a day) ago, or none did: a failed check is tried
+ * again at the next look. Two workers deciding at the same moment both check,
  * which is harmless: a check changes nothing. Returns the report, or null when not due.
  */
 export async function runBooksCheckIfDue(db: Db, options: { now?: () => Date; intervalMs?: number } = {}): Promise<BooksReport | null> {
