@@ -133,7 +133,8 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       retiredSecretsEnv: "STANDARD_WEBHOOKS_RETIRED_SECRETS",
       demoSecrets: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET,
       // The sender's own payload, e.g. {"type":"payment.succeeded","timestamp":"...","data":{"payment_id":
-      // "pay_1","order_id":"ord_1","amount":2500,"currency":"USD"}} (the spec's recommended envelope).
+      // "pay_1","order_id":"ord_1","amount":2500,"currency":"USD","customer_email":"ana@example.com"}} (the
+      // spec's recommended envelope).
       options: {
         fields: {
           type: "$.type",
@@ -143,6 +144,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
           currency: "$.data.currency",
           refundedTotal: "$.data.amount_refunded",
           livemode: "$.data.livemode",
+          customerEmail: "$.data.customer_email",
         },
         eventTypes: { payment: ["payment.succeeded"], refund: ["payment.refunded"], paymentFailed: ["payment.failed"] },
       },
