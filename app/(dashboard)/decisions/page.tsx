@@ -12,6 +12,7 @@ import { rejectionSummary } from "@/lib/decisions/rejection-summary";
 import { endpointWorthShowing } from "@/lib/decisions/provider-label";
 import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDecisionsPage, type DecisionQuery } from "@/lib/decisions/list-decisions";
 import { param, type SearchParams } from "@/lib/lists/paging";
+import { eventLookupHref } from "@/lib/events/event-links";
 import { DecisionsChart } from "./decisions-chart";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
@@ -149,7 +150,13 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   ) : null}
                 </td>
                 <td className="mono breakable">
-                  {decision.eventId ?? "—"}
+                  {decision.eventId && decision.verified ? (
+                    <Link href={eventLookupHref({ eventId: decision.eventId, provider: decision.provider, endpoint: decision.endpoint })} data-testid="event-link">
+                      {decision.eventId}
+                    </Link>
+                  ) : (
+                    (decision.eventId ?? "—")
+                  )}
                   {decision.verified ? null : (
                     <>
                       {" "}

@@ -10,6 +10,7 @@ import { db } from "@/lib/db/client";
 import { formatDateTime } from "@/lib/format/format";
 import { getOrderTimeline, TIMELINE_LIMIT } from "@/lib/orders/order-timeline";
 import { isDecisionSource } from "@/lib/decisions/record-decision";
+import { eventLookupHref, storedEventHref } from "@/lib/events/event-links";
 
 export const dynamic = "force-dynamic";
 
@@ -22,6 +23,12 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
   if (!timeline) notFound();
   const [t, o, nav, locale, reasons, sources] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale(), serverReasons(), getTranslations("decisionSources")]);
   const { order } = timeline;
+  // The stored event of each (endpoint, event id) of this order: a decision links to its event's page.
+  const storedIds = new Map(timeline.events.map((event) => [`${event.endpoint} ${event.eventId}`, event.id]));
+  const eventLink = (ref: { endpoint: string; eventId: string; provider: string }) => {
+    const stored = storedIds.get(`${ref.endpoint} ${ref.eventId}`);
+    return stored ? storedEventHref(stored) : eventLookupHref(ref);
+  };
   return (
     <>
       <p>
@@ -65,7 +72,14 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
                 <DateTime value={decision.at} />
               </td>
               <td className="mono">
-                {decision.eventId ?? "—"} {decision.verified ? null : <span className="badge warn">{t("unverified")}</span>}
+                {decision.eventId && decision.verified ? (
+                  <Link href={eventLink({ endpoint: decision.endpoint, eventId: decision.eventId, provider: decision.provider })} data-testid="event-link">
+                    {decision.eventId}
+                  </Link>
+                ) : (
+                  (decision.eventId ?? "—")
+                )}{" "}
+                {decision.verified ? null : <span className="badge warn">{t("unverified")}</span>}
               </td>
               <td className="mono">{decision.eventType ?? "—"}</td>
               <td>{decision.provider}</td>
@@ -141,7 +155,9 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
               <td className="nowrap">
                 <DateTime value={event.receivedAt} />
               </td>
-              <td className="mono">{event.eventId}</td>
+              <td className="mono">
+                <Link href={storedEventHref(event.id)}>{event.eventId}</Link>
+              </td>
               <td className="mono">{event.type}</td>
               <td>{event.provider}</td>
               <td>
@@ -161,7 +177,10 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
           <ul>
             {timeline.deadLetters.map((letter) => (
               <li key={letter.id}>
-                <span className="mono">{letter.eventId}</span> <StatusBadge status={letter.status} /> <span data-category={letter.category}>{reasons.word("category", letter.category)}</span>: {reasons.describe(letter)} ({t("attempts")}: {letter.attempts})
+                <Link href={eventLink({ endpoint: letter.endpoint, eventId: letter.eventId, provider: letter.provider })} className="mono">
+                  {letter.eventId}
+                </Link>{" "}
+                <StatusBadge status={letter.status} /> <span data-category={letter.category}>{reasons.word("category", letter.category)}</span>: {reasons.describe(letter)} ({t("attempts")}: {letter.attempts})
                 {letter.resolution ? <> — {reasons.describe({ reason: letter.resolution, reasonCode: letter.resolutionCode, reasonParams: letter.resolutionParams })}</> : null}
               </li>
             ))}
