@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { idSchema } from "@/lib/money/amount-schemas";
-import { describeZodError } from "@/lib/providers/json";
+import { parseStrictQuery } from "@/lib/lists/strict-query";
 
 /** Query of `GET /api/events`: the provider's event id (required), and optionally its provider and endpoint. */
 export const eventLookupSchema = z.object({
@@ -15,9 +15,5 @@ export type EventLookup = z.infer<typeof eventLookupSchema>;
  * would widen the answer), a missing eventId is refused. Returns the query or the 400's sentence.
  */
 export function parseEventLookup(search: URLSearchParams): { ok: true; query: EventLookup } | { ok: false; error: string } {
-  const known = Object.keys(eventLookupSchema.shape);
-  const unknown = [...new Set(search.keys())].filter((key) => !known.includes(key));
-  if (unknown.length > 0) return { ok: false, error: unknown.map((key) => `${key.slice(0, 60)}: not a parameter of GET /api/events (it takes ${known.join(", ")})`).join("; ") };
-  const parsed = eventLookupSchema.safeParse(Object.fromEntries(search));
-  return parsed.success ? { ok: true, query: parsed.data } : { ok: false, error: describeZodError(parsed.error) };
+  return parseStrictQuery(search, eventLookupSchema, "GET /api/events", Object.keys(eventLookupSchema.shape));
 }

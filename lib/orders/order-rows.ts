@@ -6,6 +6,7 @@
 import type { Db } from "@/lib/db/client";
 import { driverOf, type SqlValue } from "@/lib/db/driver";
 import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
+import { cursorTime, decodeCursor, encodeCursor } from "@/lib/lists/cursor";
 import { containsPattern } from "@/lib/orders/order-search";
 
 /** Filters every reader of orders shares. Dates are UTC; `to` is exclusive. */
@@ -107,9 +108,9 @@ function whereOf(dialect: "sqlite" | "postgresql", filter: OrderFilter, named: r
     const contains = dialect === "postgresql" ? `"id" ILIKE ?` : `"id" LIKE ? ESCAPE '\\'`;
     params.push(containsPattern(q));
     if (named.length > 0) {
-      // One parameter whatever the count, so the statement's text (and its prepared plan) is one per shape.
-      parts.push(dialect === "postgresql" ? `(${contains} OR "id" = ANY(?::text[]))` : `(${contains} OR "id" IN (SELECT "value" FROM json_each(?)))`);
-      params.push(dialect === "postgresql" ? (named as never) : JSON.stringify(named));
+      const ids = inIds(dialect, "id", named);
+      parts.push(`(${contains} OR ${ids.sql})`);
+      params.push(ids.param);
     } else {
       parts.push(contains);
     }
@@ -198,43 +199,78 @@ export interface OrderCursor {
 export async function orderRowsAfter(db: Db, filter: OrderFilter, named: readonly string[], cursor: OrderCursor | undefined, limit: number, offset = 0): Promise<OrderRecord[]> {
   const driver = driverOf(db);
   const where = whereOf(driver.dialect, filter, named);
-  const parts = cursor ? [...where.parts, `("createdAt" < ? OR ("createdAt" = ? AND "id" > ?))`] : where.parts;
+  // "<=" first, so the planners read the createdAt index from the cursor on; the rest breaks its ties.
+  const parts = cursor ? [...where.parts, `"createdAt" <= ? AND ("createdAt" < ? OR "id" > ?)`] : where.parts;
   const params = cursor ? [...where.params, cursor.createdAt, cursor.createdAt, cursor.id] : where.params;
   const rows = await driver.all<RawOrder>(`SELECT ${COLUMNS} FROM "Order" ${whereSql(parts)} ORDER BY "createdAt" DESC, "id" ASC LIMIT ? OFFSET ?`, [...params, limit, offset]);
   return rows.map(recordOf);
 }
 
-/** A cursor as the API gives it: base64url of `[createdAt ISO, id]` (opaque to callers). */
+/**
+ * Up to `limit` orders matching `filter` whose id comes after `afterId` (all from the first when
+ * undefined), in id order: the export's keyset on the primary key, which no two orders share, so each
+ * batch starts where the last ended whatever the times, and each reads only its rows.
+ */
+export async function orderRowsById(db: Db, filter: OrderFilter, named: readonly string[], afterId: string | undefined, limit: number): Promise<OrderRecord[]> {
+  const driver = driverOf(db);
+  const where = whereOf(driver.dialect, filter, named);
+  const parts = afterId === undefined ? where.parts : [...where.parts, `"id" > ?`];
+  const params = afterId === undefined ? where.params : [...where.params, afterId];
+  const rows = await driver.all<RawOrder>(`SELECT ${COLUMNS} FROM "Order" ${whereSql(parts)} ORDER BY "id" ASC LIMIT ?`, [...params, limit]);
+  return rows.map(recordOf);
+}
+
+/**
+ * The ids of the orders matching `filter`, as a subquery another table's statement filters by
+ * (`"orderId" IN (<sql>)`: the ledger export); its values come in order after the statement's own.
+ */
+export function orderIdsSubquery(dialect: "sqlite" | "postgresql", filter: OrderFilter, named: readonly string[]): OrderStatement {
+  const where = whereOf(dialect, filter, named);
+  return { sql: `SELECT "id" FROM "Order" ${whereSql(where.parts)}`, params: where.params };
+}
+
+/** True when `filter` narrows the orders at all (an empty filter is every order: no subquery needed). */
+export function filtersOrders(filter: OrderFilter): boolean {
+  return Boolean(filter.status || filter.currency || filter.from || filter.to || filter.q?.trim() || filter.attention);
+}
+
+/** A cursor as the API gives it: the last row's creation time and id ({@link encodeCursor}). */
 export function encodeOrderCursor(row: Pick<OrderRecord, "createdAt" | "id">): string {
-  return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
+  return encodeCursor([row.createdAt.toISOString(), row.id]);
 }
 
 /** Reads a cursor {@link encodeOrderCursor} wrote; undefined for anything else (a typo, another API's cursor, a hand-made one). */
 export function decodeOrderCursor(text: string): OrderCursor | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
-    if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== "string" || typeof value[1] !== "string" || value[1].length > 255) return undefined;
-    const createdAt = new Date(value[0]);
-    return Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== value[0] ? undefined : { createdAt, id: value[1] };
-  } catch {
-    return undefined;
-  }
+  const parts = decodeCursor(text, 2);
+  const createdAt = parts ? cursorTime(parts[0]) : undefined;
+  return parts && createdAt ? { createdAt, id: parts[1] } : undefined;
 }
 
 /**
- * The attention of each of `orderIds` (a page's: at most a few hundred): open dead letters and open
- * extra charges counted per order, one grouped statement each on their orderId indexes. Every id is in
- * the map, with zeros when nothing is open.
+ * `column` is one of `ids`, with the ids as ONE parameter whatever their number (SQLite's json_each over
+ * a JSON array, PostgreSQL's = ANY of a text array): no limit on bound values, and one statement text
+ * (one prepared plan) for every batch size.
+ */
+function inIds(dialect: "sqlite" | "postgresql", column: string, ids: readonly string[]): { sql: string; param: SqlValue } {
+  return dialect === "postgresql" ? { sql: `"${column}" = ANY(?::text[])`, param: ids as never } : { sql: `"${column}" IN (SELECT "value" FROM json_each(?))`, param: JSON.stringify(ids) };
+}
+
+/**
+ * The attention of each of `orderIds` (a page's or an export batch's): open dead letters and open extra
+ * charges counted per order, one grouped statement each on their orderId indexes. Every id is in the
+ * map, with zeros when nothing is open.
  */
 export async function attentionOf(db: Db, orderIds: readonly string[]): Promise<Map<string, OrderAttention>> {
   const attention = new Map<string, OrderAttention>(orderIds.map((id) => [id, { openDeadLetters: 0, openExtraCharges: 0 }]));
   if (orderIds.length === 0) return attention;
+  const driver = driverOf(db);
+  const ids = inIds(driver.dialect, "orderId", orderIds);
   const [letters, extras] = await Promise.all([
-    db.deadLetter.groupBy({ by: ["orderId"], where: { orderId: { in: [...orderIds] }, status: "open" }, _count: { _all: true } }),
-    db.extraCharge.groupBy({ by: ["orderId"], where: { orderId: { in: [...orderIds] }, status: "open" }, _count: { _all: true } }),
+    driver.all<{ orderId: string; count: number | string }>(`SELECT "orderId", count(*) AS "count" FROM "DeadLetter" WHERE ${ids.sql} AND "status" = 'open' GROUP BY "orderId"`, [ids.param]),
+    driver.all<{ orderId: string; count: number | string }>(`SELECT "orderId", count(*) AS "count" FROM "ExtraCharge" WHERE ${ids.sql} AND "status" = 'open' GROUP BY "orderId"`, [ids.param]),
   ]);
-  for (const row of letters) if (row.orderId) attention.get(row.orderId)!.openDeadLetters = row._count._all;
-  for (const row of extras) attention.get(row.orderId)!.openExtraCharges = row._count._all;
+  for (const row of letters) attention.get(row.orderId)!.openDeadLetters = Number(row.count);
+  for (const row of extras) attention.get(row.orderId)!.openExtraCharges = Number(row.count);
   return attention;
 }
 
@@ -242,7 +278,9 @@ export async function attentionOf(db: Db, orderIds: readonly string[]): Promise<
 export async function creditedOf(db: Db, orderIds: readonly string[]): Promise<Map<string, number>> {
   const credited = new Map<string, number>(orderIds.map((id) => [id, 0]));
   if (orderIds.length === 0) return credited;
-  const sums = await db.ledgerEntry.groupBy({ by: ["orderId"], where: { orderId: { in: [...orderIds] } }, _sum: { amount: true } });
-  for (const sum of sums) credited.set(sum.orderId, sum._sum.amount ?? 0);
+  const driver = driverOf(db);
+  const ids = inIds(driver.dialect, "orderId", orderIds);
+  const sums = await driver.all<{ orderId: string; sum: number | string | null }>(`SELECT "orderId", sum("amount") AS "sum" FROM "LedgerEntry" WHERE ${ids.sql} GROUP BY "orderId"`, [ids.param]);
+  for (const row of sums) credited.set(row.orderId, Number(row.sum ?? 0));
   return credited;
 }

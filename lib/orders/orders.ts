@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
+import { parseStrictQuery } from "@/lib/lists/strict-query";
 import { uniqueViolationFields } from "@/lib/db/errors";
 import { currencySchema, idSchema } from "@/lib/money/amount-schemas";
 import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
 import { isIsoCurrency } from "@/lib/money/minor-units";
 import { ORDER_STATUSES, type OrderStatus } from "@/lib/core/order-transitions";
-import { describeZodError } from "@/lib/providers/json";
 import { dayFromParams, nextDay } from "@/lib/lists/paging";
 import { attentionOf, countOrderRows, decodeOrderCursor, encodeOrderCursor, orderRowsAfter, type OrderAttention, type OrderFilter } from "@/lib/orders/order-rows";
 import { matchedKinds, ordersNamedBy, type SearchKind } from "@/lib/orders/order-search";
@@ -24,30 +24,54 @@ export type NewOrder = z.infer<typeof newOrderSchema>;
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day, YYYY-MM-DD (UTC)").refine((value) => dayFromParams({ d: value }, "d") !== undefined, "must be a real day");
 
 /**
+ * The orders page's filters as strict query parameters (the JSON API, the CSV exports): `status` (one
+ * of {@link ORDER_STATUSES}), `currency`, `from`/`to` (days of the last update, UTC, both included),
+ * `q` (search text, 1..255 characters) and `attention` (1/true: only orders with an open dead letter or
+ * extra charge).
+ */
+export const orderFilterParamsSchema = z.object({
+  status: z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]], `must be one of ${ORDER_STATUSES.join(", ")}`).optional(),
+  currency: currencySchema.optional(),
+  from: day.optional(),
+  to: day.optional(),
+  q: z.string().trim().min(1, "must not be empty").max(255).optional(),
+  attention: z.enum(["1", "true", "0", "false"], "must be 1, true, 0 or false").transform((value) => value === "1" || value === "true").optional(),
+});
+export type OrderFilterParams = z.infer<typeof orderFilterParamsSchema>;
+
+/** The {@link OrderFilter} of parsed filter parameters: days to UTC bounds (`to` included, so up to the next day). */
+export function orderFilterOf(params: OrderFilterParams): OrderFilter {
+  return {
+    status: params.status,
+    currency: params.currency,
+    from: params.from ? new Date(`${params.from}T00:00:00.000Z`) : undefined,
+    to: params.to ? nextDay(new Date(`${params.to}T00:00:00.000Z`)) : undefined,
+    q: params.q,
+    attention: params.attention,
+  };
+}
+
+/**
  * Query of `GET /api/orders`: `limit` 1..500 (default 100); either `offset` 0..10^9 (default 0) or
- * `cursor` (a `nextCursor` an earlier answer gave); filters `status` (one of {@link ORDER_STATUSES}),
- * `currency`, `from`/`to` (days of the last update, UTC, both included), `q` (search text, 1..255
- * characters) and `attention` (1/true: only orders with an open dead letter or extra charge);
+ * `cursor` (a `nextCursor` an earlier answer gave); and the filters of {@link orderFilterParamsSchema};
  * anything else is 400.
  */
-export const listQuerySchema = z
-  .object({
+export const listQuerySchema = orderFilterParamsSchema
+  .extend({
     limit: z.coerce.number().min(1).max(500).refine(Number.isInteger, "must be a whole number").default(100),
     offset: z.coerce.number().min(0).max(1_000_000_000).refine(Number.isInteger, "must be a whole number").optional(),
-    cursor: z.string().max(600).transform((value, context) => {
-      const cursor = decodeOrderCursor(value);
-      if (!cursor) {
-        context.addIssue({ code: "custom", message: "not a cursor this API gave (use nextCursor from the previous page)" });
-        return z.NEVER;
-      }
-      return cursor;
-    }).optional(),
-    status: z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]], `must be one of ${ORDER_STATUSES.join(", ")}`).optional(),
-    currency: currencySchema.optional(),
-    from: day.optional(),
-    to: day.optional(),
-    q: z.string().trim().min(1, "must not be empty").max(255).optional(),
-    attention: z.enum(["1", "true", "0", "false"], "must be 1, true, 0 or false").transform((value) => value === "1" || value === "true").optional(),
+    cursor: z
+      .string()
+      .max(1_000)
+      .transform((value, context) => {
+        const cursor = decodeOrderCursor(value);
+        if (!cursor) {
+          context.addIssue({ code: "custom", message: "not a cursor this API gave (use nextCursor from the previous page)" });
+          return z.NEVER;
+        }
+        return cursor;
+      })
+      .optional(),
   })
   .refine((query) => query.offset === undefined || query.cursor === undefined, { message: "give offset or cursor, not both", path: ["cursor"] });
 
@@ -59,11 +83,7 @@ export type ListQuery = z.infer<typeof listQuerySchema>;
  * Returns the query, or the 400's sentence naming each problem.
  */
 export function parseListQuery(search: URLSearchParams): { ok: true; query: ListQuery } | { ok: false; error: string } {
-  const known = ["limit", "offset", "cursor", "status", "currency", "from", "to", "q", "attention"];
-  const unknown = [...new Set(search.keys())].filter((key) => !known.includes(key));
-  if (unknown.length > 0) return { ok: false, error: unknown.map((key) => `${key.slice(0, 60)}: not a parameter of GET /api/orders (it takes ${known.join(", ")})`).join("; ") };
-  const parsed = listQuerySchema.safeParse(Object.fromEntries(search));
-  return parsed.success ? { ok: true, query: parsed.data } : { ok: false, error: describeZodError(parsed.error) };
+  return parseStrictQuery(search, listQuerySchema, "GET /api/orders", ["limit", "offset", "cursor", ...Object.keys(orderFilterParamsSchema.shape)]);
 }
 
 /** Result of {@link createOrder}: created (201), already there with the same fields (200) or conflicting (409). */
@@ -164,14 +184,7 @@ export interface ListedOrder extends OrderView {
  */
 export async function listOrders(db: Db, query: Partial<ListQuery> = {}, options: { emails?: boolean } = {}): Promise<{ data: ListedOrder[]; count: number; nextCursor: string | null }> {
   const limit = Math.min(Math.max(query.limit ?? 100, 1), 500);
-  const filter: OrderFilter = {
-    status: query.status,
-    currency: query.currency,
-    from: query.from ? new Date(`${query.from}T00:00:00.000Z`) : undefined,
-    to: query.to ? nextDay(new Date(`${query.to}T00:00:00.000Z`)) : undefined,
-    q: query.q,
-    attention: query.attention,
-  };
+  const filter = orderFilterOf(query);
   const named = query.q ? await ordersNamedBy(db, query.q, { emails: options.emails ?? false }) : new Map<string, SearchKind[]>();
   const ids = [...named.keys()];
   const [rows, count] = await Promise.all([orderRowsAfter(db, filter, ids, query.cursor, limit + 1, query.offset ?? 0), countOrderRows(db, filter, ids)]);

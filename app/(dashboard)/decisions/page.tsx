@@ -11,7 +11,7 @@ import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
 import { rejectionSummary } from "@/lib/decisions/rejection-summary";
 import { endpointWorthShowing } from "@/lib/decisions/provider-label";
 import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDecisionsPage, type DecisionQuery } from "@/lib/decisions/list-decisions";
-import { param, type SearchParams } from "@/lib/lists/paging";
+import { param, toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { eventLookupHref } from "@/lib/events/event-links";
 import { DecisionsChart } from "./decisions-chart";
 import { serverReasons } from "@/app/_components/server-reasons";
@@ -56,6 +56,12 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
           {common("clear")}
         </Link>
       </form>
+      <div className="toolbar" data-testid="exports">
+        <a className="button secondary" href={`/api/exports/decisions.csv${toQueryString({ ...filterParams, pageSize: undefined })}`} download data-testid="export-decisions">
+          {t("export")}
+        </a>
+        <span className="help">{t("exportHelp")}</span>
+      </div>
       <Suspense key={`chart-${JSON.stringify({ ...query, page: 0 })}`} fallback={<div className="skeleton" aria-busy="true" />}>
         <Chart query={query} />
       </Suspense>

@@ -49,6 +49,7 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
           {emails ? t("searchHelp") : t("searchHelpNoEmail")}
         </p>
       </form>
+      <ExportLinks query={query} />
       {notUnderstood.length > 0 ? (
         // The list below ignores these (a bad link never fails), so it says which: else ?status=bogus reads as "any status".
         <p className="notice info" role="status">
@@ -59,6 +60,24 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
         <OrdersResults query={query} emails={emails} filtered={Boolean(query.q || query.status || query.currency || query.from || query.to || query.attention)} />
       </Suspense>
     </>
+  );
+}
+
+/** The exports of every order these filters match (not only this page's), and of their ledger entries. */
+async function ExportLinks({ query }: { query: OrderQuery }) {
+  const t = await getTranslations("orders");
+  const { q, attention, status, currency, from, to } = queryParams(query);
+  const filters = toQueryString({ status, currency, from, to, q, attention });
+  return (
+    <div className="toolbar" data-testid="exports">
+      <a className="button secondary" href={`/api/exports/orders.csv${filters}`} download data-testid="export-orders">
+        {t("export")}
+      </a>
+      <a className="button secondary" href={`/api/exports/ledger.csv${filters}`} download data-testid="export-ledger">
+        {t("exportLedger")}
+      </a>
+      <span className="help">{t("exportHelp")}</span>
+    </div>
   );
 }
 

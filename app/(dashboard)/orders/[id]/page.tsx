@@ -98,6 +98,14 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
 
       <section aria-labelledby="ledger-h">
         <h2 id="ledger-h">{t("ledger")}</h2>
+        <div className="toolbar">
+          <a className="button secondary" href={`/api/exports/ledger.csv?orderId=${encodeURIComponent(order.id)}`} download data-testid="export-order-ledger">
+            {o("exportLedger")}
+          </a>
+          <a className="button secondary" href={`/api/exports/decisions.csv?orderId=${encodeURIComponent(order.id)}`} download data-testid="export-order-decisions">
+            {t("exportDecisions")}
+          </a>
+        </div>
         <StaticTable testId="ledger" rowCount={timeline.ledger.length} empty={t("none")} columns={[{ label: t("time") }, { label: t("businessKey") }, { label: t("kind") }, { label: o("amount"), numeric: true }, { label: t("event") }, { label: t("provider") }]}>
           {timeline.ledger.map((entry) => (
             <tr key={entry.id}>
