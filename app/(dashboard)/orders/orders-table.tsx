@@ -19,9 +19,13 @@ function Header({ id }: { id: "order" | "status" | "attention" | "amount" | "cre
   return <>{t(id)}</>;
 }
 
-/** What a search found the order by ("Found by payment id"), under its id; nothing without a search. */
-function MatchedBy({ kinds }: { kinds: OrderRow["matchedBy"] }) {
+/**
+ * What a search found the order by ("Found by payment id"), under its id: the ids and e-mail that are not
+ * in sight. Nothing without a search, or when the text is only a part of the order id shown above.
+ */
+function MatchedBy({ kinds: all }: { kinds: OrderRow["matchedBy"] }) {
   const t = useTranslations("orders");
+  const kinds = all.filter((kind) => kind !== "order_id");
   if (kinds.length === 0) return null;
   return (
     <>
