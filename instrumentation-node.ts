@@ -31,6 +31,9 @@ export async function registerNode(): Promise<void> {
     console.error(`Acredita cannot start:\n${databaseIssues.map((issue) => `  ${issue}`).join("\n")}`);
     process.exit(1);
   }
+  // npm start's server (scripts/server.mjs) refuses connections past its bounds: say so in the log, once a second.
+  const { logConnectionRefusals } = await import("@/lib/net/connection-refusal-log");
+  logConnectionRefusals();
   const { installClientAddress } = await import("@/lib/auth/client-address");
   installClientAddress(checked.settings.TRUSTED_PROXIES);
   // Refusals before a valid signature are counted in memory and written every second: flush them on stop.

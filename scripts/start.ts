@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { checkServerConfiguration } from "@/lib/background/server-configuration";
-import { serverProcessFlags } from "@/lib/config/server-process-flags";
+import { serverArguments, serverProcessFlags } from "@/lib/config/server-process-flags";
 import { loadEnvConfig } from "@next/env";
 import { runMode, settingsOnDemoDefaults } from "@/lib/config/settings";
 import { authBaseUrl } from "@/lib/auth/auth";
@@ -139,16 +139,19 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
 
   const host = env.HOST ?? "127.0.0.1";
   writeLine(io.stdout, `Acredita listening on http://${host}:${config.PORT}${demo ? "  (DEMO MODE)" : ""}`);
-  // The mode and database checked above are passed on explicitly: Next.js never lets an environment
-  // file override a variable that is already set. The server's heap is capped (lib/config/server-process-flags.ts).
-  // A server process that dies (crash, SIGKILL, V8's heap limit) is started again with backoff
-  // (lib/background/server-supervisor.ts); SIGTERM and SIGINT stop it and this process with its status.
+  // The server process is Next.js's request handler in Acredita's own HTTP server (scripts/server.mjs:
+  // connections bounded per address and in all, short header and body timeouts), given the settings
+  // checked above. The mode, database and session secret are passed on explicitly: Next.js never lets an
+  // environment file override a variable that is already set. The server's heap is capped
+  // (lib/config/server-process-flags.ts). A server process that dies (crash, SIGKILL, V8's heap limit)
+  // is started again with backoff (lib/background/server-supervisor.ts); SIGTERM and SIGINT stop it and
+  // this process with its status.
   return new Promise<number>((resolve) => {
     const stop = superviseServer(
       (restarts) =>
-        spawn(process.execPath, [...serverProcessFlags(env.NODE_OPTIONS ?? ""), "node_modules/next/dist/bin/next", "start", "-p", String(config.PORT), "-H", host], {
+        spawn(process.execPath, [...serverProcessFlags(env.NODE_OPTIONS ?? ""), ...serverArguments(config, host)], {
           stdio: "inherit",
-          env: childEnv(env, { ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, NEXT_TELEMETRY_DISABLED: "1", [SERVER_RESTARTS_ENV]: String(restarts) }),
+          env: childEnv(env, { ACREDITA_MODE: config.ACREDITA_MODE, DATABASE_URL: config.DATABASE_URL, AUTH_SECRET: config.AUTH_SECRET, NEXT_TELEMETRY_DISABLED: "1", [SERVER_RESTARTS_ENV]: String(restarts) }),
         }),
       { log: (line) => writeLine(io.stderr, line), exit: resolve },
     );

@@ -85,6 +85,7 @@ async function deliverSigned(request: Parameters<typeof deliverLab>[0], event: L
 
 let runId = "";
 let failedRunId = "";
+let replayId = "";
 /** The run's page with this spec's orders first (the lab's file also flags every lab order the other specs paid). */
 const runPage = () => `/reconciliation/${runId}?sort=orderId&direction=desc&pageSize=100`;
 
@@ -121,6 +122,10 @@ test.beforeAll(async ({ request }) => {
   await pay("evt_w_kept", "ord_w_kept", "pay_w_kept", 200_000);
   await createOrder(request, "ord_w_usd", 300_000);
   await pay("evt_w_usd", "ord_w_usd", "pay_w_usd", 300_000);
+  // A replay previewed of two events: the parked refund (still refused) and a credit already booked.
+  const replay = await request.post("/api/replays", { data: { filter: { eventIds: ["evt_w_parked", "evt_w_paid"] }, dryRun: true }, headers: bearer });
+  expect(replay.status()).toBe(201);
+  replayId = ((await replay.json()) as { id: string }).id;
   // Two refusals before a valid signature: a wrong secret, and a timestamp 20 minutes old.
   const forged = { id: "evt_w_forged", type: "payment.approved", orderId: "ord_w_paid", paymentId: "pay_w_forged", amount: 1_500_000 } as const;
   expect(await deliverSigned(request, forged, "not-the-lab-secret", Math.floor(Date.now() / 1000))).toBe(401);
@@ -172,6 +177,9 @@ test.describe("in es-AR", () => {
       [runPage(), "reconciliation-run"],
       [`/reconciliation/${failedRunId}`, "reconciliation-run-failed"],
       ["/review", "review"],
+      ["/replays", "replays"],
+      [`/replays/${replayId}`, "replay"],
+      ["/books?order=ord_w_paid+ord_w_parked+ord_w_later", "books"],
       ["/admin/users", "users"],
       ["/admin/audit", "audit", { skipTextOf: '[data-testid="audit-note"][data-coded="no"]' }],
       ["/account/password", "password"],

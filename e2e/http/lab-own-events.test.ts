@@ -1,3 +1,4 @@
+// slow-test: two built servers, the lab played against each in process, one run waiting for its time-out on purpose
 // `npm run lab` as a new user meets it: it waits only for its own events (another provider's event
 // retried for minutes on the same server does not hold it up), a wait that times out names the events
 // it waited for, it refuses a production server unless told --allow-production, and it writes the

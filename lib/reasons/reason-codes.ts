@@ -212,6 +212,9 @@ export const REASONS = {
   retry_endpoint_misconfigured: define({ endpoint: "id" }, (p) => `endpoint ${p.endpoint} is misconfigured; fix its configuration, then retry`),
   retry_endpoint_gone: define({ endpoint: "id", provider: "id", account: "id" }, (p) => `endpoint ${p.endpoint} is not configured for ${p.provider}/${p.account} in this process: set its signing secret, or run with ACREDITA_MODE=demo against the demo's database`),
   retry_payload_not_json: define({}, () => "stored payload is not valid JSON"),
+  // A replay of stored events (lib/replay/).
+  replay_payload_purged: define({ eventId: "id" }, (p) => `the payload of event ${p.eventId} was purged by retention: it cannot be replayed`),
+  replay_stored_meanwhile: define({ eventId: "id" }, (p) => `event ${p.eventId} was stored meanwhile: preview the replay again`),
   review_first: define({ category: "category" }, (p) => `${p.category}: a retry meets the same check and fails again; review the order first`),
 
   // Why a signature did not match, when it can be found without revealing anything (lib/providers/signatures/diagnose-signature.ts).
@@ -225,6 +228,8 @@ export const REASONS = {
 
   // Audit notes the system writes (a person's note is free text).
   audit_retry: define({ outcome: "outcome", cause: "cause" }, (p) => `${p.outcome}: ${cause(p.cause)}`),
+  audit_replay_applied: define({ events: "number", applied: "number", orders: "number" }, (p) => `replayed ${p.events} event(s): ${p.applied} applied, ${p.orders} order(s) reached`),
+  audit_dead_letters_retried: define({ count: "number", filter: "text" }, (p) => `retried ${p.count} dead letter(s) chosen by the filter ${p.filter}`),
   audit_password_changed: define({ email: "id" }, (p) => `${p.email} changed their password; their other sessions ended`),
   audit_owner: define({ email: "id" }, (p) => `owner ${p.email}`),
   audit_owner_handed: define({ from: "id", email: "id" }, (p) => `owner ${p.email} (was ${p.from})`),

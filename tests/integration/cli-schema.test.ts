@@ -1,3 +1,4 @@
+// slow-test: runs the migration engine (prisma migrate deploy, as npm start does) on six new databases
 // The CLIs on a database `npm start` has not set up yet, as a new operator meets them: the
 // administrative commands apply the migrations the way `npm start` does (same lock rules), the
 // processes started beside a server say in one line to run `npm start` once; never a Prisma stack

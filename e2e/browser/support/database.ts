@@ -1,9 +1,9 @@
 // Direct reads of a browser-test server's own temporary database (SQLite file, or the PostgreSQL test
 // database on the PostgreSQL pass), for exact assertions (row counts, attempts) that a page does not
 // show. Queries are written for SQLite; e2e/support/sql-reader.ts adapts them for PostgreSQL.
-// Read-only except `insertUncertainOutboxRow`, `insertPastDecision` and `insertStripeAmountMismatch`.
-// The functions exported here act on the shared server's database; `databaseOf` gives the same for a
-// spec's own server (support/own-server.ts).
+// Read-only except `insertUncertainOutboxRow`, `insertPastDecision`, `insertStripeAmountMismatch` and
+// `setLedgerAmount`. The functions exported here act on the shared server's database; `databaseOf`
+// gives the same for a spec's own server (support/own-server.ts).
 import { execFileSync } from "node:child_process";
 import Database from "better-sqlite3";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
@@ -123,7 +123,15 @@ export function databaseOf(database: E2EDatabase) {
     );
   }
 
-  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch };
+  /**
+   * Sets a ledger entry's amount by hand (minor units), as a corrupted row would hold it: no HTTP path
+   * writes a wrong amount, and the books check must be seen reporting one.
+   */
+  function setLedgerAmount(businessKey: string, amount: number): void {
+    execute("UPDATE LedgerEntry SET amount = ? WHERE businessKey = ?", amount, businessKey);
+  }
+
+  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount };
 }
 
-export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch } = databaseOf(SHARED);
+export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount } = databaseOf(SHARED);
