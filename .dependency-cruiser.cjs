@@ -13,12 +13,12 @@ const PROVIDERS = "^lib/providers/";
  */
 const LAYERS = [
   { name: "config", folders: ["config"], comment: "settings read from the environment" },
-  { name: "base", folders: ["log", "format", "reasons", "i18n", "http", "money", "net", "security", "test-hooks", "lists"], comment: "utilities every layer uses: logging, formatting, reason codes, locales, money units, paging" },
+  { name: "base", folders: ["log", "format", "reasons", "i18n", "http", "money", "net", "security", "secrets", "test-hooks", "lists"], comment: "utilities every layer uses: logging, formatting, reason codes, locales, money units, paging, encryption at rest" },
   { name: "db", folders: ["db", "generated"], comment: "the database clients, the driver, migrations" },
   { name: "pure", folders: ["core", "providers"], comment: "the decisions and the providers' parsing: no database" },
-  { name: "persistence", folders: ["events", "ledger", "orders", "decisions", "dead-letters", "audit", "monitoring", "jobs"], comment: "the tables' writers and readers, the building blocks of workers" },
-  { name: "pipelines", folders: ["apply", "ingest", "inbox", "outbox", "endpoints", "reconciliation", "retention", "auth", "api", "triage", "review", "health", "lab", "demo", "exports"], comment: "what a delivery, a worker, a person or the operator sets in motion" },
-  { name: "processes", folders: ["background", "receiver"], comment: "the background loops and the receiver process" },
+  { name: "persistence", folders: ["events", "ledger", "orders", "organizations", "decisions", "dead-letters", "audit", "monitoring", "jobs"], comment: "the tables' writers and readers, the building blocks of workers" },
+  { name: "pipelines", folders: ["apply", "ingest", "inbox", "outbox", "endpoints", "reconciliation", "retention", "auth", "api", "triage", "review", "health", "lab", "demo", "replay", "verification", "exports"], comment: "what a delivery, a worker, a person or the operator sets in motion" },
+  { name: "processes", folders: ["background", "receiver", "server"], comment: "the background loops, the receiver process and npm start's HTTP server" },
 ];
 
 /**

@@ -2,13 +2,15 @@
 // scripts/e2e-server.ts on 127.0.0.1 with its own fresh database: SQLite in a temporary folder, or a new
 // database on the PostgreSQL test cluster (TEST_DATABASE=postgres; see e2e/browser/support/e2e-env.ts).
 import { defineConfig } from "@playwright/test";
-import { E2E } from "./e2e/browser/support/e2e-env";
+import { E2E, serverEnvironment } from "./e2e/browser/support/e2e-env";
 
 export default defineConfig({
   testDir: "e2e/browser",
   outputDir: "test-results/browser",
-  // One worker: the specs share one server and database, and several assert exact counts.
-  workers: 1,
+  // Two spec files at a time, on the one shared server and database: each spec seeds under its own ids
+  // and asserts only on its own rows (a figure of the whole server: a server of the spec's own,
+  // support/own-server.ts). The tests of one file run in order, in one worker.
+  workers: 2,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
@@ -38,23 +40,6 @@ export default defineConfig({
     timeout: 90_000,
     stdout: "ignore",
     stderr: "pipe",
-    env: {
-      PORT: String(E2E.port),
-      DATABASE_URL: E2E.databaseUrl,
-      AUTH_BASE_URL: E2E.baseURL,
-      AUTH_SECRET: E2E.authSecret,
-      AUTH_LOGIN_MAX_ATTEMPTS: "5",
-      AUTH_LOGIN_WINDOW_SECONDS: "60",
-      // The specs stand in for several clients behind a proxy on 127.0.0.1: each sends its own X-Forwarded-For.
-      TRUSTED_PROXIES: "127.0.0.1",
-      API_TOKEN: E2E.apiToken,
-      // Two active secrets and a retired one, so the Endpoints page has a rotation to show.
-      LAB_WEBHOOK_SECRET: `${E2E.labSecret},${E2E.labOldSecret}`,
-      LAB_WEBHOOK_RETIRED_SECRETS: E2E.labRetiredSecret,
-      // Small enough for the reconciliation spec to go over it with a 21 MB file (the default is 200 MB).
-      RECONCILIATION_UPLOAD_MAX_BYTES: "20971520",
-      LOG_LEVEL: "warn",
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
+    env: serverEnvironment(E2E.port, E2E.databaseUrl),
   },
 });

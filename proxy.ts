@@ -9,7 +9,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { malformedPathPage } from "@/lib/http/malformed-path-page";
 import { isWellEncodedPath, pageAddress, REQUEST_PATH_HEADER } from "@/lib/http/request-path";
 import { LOCALE_COOKIE, resolveLocale } from "@/lib/i18n/locales";
-import { hasSignedSessionCookie, isActionPost } from "@/lib/auth/session-cookie";
+import { hasSignedSessionCookie, isActionPost } from "@/lib/auth/session-cookie.mjs";
 import { settings } from "@/lib/config/settings";
 
 export function proxy(request: NextRequest): Response {

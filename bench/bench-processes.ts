@@ -1,7 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { BENCH_API_TOKEN, BENCH_AUTH_SECRET, BENCH_SECRET } from "@/bench/bench-data";
-import { serverProcessFlags } from "@/lib/config/server-process-flags";
+import { serverArguments, serverProcessFlags } from "@/lib/config/server-process-flags";
+import { settingFrom } from "@/lib/config/settings";
 import { freePort } from "@/lib/net/free-port";
 
 /** A server process started for a benchmark: where it listens, and how to stop it. */
@@ -70,18 +71,24 @@ function acreditaEnv(databaseFile: string, extra: Record<string, string>): NodeJ
 }
 
 /**
- * Starts Acredita's production build (`next start`, one process, with the heap flags `npm start` gives
- * it) on a free port against the SQLite `databaseFile` (or a postgresql:// URL), with the benchmark
- * secret and token and `env` added. With `cpuProfDir`, Node writes
- * a V8 CPU profile there when the process exits (`--cpu-prof`).
+ * Starts Acredita's production build as `npm start` runs it (scripts/server.mjs: Next.js's handler in
+ * Acredita's bounded HTTP server, with the heap flags `npm start` gives it), or with `entry: "next-start"`
+ * as a bare `next start` (no connection bounds), on a free port against the SQLite `databaseFile` (or a
+ * postgresql:// URL), with the benchmark secret and token and `env` added. The load of a benchmark comes
+ * from one address: the per-address connection bound is off unless `env` sets
+ * RECEIVER_MAX_CONNECTIONS_PER_ADDRESS. With `cpuProfDir`, Node writes a V8 CPU profile there when the
+ * process exits (`--cpu-prof`).
  */
-export async function startAcredita(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string): Promise<BenchServer> {
+export async function startAcredita(databaseFile: string, env: Record<string, string> = {}, cpuProfDir?: string, { entry = "server" }: { entry?: "server" | "next-start" } = {}): Promise<BenchServer> {
   const port = await freePort();
   const flags = [...serverProcessFlags(), ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [])];
-  const child = spawn(process.execPath, [...flags, "node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: acreditaEnv(databaseFile, { PORT: String(port), AUTH_BASE_URL: `http://127.0.0.1:${port}`, NEXT_TELEMETRY_DISABLED: "1", ...env }),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const processEnv = acreditaEnv(databaseFile, { PORT: String(port), AUTH_BASE_URL: `http://127.0.0.1:${port}`, NEXT_TELEMETRY_DISABLED: "1", RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: "0", ...env });
+  const setting = <K extends "WEBHOOK_BODY_READ_TIMEOUT_MS" | "RECEIVER_MAX_CONNECTIONS_PER_ADDRESS" | "RECEIVER_MAX_CONNECTIONS">(name: K) => settingFrom(name, processEnv);
+  const command =
+    entry === "server"
+      ? serverArguments({ PORT: port, WEBHOOK_BODY_READ_TIMEOUT_MS: setting("WEBHOOK_BODY_READ_TIMEOUT_MS"), RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: setting("RECEIVER_MAX_CONNECTIONS_PER_ADDRESS"), RECEIVER_MAX_CONNECTIONS: setting("RECEIVER_MAX_CONNECTIONS") }, "127.0.0.1")
+      : ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"];
+  const child = spawn(process.execPath, [...flags, ...command], { env: processEnv, stdio: ["ignore", "ignore", "pipe"] });
   const server = track(child, `http://127.0.0.1:${port}`);
   await waitUntilUp(child, `${server.url}/api/health`, server.stderr, true);
   return server;

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { Agent, request } from "node:http";
-import { connect, type Socket } from "node:net";
+import { setPriority } from "node:os";
 import Database from "better-sqlite3";
 import { benchFolder, createBenchDatabase, labApprovals, seedOrders, type SignedDelivery } from "@/bench/bench-data";
+import { startAttack, type Attack, type AttackSpec, type AttackStats } from "@/bench/flood-attacker";
 import { startAcredita, startReceiverProcess } from "@/bench/bench-processes";
 
 /** One phase's real deliveries: how many, their latency percentiles (ms) and how many were applied (HTTP 200). */
@@ -187,18 +189,90 @@ export async function measureFlood(options: { label: string; target: "next" | "r
   };
 }
 
-/** The anonymous server-action flood of one run: deliveries idle and under it, and how the attack was answered. */
-export interface ActionFloodMeasurement {
-  idle: DeliveryLatency;
+/**
+ * Where the attacking clients run: in the benchmark's own process ("bench": their CPU delays the timing
+ * of the real deliveries in the same event loop, as this benchmark did before), in a process of their
+ * own ("process"), or in a process of their own at the lowest CPU priority ("niced", nice 19: the
+ * nearest this two-core machine gets to an attacker on other machines, whose CPU is not the server's).
+ */
+export type AttackerPlacement = "bench" | "process" | "niced";
+
+/**
+ * CPU time a process has used so far (ms, user + system, from /proc: Linux), or undefined where it
+ * cannot be read. Under a shared machine's load a latency mostly measures the queue for the CPU; the
+ * CPU each process spends per second of an attack is what the attack costs it.
+ */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's own CPU time so far (ms, user + system). */
+function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** CPU used per second of wall time between two readings (ms/s), or undefined without readings. */
+function cpuPerSecond(from: number | undefined, to: number | undefined, wallMs: number): number | undefined {
+  return from === undefined || to === undefined ? undefined : Math.round(((to - from) / wallMs) * 1000);
+}
+
+/** Starts `spec` where `placement` says, and resolves once it is attacking, with the attacker's pid (this process's for "bench"). */
+async function launchAttack(spec: AttackSpec, placement: AttackerPlacement): Promise<Attack & { pid: number }> {
+  if (placement === "bench") return { ...startAttack(spec), pid: process.pid };
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/flood-attacker.ts", JSON.stringify(spec)], { stdio: ["ignore", "pipe", "inherit"] });
+  if (placement === "niced") setPriority(child.pid!, 19);
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes("attacking\n")) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the attacker did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return {
+    pid: child.pid!,
+    stop: () =>
+      new Promise<AttackStats>((resolve, reject) => {
+        child.once("exit", () => {
+          const line = output.split("\n").find((entry) => entry.startsWith("{"));
+          if (line) resolve(JSON.parse(line) as AttackStats);
+          else reject(new Error(`the attacker printed no figures: ${output}`));
+        });
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Real deliveries timed while one attack ran, with its attackers placed as `placement` says. */
+export interface AttackPhase {
+  placement: AttackerPlacement;
   flood: DeliveryLatency;
-  /** p99 under the attack ÷ p99 idle (target <= 2). */
+  /** p99 under the attack ÷ p99 idle before it (target <= 2). */
   p99Ratio: number;
-  /** Concurrent attackers, each posting again as soon as it is answered. */
-  attackers: number;
-  /** Attack posts answered, by status (403: refused by proxy.ts before any decode), and the bytes each carried. */
-  attackStatuses: Record<string, number>;
-  attackBytes: number;
-  /** The server was still the same process at the end, and every real delivery was applied. */
+  attack: AttackStats;
+  /** CPU used per second of the phase (ms/s): the server, the attacking clients (for "bench", none of their own: see `benchCpuMsPerS`), and this process, which times the deliveries. */
+  serverCpuMsPerS?: number;
+  attackerCpuMsPerS?: number;
+  benchCpuMsPerS: number;
+}
+
+/** One attack against one server: deliveries idle before and after, and under the attack for each attacker placement. */
+export interface AttackMeasurement {
+  /** The server: npm start's (scripts/server.mjs, "server"), a bare `next start` ("next-start"), or `npm run receiver`. */
+  target: "server" | "next-start" | "receiver";
+  idle: DeliveryLatency;
+  phases: AttackPhase[];
+  /** The same deliveries idle again after the last attack: how much the machine itself moved during the run. */
+  idleAfter: DeliveryLatency;
+  /** CPU the server and this process used per second of the first idle phase (ms/s). */
+  idleServerCpuMsPerS?: number;
+  idleBenchCpuMsPerS: number;
+  /** The server answered its liveness probe at the end, and every real delivery was applied. */
   ok: boolean;
 }
 
@@ -211,144 +285,81 @@ function retryActionId(): string {
 }
 
 /**
- * The anonymous server-action decode attack, as a benchmark: `next start` (with the
- * start's heap cap) receives `deliveries` real signed deliveries one at a time idle, then as many while
- * `attackers` anonymous clients each post, again and again, ~9.5 MB fetch-action bodies (an object of
- * 800,000 keys) to the dead-letter retry action's real id. Reports both phases' p50 and p99 and their
- * ratio (target p99 under the attack <= 2x idle), and how the attack was answered.
+ * Times `deliveries` real signed lab deliveries from 127.0.0.1, one at a time `gapMs` apart (each phase
+ * at most `maxSeconds`), against `target` (inline lab endpoint, SQLite): idle, then under the attack
+ * `attack(url)` once per attacker placement in `placements` (the same server; the attack stopped and the
+ * server given a second between phases), then idle again. The attackers come from 127.0.0.3.
  */
-export async function measureActionFlood(options: { deliveries: number; attackers: number; gapMs: number; maxSeconds: number }): Promise<ActionFloodMeasurement> {
-  const folder = benchFolder("action-flood");
+async function measureAttack(options: { target: AttackMeasurement["target"]; env: Record<string, string>; attack: (url: string) => AttackSpec; placements: AttackerPlacement[]; deliveries: number; gapMs: number; maxSeconds: number }): Promise<AttackMeasurement> {
+  const folder = benchFolder(`attack-${options.target}`);
   const file = createBenchDatabase(folder);
-  seedOrders(file, "ord_ai", options.deliveries, 2_500);
-  seedOrders(file, "ord_af", options.deliveries, 2_500);
+  const phases = ["idle", ...options.placements, "after"].map((name, index) => ({ name, prefix: `a${index}` }));
   seedOrders(file, "ord_aw", 50, 2_500);
-  const server = await startAcredita(file, { LAB_PROCESSING_MODE: "inline" });
+  for (const phase of phases) seedOrders(file, `ord_${phase.prefix}`, options.deliveries, 2_500);
+  const env = { LAB_PROCESSING_MODE: "inline", ...options.env };
+  const server = options.target === "receiver" ? await startReceiverProcess(file, env) : await startAcredita(file, env, undefined, { entry: options.target === "server" ? "server" : "next-start" });
   const url = new URL(server.url);
-  const body = `[{${Array.from({ length: 800_000 }, (_, i) => `"k${i}":0`).join(",")}}]`;
-  const actionId = retryActionId();
-  const attackStatuses: Record<string, number> = {};
+  const timePhase = (prefix: string) => timeDeliveries(url, labApprovals(`evt_${prefix}`, `ord_${prefix}`, options.deliveries, 2_500), options.gapMs, options.maxSeconds);
   let idle: DeliveryLatency;
-  let flood: DeliveryLatency;
-  let alive = true;
+  let idleAfter: DeliveryLatency;
+  let idleCpu: { server?: number; bench: number };
+  const measured: AttackPhase[] = [];
+  let alive = false;
   try {
     await timeDeliveries(url, labApprovals("evt_aw", "ord_aw", 50, 2_500), 5);
-    idle = await timeDeliveries(url, labApprovals("evt_ai", "ord_ai", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
-    let attacking = true;
-    const agent = new Agent({ keepAlive: false, maxSockets: options.attackers });
-    const attackers = Array.from({ length: options.attackers }, async () => {
-      while (attacking) {
-        const answer = await post(agent, url, "/dead-letters", body, { "next-action": actionId, "content-type": "text/plain;charset=UTF-8", origin: server.url });
-        attackStatuses[answer.status] = (attackStatuses[answer.status] ?? 0) + 1;
+    const idleStart = { at: performance.now(), server: processCpuMs(server.pid), bench: ownCpuMs() };
+    idle = await timePhase(phases[0].prefix);
+    const idleMs = performance.now() - idleStart.at;
+    idleCpu = { server: cpuPerSecond(idleStart.server, processCpuMs(server.pid), idleMs), bench: cpuPerSecond(idleStart.bench, ownCpuMs(), idleMs)! };
+    for (const [index, placement] of options.placements.entries()) {
+      const attack = await launchAttack(options.attack(server.url), placement);
+      let flood: DeliveryLatency;
+      let stats: AttackStats;
+      // Let the attack reach its pace before timing.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const start = { at: performance.now(), server: processCpuMs(server.pid), attacker: processCpuMs(attack.pid), bench: ownCpuMs() };
+      let cpu: { server?: number; attacker?: number; bench: number };
+      try {
+        flood = await timePhase(phases[index + 1].prefix);
+      } finally {
+        const wallMs = performance.now() - start.at;
+        cpu = { server: cpuPerSecond(start.server, processCpuMs(server.pid), wallMs), attacker: placement === "bench" ? undefined : cpuPerSecond(start.attacker, processCpuMs(attack.pid), wallMs), bench: cpuPerSecond(start.bench, ownCpuMs(), wallMs)! };
+        stats = await attack.stop();
       }
-    });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    try {
-      flood = await timeDeliveries(url, labApprovals("evt_af", "ord_af", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
-    } finally {
-      attacking = false;
-      await Promise.all(attackers);
-      agent.destroy();
+      measured.push({ placement, flood, p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100, attack: stats, serverCpuMsPerS: cpu.server, attackerCpuMsPerS: cpu.attacker, benchCpuMsPerS: cpu.bench });
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
+    idleAfter = await timePhase(phases.at(-1)!.prefix);
     alive = (await fetch(`${server.url}/api/health/live`).then((response) => response.status, () => 0)) === 200;
   } finally {
     await server.stop();
   }
-  return {
-    idle,
-    flood,
-    p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100,
-    attackers: options.attackers,
-    attackStatuses,
-    attackBytes: Buffer.byteLength(body),
-    ok: alive && idle.ok === idle.deliveries && flood.ok === flood.deliveries,
-  };
+  const applied = (latency: DeliveryLatency) => latency.ok === latency.deliveries;
+  return { target: options.target, idle, phases: measured, idleAfter, idleServerCpuMsPerS: idleCpu.server, idleBenchCpuMsPerS: idleCpu.bench, ok: alive && applied(idle) && applied(idleAfter) && measured.every((phase) => applied(phase.flood)) };
 }
-
-/** The slow-body attack of one run: deliveries idle and under it, and how the stalled connections were answered. */
-export interface SlowBodyMeasurement {
-  target: "next" | "receiver";
-  idle: DeliveryLatency;
-  flood: DeliveryLatency;
-  /** p99 under the attack ÷ p99 idle (target <= 2). */
-  p99Ratio: number;
-  /** Connections kept open at once from one address, each sending all but the last byte of a 1 MiB body. */
-  stalled: number;
-  /** How the stalled connections were answered, by the first line's status (408 read timeout, 503 over the caps), and those closed with no answer. */
-  answers: Record<string, number>;
-  /** Every real delivery applied. */
-  ok: boolean;
-}
-
-const STALLING_BODY_BYTES = 1_048_576;
-/** How long a closed attack connection waits before it is opened again (ms). */
-const REOPEN_AFTER_MS = 100;
 
 /**
- * The slow-body attack as a benchmark: `stalled` connections from 127.0.0.3 each send all but the last
- * byte of a 1 MiB webhook body and stall, each re-opened 100 ms after the server closes it, while `deliveries`
- * real signed deliveries from 127.0.0.1 are timed one at a time; the same deliveries idle first. Against
- * `npm run receiver` (its per-address and total connection caps and its read timeout) or `next start`
- * (its read timeout only: `next start` has no connection cap). Target: p99 under the attack <= 2x idle.
+ * The anonymous server-action decode attack: `attackers` clients from one address each post, again
+ * and again, a ~9 MB fetch-action body (an object of 800,000 keys) to the dead-letter retry action's
+ * real id, against npm start's server (refused 403 before a byte of the body is read) or a bare
+ * `next start` (refused 403 by proxy.ts after Next.js has read the whole body). See {@link measureAttack}.
  */
-export async function measureSlowBodies(options: { target: "next" | "receiver"; stalled: number; deliveries: number; gapMs: number; maxSeconds: number; readTimeoutMs: number }): Promise<SlowBodyMeasurement> {
-  const folder = benchFolder(`slow-bodies-${options.target}`);
-  const file = createBenchDatabase(folder);
-  seedOrders(file, "ord_si", options.deliveries, 2_500);
-  seedOrders(file, "ord_sf", options.deliveries, 2_500);
-  seedOrders(file, "ord_sw", 50, 2_500);
-  // The receiver with its default caps (20 per address, 256 in all): the subject here.
-  const env = { LAB_PROCESSING_MODE: "inline", WEBHOOK_BODY_READ_TIMEOUT_MS: String(options.readTimeoutMs), RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: "20" };
-  const server = options.target === "receiver" ? await startReceiverProcess(file, env) : await startAcredita(file, env);
-  const url = new URL(server.url);
-  const head = `POST /api/webhooks/lab HTTP/1.1\r\nhost: acredita\r\ncontent-type: application/json\r\ncontent-length: ${STALLING_BODY_BYTES}\r\n\r\n`;
-  const stallingRequest = head + " ".repeat(STALLING_BODY_BYTES - 1);
-  const answers: Record<string, number> = {};
-  const sockets = new Set<Socket>();
-  let attacking = false;
-  const open = (): void => {
-    if (!attacking) return;
-    const socket = connect({ host: url.hostname, port: Number(url.port), localAddress: "127.0.0.3" });
-    sockets.add(socket);
-    let first = "";
-    socket.on("data", (chunk: Buffer) => {
-      if (first.length < 12) first += chunk.toString("latin1");
-    });
-    socket.on("error", () => undefined);
-    socket.on("close", () => {
-      sockets.delete(socket);
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(first)?.[1] ?? "closed";
-      answers[status] = (answers[status] ?? 0) + 1;
-      // Re-opened after a pause: the attacker runs on the same two cores, and re-opening at once would
-      // measure its own megabytes of writes (2 GB/s on loopback) rather than the server's defence.
-      setTimeout(open, REOPEN_AFTER_MS);
-    });
-    socket.once("connect", () => socket.write(stallingRequest));
-  };
-  let idle: DeliveryLatency;
-  let flood: DeliveryLatency;
-  try {
-    await timeDeliveries(url, labApprovals("evt_sw", "ord_sw", 50, 2_500), 5);
-    idle = await timeDeliveries(url, labApprovals("evt_si", "ord_si", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
-    attacking = true;
-    for (let i = 0; i < options.stalled; i++) open();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    try {
-      flood = await timeDeliveries(url, labApprovals("evt_sf", "ord_sf", options.deliveries, 2_500), options.gapMs, options.maxSeconds);
-    } finally {
-      attacking = false;
-      for (const socket of sockets) socket.destroy();
-    }
-  } finally {
-    await server.stop();
-  }
-  return {
-    target: options.target,
-    idle,
-    flood,
-    p99Ratio: Math.round((flood.p99Ms / idle.p99Ms) * 100) / 100,
-    stalled: options.stalled,
-    answers,
-    ok: idle.ok === idle.deliveries && flood.ok === flood.deliveries,
-  };
+export function measureActionFlood(options: { target: "server" | "next-start"; attackers: number; placements: AttackerPlacement[]; deliveries: number; gapMs: number; maxSeconds: number }): Promise<AttackMeasurement> {
+  const actionId = retryActionId();
+  // The attackers' own address: the per-address bound (the default 20) applies to them, not to the deliveries.
+  return measureAttack({ ...options, env: { RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: "20" }, attack: (url) => ({ kind: "action", url, attackers: options.attackers, actionId, keys: 800_000, localAddress: "127.0.0.3" }) });
+}
+
+/**
+ * The slow-body attack: `stalled` connections from 127.0.0.3 each send all but the last byte of a 1 MiB
+ * webhook body and stall, each re-opened 100 ms after the server closes it, against `npm run receiver` or
+ * npm start's server (both with their default bounds: 20 connections per address, 256 in all, and the
+ * read timeout) or a bare `next start` (the read timeout only). See {@link measureAttack}.
+ */
+export function measureSlowBodies(options: { target: AttackMeasurement["target"]; stalled: number; placements: AttackerPlacement[]; deliveries: number; gapMs: number; maxSeconds: number; readTimeoutMs: number }): Promise<AttackMeasurement> {
+  return measureAttack({
+    ...options,
+    env: { WEBHOOK_BODY_READ_TIMEOUT_MS: String(options.readTimeoutMs), RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: "20" },
+    attack: (url) => ({ kind: "slow-bodies", url, stalled: options.stalled, localAddress: "127.0.0.3", reopenAfterMs: 100 }),
+  });
 }

@@ -1,6 +1,7 @@
-// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,reconcile-load,profile,flood,limit
+// npm run bench [-- --runs 3 --deliveries 2000 --connections 32 --only ingest,storm,drain,drain-postgres,dashboard,reconcile,reconcile-load,profile,flood,attacks,limit
 //                  --targets limit,naive,route,inline,inbox,inbox+worker,receiver --quick --keep
 //                  --reconcile-lines 1000000 --reconcile-kinds matching,mismatching --reconcile-in-process --reconcile-postgres-url postgresql://... --reconcile-postgres-only
+//                  --attack-targets server,next-start,receiver --attack-placements niced,process,bench
 //                  --limit-events 20000 --limit-postgres-events 20000 --limit-worker-events 2000 --limit-inline 2000 --backlogs 20000,200000 --backlog-sample 1000 --no-inline --no-postgres]
 // The temporary databases are deleted at the end (--keep keeps them); CPU profiles are kept (paths printed).
 // Runs the benchmarks against the production build, prints the table and writes the figures as
@@ -15,7 +16,7 @@ import { summarizeCpuProfile, type ProfileSummary } from "@/bench/cpu-profile";
 import { measureDashboardAtScale, type DashboardMeasurement } from "@/bench/dashboard-bench";
 import { measureSearchOnPostgres } from "@/bench/search-postgres-bench";
 import { measureDuplicateStorm, type StormMeasurement } from "@/bench/duplicate-storm";
-import { measureActionFlood, measureFlood, measureSlowBodies, type ActionFloodMeasurement, type FloodMeasurement, type SlowBodyMeasurement } from "@/bench/flood-bench";
+import { measureActionFlood, measureFlood, measureSlowBodies, type AttackerPlacement, type AttackMeasurement, type FloodMeasurement } from "@/bench/flood-bench";
 import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/bench/ingest-bench";
 import { machineInfo, median, type MachineInfo } from "@/bench/machine";
 import { measureReconciliation, type ReconcileMeasurement } from "@/bench/reconcile-bench";
@@ -26,7 +27,7 @@ import { measureLimitBench, printLimitBench, profileWorkerDrain, type LimitBench
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
 import { errorMessage } from "@/lib/log/error-message";
 
-const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "reconcile-load", "profile", "flood", "limit"] as const;
+const SECTIONS = ["ingest", "storm", "drain", "drain-postgres", "dashboard", "reconcile", "reconcile-load", "profile", "flood", "attacks", "limit"] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface BenchOptions {
@@ -59,6 +60,10 @@ interface BenchOptions {
   floodSeconds: number;
   /** `--flood-targets next,receiver`: the servers flooded. */
   floodTargets: ("next" | "receiver")[];
+  /** `--attack-targets server,next-start,receiver`: the servers attacked (npm start's, a bare next start, the receiver); the action attack skips the receiver. */
+  attackTargets: AttackMeasurement["target"][];
+  /** `--attack-placements niced,process,bench`: where the attacking clients run (bench/flood-bench.ts AttackerPlacement). */
+  attackPlacements: AttackerPlacement[];
   sections: Section[];
   targets: IngestTarget[];
   /** The `limit` section: the bare-SQL apply limit beside Acredita's worker and inline mode. */
@@ -120,6 +125,14 @@ function parseOptions(argv: string[]): BenchOptions {
       return name;
     }),
     floodRate: number("--flood-rate", 250),
+    attackTargets: (value("--attack-targets") ?? "server,receiver").split(",").map((name) => {
+      if (name !== "server" && name !== "next-start" && name !== "receiver") throw new Error("--attack-targets: server, next-start and/or receiver, comma-separated");
+      return name;
+    }),
+    attackPlacements: (value("--attack-placements") ?? "niced,process").split(",").map((name) => {
+      if (name !== "niced" && name !== "process" && name !== "bench") throw new Error("--attack-placements: niced, process and/or bench, comma-separated");
+      return name;
+    }),
     sections: (only as Section[] | undefined) ?? [...SECTIONS],
     targets: parseTargets(value("--targets")),
     limit: {
@@ -174,8 +187,8 @@ interface BenchReport {
   reconcileLoad?: ReconcileLoadMeasurement[];
   profile?: { mode: "inbox" | "inline" | "worker"; deliveries: number; summary: ProfileSummary }[];
   flood?: FloodMeasurement[];
-  actionFlood?: ActionFloodMeasurement;
-  slowBodies?: SlowBodyMeasurement[];
+  /** Per run: the action attack on each Next.js target, the slow-body attack on each target. */
+  attacks?: { run: number; attack: "action" | "slow-bodies"; measurement: AttackMeasurement }[];
   limit?: LimitBenchReport;
 }
 
@@ -370,31 +383,39 @@ async function main(): Promise<number> {
     }
   }
 
-  if (options.sections.includes("flood") && options.floodTargets.includes("next")) {
-    // Anonymous 9.5 MB server-action posts: refused by proxy.ts before any decode (they used to take the server past its heap).
-    const attack = await measureActionFlood({ deliveries: options.floodDeliveries, attackers: 6, gapMs: 20, maxSeconds: options.floodSeconds });
-    report.actionFlood = attack;
-    failed ||= !attack.ok;
+  if (options.sections.includes("attacks")) {
+    // Anonymous 9 MB server-action posts (refused before any decode; they used to take the server past its
+    // heap) and 300 stalled 1 MiB bodies from one address; each run in the same order, ratios taken to the
+    // idle phase of the same server in the same run.
+    report.attacks = [];
+    const attackRuns = options.runs;
     console.log(
-      `\nAnonymous server-action flood: ${attack.attackers} clients posting ${(attack.attackBytes / 1_048_576).toFixed(1)} MB fetch-action bodies (800,000 keys) to a real action id, again and again; next start, inline, SQLite\n` +
-        `  idle (${attack.idle.deliveries}) p50 ${attack.idle.p50Ms} ms p99 ${attack.idle.p99Ms} ms; under the attack (${attack.flood.deliveries}) p50 ${attack.flood.p50Ms} ms p99 ${attack.flood.p99Ms} ms; ` +
-        `p99 attack/idle ${attack.p99Ratio.toFixed(2)} (target <= 2${attack.p99Ratio <= 2 ? ", met" : ", NOT met"}); attack answered ${JSON.stringify(attack.attackStatuses)}${attack.ok ? " - ok" : " - check FAILED (server gone or a delivery not applied)"}`,
+      `\nAttacks: ${options.floodDeliveries} real signed deliveries per phase from 127.0.0.1 (at most ${options.floodSeconds} s), one at a time 20 ms apart, idle, then under each attack with its ` +
+        `clients (127.0.0.3) placed ${options.attackPlacements.join(", ")}, then idle again; inline, SQLite; ${attackRuns} run(s)`,
     );
-  }
-
-  if (options.sections.includes("flood")) {
-    // Slow bodies: 300 connections from one address each stall a 1 MiB body; the receiver caps them, next start only times them out.
-    report.slowBodies = [];
-    console.log("\nSlow-body attack: 300 connections from 127.0.0.3, each sending all but the last byte of a 1 MiB body, re-opened 100 ms after it is closed; read timeout 10 s; inline, SQLite");
-    for (const target of options.floodTargets) {
-      const slow = await measureSlowBodies({ target, stalled: 300, deliveries: options.floodDeliveries, gapMs: 20, maxSeconds: options.floodSeconds, readTimeoutMs: 10_000 });
-      report.slowBodies.push(slow);
-      failed ||= !slow.ok;
-      console.log(
-        `  ${slow.target.padEnd(9)} idle (${slow.idle.deliveries}) p50 ${slow.idle.p50Ms} ms p99 ${slow.idle.p99Ms} ms; under the attack (${slow.flood.deliveries}) p50 ${slow.flood.p50Ms} ms p99 ${slow.flood.p99Ms} ms; ` +
-          `p99 attack/idle ${slow.p99Ratio.toFixed(2)} (target <= 2${slow.p99Ratio <= 2 ? ", met" : ", NOT met"}); stalled connections answered ${JSON.stringify(slow.answers)}${slow.ok ? " - ok" : " - check FAILED (a delivery not applied)"}`,
-      );
+    for (let run = 1; run <= attackRuns; run++) {
+      for (const target of options.attackTargets.filter((name) => name !== "receiver")) {
+        const measurement = await measureActionFlood({ target: target as "server" | "next-start", attackers: 6, placements: options.attackPlacements, deliveries: options.floodDeliveries, gapMs: 20, maxSeconds: options.floodSeconds });
+        report.attacks.push({ run, attack: "action", measurement });
+        failed ||= !measurement.ok;
+        printAttack(run, "6 anonymous 9 MB action posters", measurement);
+      }
+      for (const target of options.attackTargets) {
+        const measurement = await measureSlowBodies({ target, stalled: 300, placements: options.attackPlacements, deliveries: options.floodDeliveries, gapMs: 20, maxSeconds: options.floodSeconds, readTimeoutMs: 10_000 });
+        report.attacks.push({ run, attack: "slow-bodies", measurement });
+        failed ||= !measurement.ok;
+        printAttack(run, "300 stalled 1 MiB bodies", measurement);
+      }
     }
+    console.log("\nMedian p99 under attack / p99 idle over the runs (target <= 2):");
+    const groups = new Map<string, number[]>();
+    for (const { attack, measurement } of report.attacks) {
+      for (const phase of measurement.phases) {
+        const key = `${attack.padEnd(12)} ${measurement.target.padEnd(10)} attackers ${phase.placement}`;
+        groups.set(key, [...(groups.get(key) ?? []), phase.p99Ratio]);
+      }
+    }
+    for (const [key, ratios] of groups) console.log(`  ${key.padEnd(48)} ${median(ratios).toFixed(2)} (runs: ${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
   }
 
   if (options.sections.includes("limit")) {
@@ -414,6 +435,22 @@ async function main(): Promise<number> {
   writeFileSync(path.join("bench-results", "latest.json"), JSON.stringify(report, null, 2));
   console.log(`\nFigures written to ${out} (and bench-results/latest.json).`);
   return failed ? 1 : 0;
+}
+
+/** One attack measurement's lines: idle, each placement's phase with its ratio and how the attack was answered, idle after. */
+function printAttack(run: number, what: string, measurement: AttackMeasurement): void {
+  const latency = (name: string, value: { deliveries: number; p50Ms: number; p99Ms: number }) => `${name} (${value.deliveries}) p50 ${value.p50Ms} ms p99 ${value.p99Ms} ms`;
+  const cpu = (value: number | undefined) => (value === undefined ? "?" : String(value));
+  console.log(
+    `  run ${run}, ${what}, ${measurement.target}: ${latency("idle", measurement.idle)} (CPU ms/s: server ${cpu(measurement.idleServerCpuMsPerS)}, bench ${measurement.idleBenchCpuMsPerS}); ` +
+      `${latency("idle after", measurement.idleAfter)}${measurement.ok ? "" : " - check FAILED (server gone or a delivery not applied)"}`,
+  );
+  for (const phase of measurement.phases) {
+    console.log(
+      `    attackers ${phase.placement.padEnd(7)} ${latency("under attack", phase.flood)}; p99 attack/idle ${phase.p99Ratio.toFixed(2)} (target <= 2${phase.p99Ratio <= 2 ? ", met" : ", NOT met"}); ` +
+        `CPU ms/s: server ${cpu(phase.serverCpuMsPerS)}, attackers ${phase.placement === "bench" ? "(in bench)" : cpu(phase.attackerCpuMsPerS)}, bench ${phase.benchCpuMsPerS}; ${phase.attack.sent} sent, answered ${JSON.stringify(phase.attack.answers)}`,
+    );
+  }
 }
 
 main().then(

@@ -4,6 +4,7 @@
 // Links inside fenced code blocks are not links. Exits 1 listing each broken link with its line.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 
 const REPO = path.resolve(__dirname, "..");
 
@@ -74,15 +75,20 @@ export function brokenLinks(root: string, files: string[]): string[] {
   return broken;
 }
 
-function main(): void {
+/**
+ * `npm run lint:docs`: takes the arguments (none), the environment (unused: the repository's files are
+ * the input) and the streams; resolves with 0 when every link of README.md and docs/*.md resolves, else
+ * 1 after listing each broken one on stderr.
+ */
+export async function main(_argv: string[], _env: CliEnv, io: CliIo): Promise<number> {
   const files = ["README.md", ...readdirSync(path.join(REPO, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
   const broken = brokenLinks(REPO, files);
   if (broken.length > 0) {
-    console.error(broken.join("\n"));
-    process.exitCode = 1;
-    return;
+    writeLine(io.stderr, broken.join("\n"));
+    return 1;
   }
-  console.log(`lint:docs: every relative link of ${files.length} Markdown files resolves`);
+  writeLine(io.stdout, `lint:docs: every relative link of ${files.length} Markdown files resolves`);
+  return 0;
 }
 
-if (require.main === module) main();
+if (require.main === module) void main(process.argv.slice(2), process.env, processIo()).then((code) => (process.exitCode = code));

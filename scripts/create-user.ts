@@ -9,23 +9,27 @@ import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { newUserSchema } from "@/lib/auth/users";
 import { createUserWithPassword } from "@/lib/auth/users";
+import { readSettings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
-import { closeDb, db } from "@/lib/db/client";
+import { withOwnDb } from "@/lib/db/client";
 import { cliLocale, cliReasons } from "@/lib/reasons/cli-reasons";
 import { issueReason } from "@/lib/reasons/reason-codes";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
+import { runCli } from "@/lib/background/run-cli";
 
 const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
 
 /**
- * The new password from ACREDITA_NEW_PASSWORD, else one line of stdin, never echoed: the prompt goes to
+ * The new password from ACREDITA_NEW_PASSWORD, else one line of `io.stdin`, never echoed: the prompt goes to
  * stderr, the typed characters nowhere (readline echoes into its output, here a stream that drops them),
  * so neither a terminal nor a captured stderr shows it.
  */
-async function readPassword(): Promise<string | null> {
-  if (process.env.ACREDITA_NEW_PASSWORD) return process.env.ACREDITA_NEW_PASSWORD;
-  process.stderr.write("Password (12-128 characters, not a common one): ");
+async function readPassword(env: CliEnv, io: CliIo): Promise<string | null> {
+  if (env.ACREDITA_NEW_PASSWORD) return env.ACREDITA_NEW_PASSWORD;
+  io.stderr.write("Password (12-128 characters, not a common one): ");
+  if (!io.stdin) return null;
   const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const rl = createInterface({ input: process.stdin, output: silent, terminal: Boolean(process.stdin.isTTY) });
+  const rl = createInterface({ input: io.stdin, output: silent, terminal: Boolean(io.stdin.isTTY) });
   // Standard input that ends before a line (< /dev/null, a closed pipe) answers nothing: null, not a hang
   // that lets the process exit 0 having created nothing.
   const ended = new Promise<null>((resolve) => rl.once("close", () => resolve(null)));
@@ -33,57 +37,64 @@ async function readPassword(): Promise<string | null> {
     return await Promise.race([rl.question(""), ended]);
   } finally {
     rl.close();
-    process.stderr.write("\n");
+    io.stderr.write("\n");
   }
 }
 
-async function main(): Promise<void> {
+/**
+ * `npm run create-user`: takes the arguments after the script, the environment (DATABASE_URL and the other
+ * settings, ACREDITA_NEW_PASSWORD, the locale's LANG) and the streams; resolves with the exit status
+ * (0 created, 1 the email exists, 2 bad usage or a refused field, or the schema step's status).
+ */
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
+  const refuse = (line: string) => writeLine(io.stderr, line);
   let values: { email?: string; name?: string; role?: string; locale?: string };
   try {
-    ({ values } = parseArgs({ options: { email: { type: "string" }, name: { type: "string" }, role: { type: "string", default: "merchant" }, locale: { type: "string" } } }));
+    ({ values } = parseArgs({ args: argv, options: { email: { type: "string" }, name: { type: "string" }, role: { type: "string", default: "merchant" }, locale: { type: "string" } } }));
   } catch (error) {
-    console.error(`create-user: ${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
+    refuse(`create-user: ${(error as Error).message}\n${USAGE}`);
+    return 2;
   }
-  const locale = cliLocale(process.argv.slice(2), process.env);
+  const locale = cliLocale(argv, env);
   if (typeof locale !== "string") {
-    console.error(`create-user: ${locale.error}\n${USAGE}`);
-    process.exit(2);
+    refuse(`create-user: ${locale.error}\n${USAGE}`);
+    return 2;
   }
   const view = cliReasons(locale);
   // Before the password is asked for: the first admin is often created before the first `npm start`.
-  const schemaExit = await cliSchemaExitCode("create-user", { apply: true });
-  if (schemaExit !== undefined) process.exit(schemaExit);
+  const config = readSettings(env);
+  const schemaExit = await cliSchemaExitCode("create-user", config.DATABASE_URL, { apply: true, stderr: io.stderr });
+  if (schemaExit !== undefined) return schemaExit;
   if (!values.email) {
-    console.error(`create-user: --email is required\n${USAGE}`);
-    process.exit(2);
+    refuse(`create-user: --email is required\n${USAGE}`);
+    return 2;
   }
   // The fields typed on the command line are checked before the password is asked for.
   const fields = newUserSchema.safeParse({ email: values.email, name: values.name ?? values.email, role: values.role, password: "" });
   const fieldIssues = fields.success ? [] : fields.error.issues.filter((issue) => issue.path[0] !== "password");
   if (fieldIssues.length > 0) {
-    console.error(`create-user: ${fieldIssues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}\n${USAGE}`);
-    process.exit(2);
+    refuse(`create-user: ${fieldIssues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}\n${USAGE}`);
+    return 2;
   }
-  const password = await readPassword();
+  const password = await readPassword(env, io);
   if (password === null) {
-    console.error("create-user: no password given (standard input ended before a line); set ACREDITA_NEW_PASSWORD or type it");
-    process.exit(2);
+    refuse("create-user: no password given (standard input ended before a line); set ACREDITA_NEW_PASSWORD or type it");
+    return 2;
   }
   const parsed = newUserSchema.safeParse({ email: values.email, name: values.name ?? values.email, role: values.role, password });
   if (!parsed.success) {
     // A refused password's reason (params.reason) in the command's locale; zod's own words otherwise.
     const issues = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${view.render(issueReason(issue), issue.message)}`);
-    console.error(`create-user: ${issues.join("; ")}`);
-    process.exit(2);
+    refuse(`create-user: ${issues.join("; ")}`);
+    return 2;
   }
-  const result = await createUserWithPassword(await db(), parsed.data);
-  await closeDb();
+  const result = await withOwnDb(config, (database) => createUserWithPassword(database, parsed.data));
   if (result.kind === "exists") {
-    console.error(`create-user: ${parsed.data.email} already exists`);
-    process.exit(1);
+    refuse(`create-user: ${parsed.data.email} already exists`);
+    return 1;
   }
-  console.log(`created ${result.user.email} (${result.user.role})`);
+  writeLine(io.stdout, `created ${result.user.email} (${result.user.role})`);
+  return 0;
 }
 
-void main();
+if (require.main === module) runCli("create-user", main);

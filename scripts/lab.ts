@@ -8,17 +8,15 @@ import "@/lib/log/cli-logs-to-stderr";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadEnvConfig } from "@next/env";
-import { DEMO_SECRETS, settings } from "@/lib/config/settings";
+import { DEMO_SECRETS, readSettings } from "@/lib/config/settings";
 import { runFlawedReceiver, type ComparisonRow } from "@/lib/lab/flawed-receivers";
 import { labSettlementPath, labTarget, labWaitSeconds, probeServer, productionRefusal } from "@/lib/lab/lab-target";
-import { formatDeliveryHeader, runLab } from "@/lib/lab/run-lab";
+import { formatDeliveryHeader, LabWaitTimeout, runLab, type LabRun } from "@/lib/lab/run-lab";
 import { formatReport } from "@/lib/reconciliation/reconcile";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
-
-/** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
-const print = (line: string) => console.log(terminalSafe(line));
 
 // The same environment files `npm start` loads (.env, .env.production, ...), so PORT and the secrets match the server's.
 loadEnvConfig(process.cwd(), false, { info: () => undefined, error: (...args: unknown[]) => console.error(...args) });
@@ -33,49 +31,65 @@ function formatTable(rows: ComparisonRow[], view: CliReasons): string {
   return [header, ...lines].join("\n");
 }
 
-async function main(): Promise<number> {
-  const target = labTarget(process.argv.slice(2), process.env);
+/**
+ * `npm run lab`: takes the arguments after the script, the environment (PORT, the lab secret and operator
+ * token, DATABASE_URL for where the settlement goes, the locale's LANG) and the streams; resolves with the
+ * exit status (0 no mismatch, 1 mismatches, 2 it cannot run).
+ */
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
+  /** Prints one line: ids and reasons came from providers' bodies, so nothing in them may drive the terminal. */
+  const print = (line: string) => writeLine(io.stdout, terminalSafe(line));
+  const refuse = (line: string) => writeLine(io.stderr, line);
+  const target = labTarget(argv, env);
   if ("error" in target) {
-    console.error(`lab: ${target.error}`);
+    refuse(`lab: ${target.error}`);
     return 2;
   }
   const { url } = target;
-  const locale = cliLocale(process.argv.slice(2), process.env);
+  const locale = cliLocale(argv, env);
   if (typeof locale !== "string") {
-    console.error(`lab: ${locale.error}`);
+    refuse(`lab: ${locale.error}`);
     return 2;
   }
   const view = cliReasons(locale);
-  const waitSeconds = labWaitSeconds(process.argv.slice(2));
+  const waitSeconds = labWaitSeconds(argv);
   if (typeof waitSeconds !== "number") {
-    console.error(`lab: ${waitSeconds.error}`);
+    refuse(`lab: ${waitSeconds.error}`);
     return 2;
   }
   const probe = await probeServer(url);
   if ("problem" in probe) {
-    console.error(`lab: ${probe.problem}`);
+    refuse(`lab: ${probe.problem}`);
     return 2;
   }
-  const refusal = productionRefusal(probe.mode, url, process.argv.slice(2), view);
+  const refusal = productionRefusal(probe.mode, url, argv, view);
   if (refusal) {
-    console.error(`lab: ${refusal}`);
+    refuse(`lab: ${refusal}`);
     return 2;
   }
-  const config = settings();
+  const config = readSettings(env);
   print(view.t("reasons.lab.target", { url: `${url}/api/webhooks/lab` }));
   print(formatDeliveryHeader(view));
   // The lab plays a provider and a store against a server: it signs with the lab secret and creates
   // orders with the operator token, both taken from the environment, else the public demo values
   // (which only a demo server accepts).
-  const run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print, view, waitSeconds });
+  let run: LabRun;
+  try {
+    run = await runLab({ url, apiToken: config.API_TOKEN ?? DEMO_SECRETS.API_TOKEN, secret: config.LAB_WEBHOOK_SECRET?.[0] ?? DEMO_SECRETS.LAB_WEBHOOK_SECRET, print, view, waitSeconds });
+  } catch (error) {
+    // Its own events not applied within --wait: named, and no reconciliation of a half-applied lab.
+    if (!(error instanceof LabWaitTimeout)) throw error;
+    refuse(`lab: ${error.message}`);
+    return 2;
+  }
 
-  const csvPath = labSettlementPath(url, process.env);
+  const csvPath = labSettlementPath(url, env);
   mkdirSync(path.dirname(csvPath), { recursive: true });
   writeFileSync(csvPath, run.settlementCsv);
   print(`\n${view.t("reasons.lab.settlementWritten", { path: csvPath, runId: run.report.runId })}`);
   print(formatReport({ ...run.report, source: csvPath }, view));
 
-  if (process.argv.includes("--compare")) {
+  if (argv.includes("--compare")) {
     const rows: ComparisonRow[] = [
       await runFlawedReceiver("naive", [1, 2, 3, 4, 5]),
       await runFlawedReceiver("look-up-then-mark", [1, 2]),
@@ -87,4 +101,4 @@ async function main(): Promise<number> {
   return run.report.mismatches.length === 0 ? 0 : 1;
 }
 
-runCli("lab", () => main(), { errorCode: 2 });
+if (require.main === module) runCli("lab", main, { errorCode: 2 });

@@ -10,19 +10,22 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { basename } from "node:path";
 import { recordAudit } from "@/lib/audit/record-audit";
+import { readSettings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
-import { db, type Db } from "@/lib/db/client";
+import { withOwnDb, type Db } from "@/lib/db/client";
 import { labMismatches, formatLabMismatch, formatLabSummary } from "@/lib/reconciliation/reconcile";
 import type { RunProgress } from "@/lib/reconciliation/payment-run";
 import { formatProgress } from "@/lib/reconciliation/progress-line";
 import { formatOfFile } from "@/lib/reconciliation/report-head";
 import { allMismatches, formatMismatchLine, formatRunLine, formatTotalsLines, runSummary } from "@/lib/reconciliation/run-report";
 import { claimRun, executeRun, holdQueuedRun, queueRun } from "@/lib/reconciliation/runs";
-import { parseFormat, resolveScope, ScopeError, scopeKey, type ScopeRequest } from "@/lib/reconciliation/run-scope";
+import { parseFormat, resolveScope, ScopeError, scopeKey, type RunScope, type ScopeRequest } from "@/lib/reconciliation/run-scope";
+import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 import { SettlementCsvError } from "@/lib/reconciliation/report-fields";
 import { newWorkerId } from "@/lib/jobs/worker-id";
 import { cliLocale, cliReasons, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 
@@ -51,12 +54,15 @@ function parseArgs(args: string[]): { file?: string; flags: Map<string, string |
 }
 
 // Ids and fields come from the uploaded report and the providers' events: nothing in them may drive the terminal.
-/** Every line on stderr too is terminal-safe: error messages quote the report's cells. */
-const printError = (line: string) => console.error(terminalSafe(line));
-const write = (text: string) => new Promise<void>((resolve) => (process.stdout.write(terminalSafe(text)) ? resolve() : process.stdout.once("drain", () => resolve())));
+/** Writes `text` to `stream`, terminal-safe; resolves once the stream takes more (a slow pipe holds a large report back). */
+type Write = (text: string) => Promise<void>;
+const writerTo =
+  (stream: NodeJS.WritableStream): Write =>
+  (text) =>
+    new Promise<void>((resolve) => (stream.write(terminalSafe(text)) ? resolve() : stream.once("drain", () => resolve())));
 
 /** Prints an order-level (lab) run as before: one line per mismatch and the summary, or the --json shape. */
-async function printLabRun(client: Db, runId: string, json: boolean, view: CliReasons): Promise<void> {
+async function printLabRun(client: Db, runId: string, json: boolean, view: CliReasons, write: Write): Promise<void> {
   const run = await client.reconciliationRun.findUniqueOrThrow({ where: { id: runId } });
   const overcredited = JSON.parse(run.overcredited) as Record<string, number>;
   if (json) await write(`{"runId":${JSON.stringify(runId)},"format":"lab","scope":${JSON.stringify({ provider: run.provider, account: run.account, livemode: run.livemode })},"rowCount":${run.rowCount},"orderCount":${run.orderCount},"mismatches":[`);
@@ -72,7 +78,7 @@ async function printLabRun(client: Db, runId: string, json: boolean, view: CliRe
 }
 
 /** Prints a payment-level run: one line per mismatch, the totals per currency and the summary; --json streams the same. */
-async function printPaymentRun(client: Db, runId: string, json: boolean, view: CliReasons): Promise<void> {
+async function printPaymentRun(client: Db, runId: string, json: boolean, view: CliReasons, write: Write): Promise<void> {
   const summary = (await runSummary(client, runId))!;
   if (json) {
     const head = { runId, format: summary.format, scope: summary.scope, period: summary.period, rowCount: summary.progress.rows, mismatchCount: summary.mismatchCount, totals: summary.totals, payouts: summary.payouts };
@@ -91,8 +97,8 @@ async function printPaymentRun(client: Db, runId: string, json: boolean, view: C
 }
 
 /** Progress on stderr: a bar redrawn in place on a terminal (at most 10 times a second), else a plain line every 5 s. */
-function progressPrinter(view: CliReasons): { update: (progress: RunProgress) => void; end: () => void } {
-  const terminal = Boolean(process.stderr.isTTY);
+function progressPrinter(view: CliReasons, stderr: CliIo["stderr"]): { update: (progress: RunProgress) => void; end: () => void } {
+  const terminal = Boolean(stderr.isTTY);
   const started = Date.now();
   let last = 0;
   let drawn = false;
@@ -102,20 +108,28 @@ function progressPrinter(view: CliReasons): { update: (progress: RunProgress) =>
       if (now - last < (terminal ? 100 : 5_000) || progress.phase === "done") return;
       last = now;
       if (terminal) {
-        process.stderr.write(`\r${formatProgress(progress, now - started, true, 30, view)}\u001b[K`);
+        stderr.write(`\r${formatProgress(progress, now - started, true, 30, view)}\u001b[K`);
         drawn = true;
-      } else process.stderr.write(`${formatProgress(progress, now - started, false, 30, view)}\n`);
+      } else stderr.write(`${formatProgress(progress, now - started, false, 30, view)}\n`);
     },
     end() {
-      if (drawn) process.stderr.write("\r\u001b[K");
+      if (drawn) stderr.write("\r\u001b[K");
     },
   };
 }
 
-async function main(): Promise<number> {
+/**
+ * `npm run reconcile`: takes the arguments after the script, the environment (DATABASE_URL and the other
+ * settings, the configured scopes, USER, the locale's LANG) and the streams; resolves with the exit status
+ * (0 everything matches, 1 mismatches, 2 bad input or a failed run, or the schema step's status).
+ */
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
+  /** Every line on stderr too is terminal-safe: error messages quote the report's cells. */
+  const printError = (line: string) => writeLine(io.stderr, terminalSafe(line));
+  const write = writerTo(io.stdout);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs(process.argv.slice(2));
+    parsed = parseArgs(argv);
   } catch (error) {
     printError(`reconcile: ${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -134,7 +148,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const json = flags.has("--json");
-  const locale = cliLocale(process.argv.slice(2), process.env);
+  const locale = cliLocale(argv, env);
   if (typeof locale !== "string") {
     printError(`reconcile: ${locale.error}\n${USAGE}`);
     return 2;
@@ -147,39 +161,11 @@ async function main(): Promise<number> {
     const forced = value("--format") ? parseFormat(value("--format")!) : undefined;
     const format = await formatOfFile(file, forced);
     const request: ScopeRequest = { provider: value("--provider"), account: value("--account"), livemode: flags.has("--live") ? true : flags.has("--test") ? false : undefined, from: value("--from"), to: value("--to") };
-    const scope = resolveScope(format, request);
-    const schemaExit = await cliSchemaExitCode("reconcile", { apply: true });
+    const scope = resolveScope(format, request, env);
+    const config = readSettings(env);
+    const schemaExit = await cliSchemaExitCode("reconcile", config.DATABASE_URL, { apply: true, stderr: io.stderr });
     if (schemaExit !== undefined) return schemaExit;
-    const client = await db();
-    // The audit actor of a command is the operating-system user who ran it.
-    const operator = `cli:${process.env.USER ?? userInfo().username}`;
-    // The run's source is the file's base name: the list shows it to every role, and a server path is not theirs to see.
-    const runId = await queueRun(client, { source: basename(file), format, scope, actor: operator, bytesTotal: statSync(file).size });
-    const owner = newWorkerId("reconcile-cli");
-    let run = await claimRun(client, runId, owner);
-    // One run per scope at a time: wait for the one in progress (a worker's, or another command's),
-    // holding this run (no worker claims a command's run; one not held is failed).
-    while (!run) {
-      printError(`reconcile: waiting for the run in progress on ${scopeKey(scope)}`);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const status = await holdQueuedRun(client, runId);
-      if (status !== "queued") {
-        printError(`reconcile: run ${runId} left the queue while waiting (${status ?? "deleted"})`);
-        return 2;
-      }
-      run = await claimRun(client, runId, owner);
-    }
-    const progress = progressPrinter(view);
-    const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
-    progress.end();
-    if (outcome.status !== "done") {
-      printError(`reconcile: ${file}: ${outcome.status === "failed" ? said(outcome.reason, outcome.error) : outcome.reason}`);
-      return 2;
-    }
-    await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
-    if (format === "lab") await printLabRun(client, runId, json, view);
-    else await printPaymentRun(client, runId, json, view);
-    return outcome.mismatchCount === 0 ? 0 : 1;
+    return await withOwnDb(config, (client) => reconcileFile(client, { file, format, scope, json, view, said, env, io, write, printError }));
   } catch (error) {
     if (error instanceof SettlementCsvError || error instanceof ScopeError) {
       printError(`reconcile: ${file}: ${said(error.reason, error.message)}`);
@@ -189,4 +175,51 @@ async function main(): Promise<number> {
   }
 }
 
-runCli("reconcile", () => main(), { errorCode: 2 });
+/** Queues, runs and prints one report's run on `client`; resolves with the command's exit status. */
+async function reconcileFile(
+  client: Db,
+  { file, format, scope, json, view, said, env, io, write, printError }: {
+    file: string;
+    format: SettlementFormat;
+    scope: RunScope;
+    json: boolean;
+    view: CliReasons;
+    said: (reason: ReasonRef, english: string) => string;
+    env: CliEnv;
+    io: CliIo;
+    write: Write;
+    printError: (line: string) => void;
+  },
+): Promise<number> {
+  // The audit actor of a command is the operating-system user who ran it.
+  const operator = `cli:${env.USER ?? userInfo().username}`;
+  // The run's source is the file's base name: the list shows it to every role, and a server path is not theirs to see.
+  const runId = await queueRun(client, { source: basename(file), format, scope, actor: operator, bytesTotal: statSync(file).size });
+  const owner = newWorkerId("reconcile-cli");
+  let run = await claimRun(client, runId, owner);
+  // One run per scope at a time: wait for the one in progress (a worker's, or another command's),
+  // holding this run (no worker claims a command's run; one not held is failed).
+  while (!run) {
+    printError(`reconcile: waiting for the run in progress on ${scopeKey(scope)}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const status = await holdQueuedRun(client, runId);
+    if (status !== "queued") {
+      printError(`reconcile: run ${runId} left the queue while waiting (${status ?? "deleted"})`);
+      return 2;
+    }
+    run = await claimRun(client, runId, owner);
+  }
+  const progress = progressPrinter(view, io.stderr);
+  const outcome = await executeRun(client, run, { input: createReadStream(file), onProgress: progress.update });
+  progress.end();
+  if (outcome.status !== "done") {
+    printError(`reconcile: ${file}: ${outcome.status === "failed" ? said(outcome.reason, outcome.error) : outcome.reason}`);
+    return 2;
+  }
+  await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
+  if (format === "lab") await printLabRun(client, runId, json, view, write);
+  else await printPaymentRun(client, runId, json, view, write);
+  return outcome.mismatchCount === 0 ? 0 : 1;
+}
+
+if (require.main === module) runCli("reconcile", main, { errorCode: 2 });

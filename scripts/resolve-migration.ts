@@ -6,30 +6,36 @@
 import { DEFAULT_DATABASE_URL } from "@/lib/config/database-url";
 import { checkMigrations, resolveFailedMigration, type MigrationResolution } from "@/lib/db/pending-migrations";
 import { errorMessage } from "@/lib/log/error-message";
+import { processIo, writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 
 const USAGE = "usage: npm run db:resolve -- --rolled-back <migration> | --applied <migration>";
 
-async function main(): Promise<number> {
-  const [flag, name, ...rest] = process.argv.slice(2);
+/**
+ * `npm run db:resolve`: takes the arguments after the script, the environment (DATABASE_URL) and the
+ * streams; resolves with the exit status (0 recorded, 2 a bad argument or no failed migration of that
+ * name, 1 a database failure). Never throws.
+ */
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
+  const [flag, name, ...rest] = argv;
   if ((flag !== "--rolled-back" && flag !== "--applied") || !name || rest.length > 0) {
-    console.error(`db:resolve: ${USAGE}`);
+    writeLine(io.stderr, `db:resolve: ${USAGE}`);
     return 2;
   }
-  const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const url = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   try {
     const changed = await resolveFailedMigration(url, name, flag.slice(2) as MigrationResolution);
     if (changed === 0) {
       const check = await checkMigrations(url);
       const failed = check.state === "failed" ? check.failed.join(", ") : "none";
-      console.error(`db:resolve: no failed migration named ${name} (failed migrations: ${failed})`);
+      writeLine(io.stderr, `db:resolve: no failed migration named ${name} (failed migrations: ${failed})`);
       return 2;
     }
-    console.log(`Migration ${name} recorded as ${flag.slice(2)}; run npm start.`);
+    writeLine(io.stdout, `Migration ${name} recorded as ${flag.slice(2)}; run npm start.`);
     return 0;
   } catch (error) {
-    console.error(`db:resolve: ${errorMessage(error)}`);
+    writeLine(io.stderr, `db:resolve: ${errorMessage(error)}`);
     return 1;
   }
 }
 
-void main().then((code) => process.exit(code));
+if (require.main === module) void main(process.argv.slice(2), process.env, processIo()).then((code) => process.exit(code));

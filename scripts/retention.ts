@@ -5,12 +5,13 @@
 // 2 on a bad argument or setting, 1 on a database failure.
 import "@/lib/config/env-files";
 import { z } from "zod";
-import { settingDefault, settings, SettingsError } from "@/lib/config/settings";
+import { readSettings, settingDefault, SettingsError, type Settings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
-import { db } from "@/lib/db/client";
+import { withOwnDb } from "@/lib/db/client";
 import { formatDecisionRetentionReport, purgeExpiredDecisions } from "@/lib/retention/purge-decisions";
 import { formatRetentionReport, purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
 import { formatRateLimitRetentionReport, purgeExpiredRateLimits } from "@/lib/retention/purge-rate-limits";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 
 const daysSchema = z.coerce.number().int().min(1).max(3_650);
@@ -23,17 +24,22 @@ const PERIODS = [
 ] as const;
 type PeriodSetting = (typeof PERIODS)[number][1];
 
-async function main(): Promise<number> {
-  const args = process.argv.slice(2);
+/**
+ * `npm run retention`: takes the arguments after the script, the environment (DATABASE_URL and the
+ * retention settings the flags override) and the streams; resolves with the exit status (0 done, 2 a bad
+ * argument or setting, or the schema step's status). Throws on a database failure (runCli: exit 1).
+ */
+export async function main(args: string[], env: CliEnv, io: CliIo): Promise<number> {
   const valued: string[] = PERIODS.map(([flag]) => flag);
   const unknown = args.filter((arg, index) => ![...valued, "--dry-run", "--json"].includes(arg) && !valued.includes(args[index - 1]));
   if (unknown.length > 0) {
-    console.error(`retention: unknown argument ${unknown[0]}\n${USAGE}`);
+    writeLine(io.stderr, `retention: unknown argument ${unknown[0]}\n${USAGE}`);
     return 2;
   }
   const days = {} as Record<PeriodSetting, number>;
+  let config: Settings;
   try {
-    const config = settings();
+    config = readSettings(env);
     for (const [flag, setting] of PERIODS) {
       const given = args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined;
       if (given === undefined) {
@@ -42,35 +48,35 @@ async function main(): Promise<number> {
       }
       const parsed = daysSchema.safeParse(given);
       if (!parsed.success) {
-        console.error(`retention: ${flag} must be a whole number from 1 to 3650`);
+        writeLine(io.stderr, `retention: ${flag} must be a whole number from 1 to 3650`);
         return 2;
       }
       days[setting] = parsed.data;
     }
   } catch (error) {
     if (error instanceof SettingsError) {
-      console.error(`retention: ${error.message}`);
+      writeLine(io.stderr, `retention: ${error.message}`);
       return 2;
     }
     throw error;
   }
   const dryRun = args.includes("--dry-run");
-  const schemaExit = await cliSchemaExitCode("retention", { apply: true });
+  const schemaExit = await cliSchemaExitCode("retention", config.DATABASE_URL, { apply: true, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
-  // runCli closes the database once this returns or throws.
-  const database = await db();
-  const payloads = await purgeExpiredPayloads(database, { retentionDays: days.PAYLOAD_RETENTION_DAYS, dryRun });
-  const decisions = await purgeExpiredDecisions(database, { decisionRetentionDays: days.DECISION_RETENTION_DAYS, rejectionCountRetentionDays: days.REJECTION_COUNT_RETENTION_DAYS, dryRun });
-  const rateLimits = await purgeExpiredRateLimits(database, settings(), { dryRun });
+  const { payloads, decisions, rateLimits } = await withOwnDb(config, async (database) => ({
+    payloads: await purgeExpiredPayloads(database, { retentionDays: days.PAYLOAD_RETENTION_DAYS, dryRun }),
+    decisions: await purgeExpiredDecisions(database, { decisionRetentionDays: days.DECISION_RETENTION_DAYS, rejectionCountRetentionDays: days.REJECTION_COUNT_RETENTION_DAYS, dryRun }),
+    rateLimits: await purgeExpiredRateLimits(database, config, { dryRun }),
+  }));
   if (args.includes("--json")) {
-    console.log(JSON.stringify({ ...payloads, decisions, rateLimits }));
+    writeLine(io.stdout, JSON.stringify({ ...payloads, decisions, rateLimits }));
   } else {
-    console.log(`Retention periods (days): ${PERIODS.map(([, setting]) => `${setting}=${days[setting]} (default ${settingDefault(setting)})`).join(", ")}`);
-    console.log(formatRetentionReport(payloads));
-    console.log(formatDecisionRetentionReport(decisions));
-    console.log(formatRateLimitRetentionReport(rateLimits));
+    writeLine(io.stdout, `Retention periods (days): ${PERIODS.map(([, setting]) => `${setting}=${days[setting]} (default ${settingDefault(setting)})`).join(", ")}`);
+    writeLine(io.stdout, formatRetentionReport(payloads));
+    writeLine(io.stdout, formatDecisionRetentionReport(decisions));
+    writeLine(io.stdout, formatRateLimitRetentionReport(rateLimits));
   }
   return 0;
 }
 
-runCli("retention", () => main());
+if (require.main === module) runCli("retention", main);

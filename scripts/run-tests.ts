@@ -20,7 +20,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fillDatabasePool } from "@/e2e/support/postgres-test-database";
 import { startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-cluster";
+import { dropDatabase } from "@/lib/db/postgres-database";
 import { errorMessage } from "@/lib/log/error-message";
 
 /** A test file over this many seconds of wall time fails the run unless it carries a `// slow-test: <reason>` line. */
@@ -229,6 +231,13 @@ function reportTimes(times: FileTime[]): FileTime[] {
   return sorted.filter((time) => JUDGED_STAGES.has(time.stage) && time.seconds > SLOW_FILE_SECONDS && slowReason(time.file) === undefined);
 }
 
+/** Drops the pool's databases that no test file took (their `.url` files are still there). */
+async function dropUnclaimed(adminUrl: string, pool: string): Promise<void> {
+  for (const entry of readdirSync(pool).filter((name) => name.endsWith(".url"))) {
+    await dropDatabase(adminUrl, entry.slice(0, -".url".length)).catch((error: unknown) => console.error(`could not drop ${entry}: ${errorMessage(error)}`));
+  }
+}
+
 async function main(): Promise<void> {
   const only = process.argv[2];
   if (only && !["lint", "build", "unit", "sqlite", "postgres", "browser"].includes(only)) {
@@ -275,17 +284,30 @@ async function main(): Promise<void> {
       adminUrl = cluster.url;
       console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - clusterStarted) / 1000).toFixed(1)} s`);
     }
+    let postgresTimes: string | undefined;
     try {
       const stages: Promise<StageResult>[] = [];
-      const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl });
       const reportFile = path.join(scratch, "browser.json");
-      if (postgresNode) stages.push(run("node tests on PostgreSQL (db, the database's process tests)", process.execPath, nodeArgs([...tiers.db, ...tiers.processOnBoth]), env));
       if (browser) {
         const beside = postgresNode ? path.join(scratch, "browser.log") : undefined;
         stages.push(run("browser tests on PostgreSQL", process.execPath, playwright, playwrightEnv(reportFile, { TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl }), beside));
       }
+      if (postgresNode) {
+        // The node files' databases, made here from the migrated template while the browser stage starts,
+        // so each file takes one with a rename instead of a child process of its own.
+        const pool = path.join(scratch, "postgres-pool");
+        spawnSync("mkdir", ["-p", pool]);
+        const poolStarted = Date.now();
+        const made = await fillDatabasePool(adminUrl, pool, tiers.db.length + 10 * tiers.processOnBoth.length);
+        console.log(`\n== ${made} PostgreSQL test databases made from the template in ${((Date.now() - poolStarted) / 1000).toFixed(1)} s`);
+        const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl, TEST_POSTGRES_POOL: pool });
+        postgresTimes = folder;
+        stages.push(run("node tests on PostgreSQL (db, the database's process tests)", process.execPath, nodeArgs([...tiers.db, ...tiers.processOnBoth]), env));
+      }
       const results = await Promise.all(stages);
-      times.push(...nodeFileTimes("postgres", folder), ...browserFileTimes("browser", reportFile));
+      // On a cluster of the caller's (TEST_POSTGRES_URL), the databases no file took are dropped; a throwaway cluster goes whole.
+      if (!cluster && postgresTimes) await dropUnclaimed(adminUrl, path.join(scratch, "postgres-pool"));
+      times.push(...(postgresTimes ? nodeFileTimes("postgres", postgresTimes) : []), ...browserFileTimes("browser", reportFile));
       for (const result of results) mustPass(result);
     } finally {
       stopCluster();

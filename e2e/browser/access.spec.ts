@@ -112,15 +112,19 @@ test("an admin deactivates a user in the page: the user's open session ends; a w
   await expect(doraPage.getByTestId("sign-in-error")).toHaveText("This account is deactivated.");
   await dora.close();
 
-  await page.goto("/admin/audit?action=user.deactivate");
+  // This spec's own rows: the audit log searched by the user's e-mail (other specs write audit rows too).
+  await page.goto("/admin/audit?action=user.deactivate&target=dora%40merchant.test");
   const audit = page.getByTestId("audit-table");
   await expect(audit.getByRole("row")).toHaveCount(2);
   await expect(audit).toContainText(demoUser("admin").email);
   await expect(audit).toContainText("dora@merchant.test");
   await expect(audit.locator('tr[data-action="user.deactivate"] td').nth(2)).toHaveText("User deactivated");
+  // The key this spec revoked (the test before), searched by its id.
+  const [key] = query<{ id: string }>("SELECT id FROM ApiKey WHERE name = 'shop reader'");
   await page.getByLabel("Action").selectOption("api_key.revoke");
+  await page.getByLabel("Event, order or payment id").fill(key.id);
   await page.getByRole("button", { name: "Filter" }).click();
-  await expect(page).toHaveURL(/\/admin\/audit\?actor=&action=api_key\.revoke/);
+  await expect(page).toHaveURL(new RegExp(`/admin/audit\\?actor=&action=api_key\\.revoke&target=${key.id}(&|$)`));
   await expect(page.getByTestId("audit-table").getByRole("row")).toHaveCount(2);
   await admin.close();
 });

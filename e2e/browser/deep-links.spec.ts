@@ -38,7 +38,7 @@ test.beforeAll(async ({ request }) => {
 });
 
 test("signed out, a filtered orders link goes to sign-in and, after signing in, back to the same filters", async ({ browser }, testInfo) => {
-  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.90" } });
+  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.100" } });
   const page = await context.newPage();
   await page.goto(DEEP_LINK);
   await expect(page).toHaveURL(`${E2E.baseURL}/sign-in?next=${encodeURIComponent(DEEP_LINK)}`);
@@ -83,7 +83,7 @@ test("every open-redirect attempt in `next` falls back to /orders (HTTP Location
 });
 
 test("through the sign-in form, an attacker's `next` ends on this site's /orders", async ({ browser }) => {
-  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.91" } });
+  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.101" } });
   const page = await context.newPage();
   const requested: string[] = [];
   page.on("request", (request) => requested.push(new URL(request.url()).host));

@@ -1,16 +1,20 @@
 // The Endpoints page (support and admin): configuration, last delivery, counts per outcome with a small
 // chart, pending inbox events and rotation status per secret label, in English and es-AR; never a
-// secret value in the HTML or the RSC payload; merchants neither see the link nor the page.
+// secret value in the HTML or the RSC payload; merchants neither see the link nor the page. On a server of
+// its own: the last delivery and the 24-hour counts are the whole endpoint's, which other specs' deliveries
+// would change.
 import path from "node:path";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, type APIRequestContext } from "@playwright/test";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { startDemoServer } from "./support/demo-server";
 import { createOrder, deliverLab } from "./support/api";
-import { insertPastDecision, query } from "./support/database";
 import { E2E } from "./support/e2e-env";
-import { screenshot, storageStateOf } from "./support/roles";
+import { testOnOwnServer, type OwnServer } from "./support/own-server";
+import { screenshot } from "./support/roles";
+
+const test = testOnOwnServer("endpoints");
 
 const DAY = 86_400_000;
 
@@ -29,29 +33,29 @@ function leakForms(secret: string): string[] {
 const SECRETS = { labSecret: E2E.labSecret, labOldSecret: E2E.labOldSecret, labRetiredSecret: E2E.labRetiredSecret, apiToken: E2E.apiToken, authSecret: E2E.authSecret };
 
 /** A refusal signed with the retired secret and the old secret's last match, 3 days and 2 hours ago. */
-async function seedRotation(request: APIRequestContext) {
+async function seedRotation(request: APIRequestContext, own: OwnServer) {
   await createOrder(request, "ord_e2e_ep_1", 10_000);
   expect((await deliverLab(request, { id: "evt_e2e_ep_ok", type: "payment.approved", orderId: "ord_e2e_ep_1", paymentId: "pay_e2e_ep_1", amount: 10_000 })).status).toBe(200);
   const refused = await deliverLab(request, { id: "evt_e2e_ep_retired", type: "payment.approved", orderId: "ord_e2e_ep_1", paymentId: "pay_e2e_ep_2", amount: 10_000 }, E2E.labRetiredSecret);
   expect(refused.status).toBe(401);
-  if (query<{ n: number }>("SELECT COUNT(*) AS n FROM Decision WHERE eventId = 'evt_ep_old_match'")[0].n === 0) {
-    insertPastDecision("ep_old_match", "lab", "LAB_WEBHOOK_SECRET[1]", new Date(Date.now() - 3 * DAY - 2 * 3_600_000));
+  if (own.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM Decision WHERE eventId = 'evt_ep_old_match'")[0].n === 0) {
+    own.db.insertPastDecision("ep_old_match", "lab", "LAB_WEBHOOK_SECRET[1]", new Date(Date.now() - 3 * DAY - 2 * 3_600_000));
   }
 }
 
 /** The lab's decisions by outcome in the last 24 h as the page should count them (refusals from their counter). */
-function labLast24h(): number {
+function labLast24h(own: OwnServer): number {
   const since = new Date(Date.now() - DAY).toISOString().replace("Z", "+00:00");
-  const decisions = query<{ n: number }>("SELECT COUNT(*) AS n FROM Decision WHERE endpoint = 'lab' AND at >= ? AND NOT (outcome = 'rejected' AND verified = ?)", since, E2E.databaseUrl.startsWith("postgres") ? "false" : 0)[0].n;
-  const refusals = query<{ n: number | null }>("SELECT SUM(count) AS n FROM RejectionCount WHERE endpoint = 'lab' AND minute >= ?", since)[0].n ?? 0;
+  const decisions = own.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM Decision WHERE endpoint = 'lab' AND at >= ? AND NOT (outcome = 'rejected' AND verified = ?)", since, own.database.url.startsWith("postgres") ? "false" : 0)[0].n;
+  const refusals = own.db.query<{ n: number | null }>("SELECT SUM(count) AS n FROM RejectionCount WHERE endpoint = 'lab' AND minute >= ?", since)[0].n ?? 0;
   return Number(decisions) + Number(refusals);
 }
 
 test.describe("as support, in English", () => {
-  test.use({ storageState: storageStateOf("support") });
+  test.use({ role: "support" });
 
-  test("each endpoint with its configuration, counts, chart and rotation status", async ({ page, request }, testInfo) => {
-    await seedRotation(request);
+  test("each endpoint with its configuration, counts, chart and rotation status", async ({ page, request, own }, testInfo) => {
+    await seedRotation(request, own);
     await page.goto("/orders");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Endpoints" }).click();
     await expect(page).toHaveURL(/\/endpoints$/);
@@ -78,7 +82,7 @@ test.describe("as support, in English", () => {
     // Counts: the page's 24 h total is the database's, refusals counted once (from their per-minute counter).
     await expect(async () => {
       await page.reload();
-      await expect(lab.locator('[data-outcome="total"] td').first()).toHaveText(String(labLast24h()), { timeout: 1_000 });
+      await expect(lab.locator('[data-outcome="total"] td').first()).toHaveText(String(labLast24h(own)), { timeout: 1_000 });
     }).toPass({ timeout: 15_000 });
     await expect(lab.locator('[data-outcome="applied"] th')).toHaveText("applied");
     const chart = lab.getByTestId("endpoint-chart");
@@ -100,7 +104,7 @@ test.describe("as support, in English", () => {
     await page.screenshot({ path: path.join(testInfo.project.outputDir, "screenshots", "endpoints-top.png"), fullPage: true, clip: { x: 0, y: 0, width: page.viewportSize()!.width, height: card.y + card.height + 12 } });
   });
 
-  test("a dashboard retry is not a delivery: the last delivery stays the provider's; every card lays out the same", async ({ page, request }, testInfo) => {
+  test("a dashboard retry is not a delivery: the last delivery stays the provider's; every card lays out the same", async ({ page, request, own }, testInfo) => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await createOrder(request, "ord_e2e_ep_rt", 10_000);
     // A refund before its approval is parked (409); the approval applies, then arrives again (duplicate).
@@ -111,7 +115,7 @@ test.describe("as support, in English", () => {
     await page.goto("/dead-letters");
     await page.locator('tr[data-event-id="evt_e2e_ep_rt_refund"]').getByRole("button", { name: "Retry evt_e2e_ep_rt_refund" }).click();
     await expect(page.getByTestId("action-result")).toContainText("evt_e2e_ep_rt_refund (order ord_e2e_ep_rt): applied.");
-    const [newest] = query<{ source: string; outcome: string }>("SELECT source, outcome FROM Decision WHERE endpoint = 'lab' ORDER BY at DESC LIMIT 1");
+    const [newest] = own.db.query<{ source: string; outcome: string }>("SELECT source, outcome FROM Decision WHERE endpoint = 'lab' ORDER BY at DESC LIMIT 1");
     expect(newest).toEqual({ source: "retry", outcome: "applied" });
 
     await page.goto("/endpoints");
@@ -131,8 +135,8 @@ test.describe("as support, in English", () => {
     await screenshot(page, testInfo, "endpoints-1280");
   });
 
-  test("no secret value, in any form, in the served HTML or the RSC payload", async ({ page, request }) => {
-    await seedRotation(request);
+  test("no secret value, in any form, in the served HTML or the RSC payload", async ({ page, request, own }) => {
+    await seedRotation(request, own);
     const html = await (await page.request.get("/endpoints")).text();
     expect(html).toContain("LAB_WEBHOOK_SECRET[1]");
     const flight = await page.request.get("/endpoints", { headers: { RSC: "1" } });
@@ -149,10 +153,10 @@ test.describe("as support, in English", () => {
 });
 
 test.describe("as admin, in Spanish", () => {
-  test.use({ storageState: storageStateOf("admin"), locale: "es-AR" });
+  test.use({ role: "admin", locale: "es-AR" });
 
-  test("the same page in es-AR: states, windows, rotation advice", async ({ page, request }, testInfo) => {
-    await seedRotation(request);
+  test("the same page in es-AR: states, windows, rotation advice", async ({ page, request, own }, testInfo) => {
+    await seedRotation(request, own);
     await page.goto("/endpoints");
     await expect(page.getByRole("heading", { level: 1, name: "Endpoints" })).toBeVisible();
     const lab = page.locator('[data-endpoint="lab"]');
@@ -171,7 +175,7 @@ test.describe("as admin, in Spanish", () => {
 });
 
 test.describe("as merchant", () => {
-  test.use({ storageState: storageStateOf("merchant") });
+  test.use({ role: "merchant" });
 
   test("no Endpoints link, and the page itself answers 403 saying the role does not allow it", async ({ page }) => {
     await page.goto("/orders");

@@ -2,6 +2,8 @@
 // shared link) shows the same rows.
 import { expect, test } from "@playwright/test";
 import { createOrder, deliverLab } from "./support/api";
+import { E2E } from "./support/e2e-env";
+import { untilHydrated } from "./support/hydration";
 import { screenshot, storageStateOf } from "./support/roles";
 
 test.use({ storageState: storageStateOf("merchant") });
@@ -16,6 +18,12 @@ test.beforeAll(async ({ request }) => {
       expect(answer.outcome).toBe("applied");
     }
   }
+  // The decision log's own rows: e2e_page_00's approval again (a duplicate), then two refusals before a
+  // valid signature, a wrong secret and (newest) a replay signed 3 days (259,200 s) before it is sent.
+  expect((await deliverLab(request, { id: "evt_e2e_page_00", type: "payment.approved", orderId: "e2e_page_00", paymentId: "pay_e2e_page_00", amount: 1_000, currency: "USD" })).outcome).toBe("duplicate");
+  const refused = { type: "payment.approved", orderId: "e2e_page_01", paymentId: "pay_e2e_page_refused", amount: 2_000 } as const;
+  expect((await deliverLab(request, { ...refused, id: "evt_e2e_page_forged" }, "not-the-lab-secret")).status).toBe(401);
+  expect((await deliverLab(request, { ...refused, id: "evt_e2e_page_replay" }, E2E.labSecret, Math.floor(Date.now() / 1000) - 259_200)).status).toBe(401);
 });
 
 const orderIds = (page: import("@playwright/test").Page) => page.getByTestId("orders-table").locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-order-id")));
@@ -30,6 +38,7 @@ test("orders: filters, sorting, page size and page are in the URL and survive a 
   await expect(page.getByTestId("orders-table").locator("tbody tr")).toHaveCount(15);
 
   // Sort by amount ascending (the header cycles; click until the URL says asc).
+  await untilHydrated(page.getByRole("button", { name: "Amount" }));
   await page.getByRole("button", { name: "Amount" }).click();
   await expect(page).toHaveURL(/[?&]sort=amount(&|$)/);
   if (!/dir=asc/.test(page.url())) await page.getByRole("button", { name: "Amount" }).click();
@@ -80,29 +89,30 @@ test("decision log: filters are in the URL, survive a reload, and page through",
   await expect(page).toHaveURL(/[?&]outcome=rejected(&|$)/);
   await expect(page).toHaveURL(/[?&]status=401(&|$)/);
   const rows = page.getByTestId("decisions-table").locator("tbody tr");
-  // The Endpoints spec's refusal signed with the retired lab secret (evt_e2e_ep_retired) is a 401 of the
-  // same endpoint in the same database: this spec asserts its own two refusals, whatever ran before it.
-  const ours = page.locator('[data-testid="decisions-table"] tbody tr:not([data-event-id^="evt_e2e_ep_"])');
+  // Other specs' refusals are 401s of the same endpoint in the same database: this spec asserts its own two.
+  const ours = page.locator('[data-testid="decisions-table"] tbody tr[data-event-id^="evt_e2e_page_"]');
   await expect(ours).toHaveCount(2);
-  expect(await ours.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-event-id")))).toEqual(["evt_0003", "evt_9999"]);
-  // The replay is signed 3 days (259,200 s) before it is sent; the receiver may read its clock a second later.
+  expect(await ours.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-event-id")))).toEqual(["evt_e2e_page_replay", "evt_e2e_page_forged"]);
+  // The receiver may read its clock a second after the signature's timestamp.
   await expect(ours.nth(0)).toContainText(/timestamp outside tolerance: 259,20[01] s \(max 300 s\)/);
   await expect(ours.nth(1)).toContainText("signature does not match any configured signing secret");
   await expect(ours.nth(1)).toContainText("unverified");
-  const shown = await rows.count();
   await page.reload();
-  await expect(rows).toHaveCount(shown);
   await expect(ours).toHaveCount(2);
   await expect(page.getByLabel("Outcome", { exact: true })).toHaveValue("rejected");
-  await expect(page.getByTestId("decisions-chart")).toContainText(`${shown} decisions in the last 24 hours`);
+  await expect(page.getByLabel("HTTP status")).toHaveValue("401");
 
-  await page.goto("/decisions?eventId=evt_0001");
+  // One event: its approval and the same approval again; the chart counts the rows the filters select.
+  await page.goto("/decisions?eventId=evt_e2e_page_00");
   await expect(rows).toHaveCount(2);
   expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-outcome")))).toEqual(["duplicate", "applied"]);
+  await expect(page.getByTestId("decisions-chart")).toContainText("2 decisions in the last 24 hours");
 
-  await page.goto("/decisions?orderId=ord_1045");
-  await expect(rows).toHaveCount(3);
+  await page.goto("/decisions?orderId=e2e_page_03");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toHaveAttribute("data-event-id", "evt_e2e_page_03");
 
+  // Paging: this spec alone wrote 13 decisions, so there is a second page of 10 whatever else ran.
   await page.goto("/decisions?pageSize=10");
   await expect(rows).toHaveCount(10);
   await screenshot(page, testInfo, "decisions");

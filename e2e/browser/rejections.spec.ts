@@ -1,5 +1,8 @@
 // The decision log shows the requests refused before a valid signature (counted per endpoint, reason and
 // minute, not each a row): seven unsigned posts to /api/webhooks/lab add exactly seven to the lab row.
+// The count is the endpoint's, not this spec's: it holds beside other specs because no other spec posts
+// an unsigned delivery (every other refusal they cause has another reason: a wrong secret, a stale
+// timestamp, an unknown endpoint, a GET).
 import { expect, test } from "@playwright/test";
 import { E2E } from "./support/e2e-env";
 import { storageStateOf } from "./support/roles";

@@ -4,7 +4,8 @@
 // mismatches of five codes), then walks every dashboard page in es-AR and finds no English reason,
 // category, next action, ledger kind or refusal, and no bare minor-unit amount; in English the same rows
 // read with money formatted by currency ("credited ARS 15,000.00", never "credited 1500000 ARS").
-// Named to run last: it walks what the other specs left too, and its open review item stays open.
+// The pages also show whatever the specs running beside it have written so far: none of it may read in
+// English either. Its rows are found by their ids, never by their place in a list others write to.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import en from "@/lib/i18n/messages/en.json";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
@@ -84,6 +85,7 @@ async function deliverSigned(request: Parameters<typeof deliverLab>[0], event: L
 
 let runId = "";
 let failedRunId = "";
+let replayId = "";
 /** The run's page with this spec's orders first (the lab's file also flags every lab order the other specs paid). */
 const runPage = () => `/reconciliation/${runId}?sort=orderId&direction=desc&pageSize=100`;
 
@@ -120,6 +122,10 @@ test.beforeAll(async ({ request }) => {
   await pay("evt_w_kept", "ord_w_kept", "pay_w_kept", 200_000);
   await createOrder(request, "ord_w_usd", 300_000);
   await pay("evt_w_usd", "ord_w_usd", "pay_w_usd", 300_000);
+  // A replay previewed of two events: the parked refund (still refused) and a credit already booked.
+  const replay = await request.post("/api/replays", { data: { filter: { eventIds: ["evt_w_parked", "evt_w_paid"] }, dryRun: true }, headers: bearer });
+  expect(replay.status()).toBe(201);
+  replayId = ((await replay.json()) as { id: string }).id;
   // Two refusals before a valid signature: a wrong secret, and a timestamp 20 minutes old.
   const forged = { id: "evt_w_forged", type: "payment.approved", orderId: "ord_w_paid", paymentId: "pay_w_forged", amount: 1_500_000 } as const;
   expect(await deliverSigned(request, forged, "not-the-lab-secret", Math.floor(Date.now() / 1000))).toBe(401);
@@ -171,6 +177,9 @@ test.describe("in es-AR", () => {
       [runPage(), "reconciliation-run"],
       [`/reconciliation/${failedRunId}`, "reconciliation-run-failed"],
       ["/review", "review"],
+      ["/replays", "replays"],
+      [`/replays/${replayId}`, "replay"],
+      ["/books?order=ord_w_paid+ord_w_parked+ord_w_later", "books"],
       ["/admin/users", "users"],
       ["/admin/audit", "audit", { skipTextOf: '[data-testid="audit-note"][data-coded="no"]' }],
       ["/account/password", "password"],
@@ -277,8 +286,9 @@ test.describe("in es-AR", () => {
       /evt_w_parked \(orden ord_w_parked\): volvió a fallar \(intento 2\)\. .*el pago pay_w_parked nunca se acreditó/,
     );
     await screenshot(page, testInfo, "dead-letters-retry-result-es-AR");
-    await page.goto("/admin/audit?action=dead_letter.retry");
+    await page.goto("/admin/audit?action=dead_letter.retry&target=evt_w_parked");
     await expect(page.getByLabel("Acción")).toHaveValue("dead_letter.retry");
+    await expect(page.getByTestId("audit-table").locator("tbody tr")).toHaveCount(1);
     await expect(page.locator('tr[data-action="dead_letter.retry"] td').nth(2).first()).toHaveText("Evento retenido reintentado");
     const note = page.getByTestId("audit-note").first();
     await expect(note).toHaveAttribute("data-coded", "yes");

@@ -171,61 +171,12 @@ describe("demo users left in a production database", () => {
 });
 
 describe("servers refuse to start on an unsafe configuration, naming every variable and no value", () => {
-  const demoValues = [DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET, DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET, "demo-api-token", "acredita-demo-auth-secret-change-me-0001"];
-
-  test("npm start: AUTH_SECRET unset, API_TOKEN short and a demo Yolfi secret are all named at once; exit 1", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], { API_TOKEN: "short-operator-token", YOLFI_WEBHOOK_SECRET: DEMO_ENDPOINT_SECRETS.YOLFI_WEBHOOK_SECRET });
-    assert.equal(code, 1, output);
-    assert.match(output, /Acredita cannot start:/);
-    assert.match(output, /API_TOKEN: needs at least 32 characters in production/);
-    assert.match(output, /YOLFI_WEBHOOK_SECRET: is a public demo value/);
-    for (const value of [...demoValues, "short-operator-token"]) assert.ok(!output.includes(value), "a secret value was printed");
-  });
-
-  test("npm start: the public demo AUTH_SECRET and API_TOKEN are refused by name", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], { API_TOKEN: "demo-api-token", AUTH_SECRET: "acredita-demo-auth-secret-change-me-0001" });
-    assert.equal(code, 1, output);
-    assert.match(output, /API_TOKEN: is a public demo value/);
-    assert.match(output, /AUTH_SECRET: is a public demo value/);
-    for (const value of demoValues) assert.ok(!output.includes(value), "a secret value was printed");
-  });
-
-  test("npm start: no AUTH_SECRET at all is refused", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], {});
-    assert.equal(code, 1, output);
-    assert.match(output, /AUTH_SECRET: is required in production \(at least 32 characters\)/);
-  });
-
+  // npm start's and npm run receiver's refusals are tests/unit/start-refusals.test.ts (their main, in process).
   test("a bare `next start` with a demo Stripe secret refuses too, before serving anything", async () => {
     const { code, output } = await refusal(["node_modules/next/dist/bin/next", "start"], { AUTH_SECRET, STRIPE_WEBHOOK_SECRET: DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET });
     assert.equal(code, 1, output);
     assert.match(output, /STRIPE_WEBHOOK_SECRET: is a public demo value/);
     assert.ok(!output.includes(DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET));
-  });
-
-  test("npm start: a Stripe secret without STRIPE_ACCOUNT_ID and a demo account name in STANDARD_WEBHOOKS_ACCOUNT are refused by variable, with AUTH_SECRET's refusal in the same report", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "scripts/start.ts"], { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STANDARD_WEBHOOKS_SECRET: SW_SECRET, STANDARD_WEBHOOKS_ACCOUNT: "acredita-demo", STRIPE_ACCOUNT_ID: "" });
-    assert.equal(code, 1, output);
-    // One report: the refusals of the settings and of the endpoints, one indented line each.
-    const report = output.slice(output.indexOf("Acredita cannot start:\n")).split("\n").slice(1).filter((line) => line.startsWith("  ")).map((line) => line.trim());
-    assert.deepEqual(report, [
-      "AUTH_SECRET: is required in production (at least 32 characters)",
-      "endpoint stripe: STRIPE_ACCOUNT_ID is not set; set the provider account this endpoint is bound to (required in production when STRIPE_WEBHOOK_SECRET is set)",
-      "endpoint standard-webhooks: STANDARD_WEBHOOKS_ACCOUNT holds a demo account name; set your own provider account",
-    ]);
-    for (const value of [STRIPE_SECRET, SW_SECRET]) assert.ok(!output.includes(value), "a secret value was printed");
-  });
-
-  test("npm run receiver refuses a Stripe secret whose account is unset", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "scripts/receiver.ts"], { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET, STRIPE_ACCOUNT_ID: "", RECEIVER_PORT: String(await freePort()) });
-    assert.equal(code, 1, output);
-    assert.match(output, /endpoint stripe: STRIPE_ACCOUNT_ID is not set/);
-  });
-
-  test("npm run receiver refuses a demo secret as well", async () => {
-    const { code, output } = await refusal(["--import", "tsx", "scripts/receiver.ts"], { STANDARD_WEBHOOKS_SECRET: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET, RECEIVER_PORT: String(await freePort()) });
-    assert.equal(code, 1, output);
-    assert.match(output, /STANDARD_WEBHOOKS_SECRET: is a public demo value/);
   });
 });
 

@@ -1,10 +1,12 @@
+// npm run lab against a built server, the comparison included: the lab's main runs in this process
+// (the server is the process under test; e2e/http/demo-mode.test.ts runs the lab's script once).
 import assert from "node:assert/strict";
-// slow-test: runs npm run lab as its own process against a built server, the comparison included
-import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { paymentIntent, stripeEvent, stripeHeader, yolfiEvent, yolfiSignature } from "../support/providers";
 import { waitFor } from "../support/real-server";
 import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
+import { runMain } from "../support/cli";
+import { main as labCli } from "@/scripts/lab";
 
 const SECRET = "lab_cli_secret_0001";
 const TOKEN = "lab-cli-token-0123456789abcdef-0001";
@@ -26,14 +28,11 @@ async function post(path: string, body: string, headers: Record<string, string>)
 }
 after(() => server.stop());
 
-function lab(...args: string[]) {
+async function lab(...args: string[]) {
   // A production server: the lab plays there only when told. With the server's PORT and DATABASE_URL the
   // lab knows the target's data, and writes its settlement beside it (not in this checkout's data/).
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url, "--allow-production", ...args], {
-    env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(server.port), DATABASE_URL: databaseUrl },
-    encoding: "utf8",
-  });
-  return { code: result.status, lines: result.stdout.split("\n"), stderr: result.stderr };
+  const result = await runMain(labCli, ["--url", server.url, "--allow-production", ...args], { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(server.port), DATABASE_URL: databaseUrl });
+  return { code: result.code, lines: result.stdout.split("\n"), stderr: result.stderr };
 }
 
 /** The delivery lines as [event, HTTP status, outcome]. */
@@ -44,8 +43,8 @@ function deliveries(lines: string[]): string[][] {
   });
 }
 
-test("npm run lab against a real server: the five scenarios, 0 mismatches, and the three-row comparison", () => {
-  const run = lab("--compare");
+test("npm run lab against a real server: the five scenarios, 0 mismatches, and the three-row comparison", async () => {
+  const run = await lab("--compare");
   assert.equal(run.code, 0, run.stderr);
   // Scenarios 1 and 2 send two copies at once: which copy is applied and which is the duplicate varies.
   const got = deliveries(run.lines);
@@ -74,8 +73,8 @@ test("npm run lab against a real server: the five scenarios, 0 mismatches, and t
   ]);
 });
 
-test("running the lab again changes nothing: every event is a duplicate or rejected, still 0 mismatches (here printed in es-AR: --locale)", () => {
-  const run = lab("--locale", "es-AR");
+test("running the lab again changes nothing: every event is a duplicate or rejected, still 0 mismatches (here printed in es-AR: --locale)", async () => {
+  const run = await lab("--locale", "es-AR");
   assert.equal(run.code, 0, run.stderr);
   assert.ok(run.lines.includes("0 diferencias en 5 filas de liquidación y 5 órdenes; acreditado de más: $ 0,00"), run.lines.join("\n"));
   const outcomes = deliveries(run.lines).map(([, status, outcome]) => `${status} ${outcome}`);
@@ -101,7 +100,7 @@ test("after Stripe's and Yolfi's payments on the same server, the lab's reconcil
   for (const id of ["ord_lx_stripe", "ord_lx_yolfi"]) {
     await waitFor(`${id} paid by the in-process worker`, async () => ((await (await fetch(`${server.url}/api/orders/${id}`, { headers: auth })).json()).status === "paid" ? true : undefined));
   }
-  const run = lab();
+  const run = await lab();
   assert.equal(run.code, 0, `${run.lines.join("\n")}\n${run.stderr}`);
   assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: ARS 0.00"), run.lines.join("\n"));
 });

@@ -1,10 +1,12 @@
 // `npm run lab` against a real server whose lab endpoint runs in inbox mode (LAB_PROCESSING_MODE=inbox):
 // every provider delivery is acknowledged 200 once stored, the early refund is parked by the worker
-// and applied when the approval lands, and the reconciliation finds 0 mismatches.
+// and applied when the approval lands, and the reconciliation finds 0 mismatches. The lab's main runs in
+// this process.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
+import { runMain } from "../support/cli";
+import { main as labCli } from "@/scripts/lab";
 
 const SECRET = "lab_inbox_secret_0001";
 const TOKEN = "lab-inbox-token-0123456789abcdef-0001";
@@ -17,8 +19,8 @@ before(async () => {
 after(() => server.stop());
 
 test("npm run lab in inbox mode: every provider delivery is accepted once stored, 0 mismatches, 0 over-credited", async () => {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", "--url", server.url, "--allow-production"], { env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(server.port), DATABASE_URL: databaseUrl }, encoding: "utf8" });
-  assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
+  const result = await runMain(labCli, ["--url", server.url, "--allow-production"], { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(server.port), DATABASE_URL: databaseUrl });
+  assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
   const lines = result.stdout.split("\n");
   const deliveries = lines.flatMap((line) => {
     const match = /^\+\S+\s+(evt_\d+)\s+.*?\s(\d{3})\s+([a-z_]+)\s/.exec(line);

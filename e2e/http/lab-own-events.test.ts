@@ -1,10 +1,9 @@
-// slow-test: runs npm run lab against a built server, one run waiting for a time-out on purpose
+// slow-test: two built servers, the lab played against each in process, one run waiting for its time-out on purpose
 // `npm run lab` as a new user meets it: it waits only for its own events (another provider's event
 // retried for minutes on the same server does not hold it up), a wait that times out names the events
 // it waited for, it refuses a production server unless told --allow-production, and it writes the
-// settlement next to the target's own data.
+// settlement next to the target's own data. The lab's main runs in this process, against built servers.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -12,6 +11,8 @@ import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 import { paymentIntent, stripeEvent, stripeHeader } from "../support/providers";
 import { waitFor } from "../support/real-server";
 import { freshDatabaseUrl, startServer, type RunningServer } from "../support/server";
+import { runMain } from "../support/cli";
+import { main as labCli } from "@/scripts/lab";
 
 const SECRET = "lab_own_events_secret_0001";
 const TOKEN = "lab-own-events-token-0123456789abcdef-01";
@@ -44,14 +45,10 @@ after(async () => {
   await Promise.all([working?.server.stop(), stalled?.server.stop()]);
 });
 
-/** Runs scripts/lab.ts as `npm run lab` does against `target`, with this environment's PORT and DATABASE_URL those of the target. */
-function lab(target: { server: RunningServer; databaseUrl: string }, args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts", ...args], {
-    env: { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(target.server.port), DATABASE_URL: target.databaseUrl, LANG: "C", ...env },
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, lines: result.stdout.split("\n") };
+/** Runs the lab's main as `npm run lab` does against `target`, with this environment's PORT and DATABASE_URL those of the target. */
+async function lab(target: { server: RunningServer; databaseUrl: string }, args: string[], env: Record<string, string> = {}) {
+  const result = await runMain(labCli, args, { ...process.env, LAB_WEBHOOK_SECRET: SECRET, API_TOKEN: TOKEN, PORT: String(target.server.port), DATABASE_URL: target.databaseUrl, LANG: "C", ...env });
+  return { ...result, lines: result.stdout.split("\n") };
 }
 
 /** Where the lab must write its settlement for a target on `databaseUrl`: beside its SQLite file, else data/lab. */
@@ -61,14 +58,14 @@ function settlementBeside(databaseUrl: string): string {
 
 test("a production server is refused without --allow-production, in one sentence, exit 2, before anything is sent (English and es-AR)", async () => {
   const url = `http://127.0.0.1:${working.server.port}`;
-  const english = lab(working, []);
+  const english = await lab(working, []);
   assert.equal(english.code, 2);
   assert.equal(english.stdout, "");
   assert.equal(
     english.stderr,
     `lab: ${url} runs in production mode: the lab would create its five demo orders and pay them in that server's real database. Play it against \`npm run demo\`, or pass --allow-production to play it there anyway.\n`,
   );
-  const spanish = lab(working, ["--locale", "es-AR"]);
+  const spanish = await lab(working, ["--locale", "es-AR"]);
   assert.equal(spanish.code, 2);
   assert.equal(
     spanish.stderr,
@@ -86,7 +83,7 @@ test("another provider's event retried for minutes does not hold the lab up: 0 m
   const pending = async () => (await (await fetch(`${working.server.url}/api/metrics`, { headers: auth })).json()).inbox as { pending: number; parked: number };
   await waitFor("the Stripe event parked for a retry", async () => ((await pending()).parked === 1 ? true : undefined));
 
-  const run = lab(working, ["--allow-production", "--wait", "20"]);
+  const run = await lab(working, ["--allow-production", "--wait", "20"]);
   assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
   assert.ok(run.lines.includes("0 mismatches in 5 settlement rows and 5 orders; over-credited: ARS 0.00"), run.stdout);
   const csvPath = settlementBeside(working.databaseUrl);
@@ -96,22 +93,22 @@ test("another provider's event retried for minutes does not hold the lab up: 0 m
   assert.equal((await pending()).pending, 1);
 });
 
-test("when its own events are not applied in time, the lab names each of them (English and es-AR), exit 2", () => {
+test("when its own events are not applied in time, the lab names each of them (English and es-AR), exit 2", async () => {
   const names = "evt_0001 (order ord_1041, received), evt_0002 (order ord_1042, received), evt_0003 (order ord_1043, received), evt_0004 (order ord_1045, received), evt_0005 (order ord_1045, received)";
-  const english = lab(stalled, ["--allow-production", "--wait", "1"]);
+  const english = await lab(stalled, ["--allow-production", "--wait", "1"]);
   assert.equal(english.code, 2, english.stdout);
   assert.equal(english.stderr, `lab: the server did not apply 5 of the lab's events within 1 s: ${names}\n`);
   // No reconciliation of a half-applied lab: it would report mismatches that are only a wait.
   assert.ok(!english.stdout.includes("Settlement written"), english.stdout);
-  const spanish = lab(stalled, ["--allow-production", "--wait", "1", "--locale", "es-AR"]);
+  const spanish = await lab(stalled, ["--allow-production", "--wait", "1", "--locale", "es-AR"]);
   assert.equal(spanish.code, 2, spanish.stdout);
   assert.equal(spanish.stderr, `lab: el servidor no aplicó 5 eventos del laboratorio en 1 s: ${names.replaceAll("(order", "(orden")}\n`);
   // Nothing written beside the target's database (on PostgreSQL data/lab/ is shared with other runs: not checked).
   if (!isPostgresUrl(stalled.databaseUrl)) assert.equal(existsSync(settlementBeside(stalled.databaseUrl)), false);
 });
 
-test("a bad --wait is refused before anything is sent", () => {
-  const run = lab(stalled, ["--wait", "0"]);
+test("a bad --wait is refused before anything is sent", async () => {
+  const run = await lab(stalled, ["--wait", "0"]);
   assert.equal(run.code, 2);
   assert.equal(run.stderr, "lab: --wait needs a number of seconds from 1 to 3600 (got 0)\n");
 });

@@ -1,12 +1,8 @@
 // `npm run receiver`, the dedicated webhook receiver process, as a provider meets it: over real HTTP,
 // the same contract as the route handler (statuses, bodies, body cap, decision rows), then a worker
-// process applies what it stored.
+// process applies what it stored. Its refusals at start are tests/integration/cli-schema.test.ts (its main, in process).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, test } from "node:test";
 import { closeDb, openDb, type Db } from "@/lib/db/client";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
@@ -162,22 +158,4 @@ test("SIGTERM while a delivery is being sent: that delivery is still answered (C
   const answered = await answer;
   assert.deepEqual([answered.status, answered.connection, answered.json.outcome], [200, "close", "duplicate"]);
   assert.deepEqual(await receiver.child.exited, { code: 0, signal: null });
-});
-
-test("a wrong setting or an unmigrated database stops the receiver at start with exit 1 and a message naming the problem", () => {
-  const run = (env: Record<string, string>) => spawnSync(process.execPath, ["--import", "tsx", "scripts/receiver.ts"], { env: { ...baseEnv(database.url), ...env } as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
-  const badPort = run({ RECEIVER_PORT: "70000" });
-  assert.equal(badPort.status, 1);
-  assert.equal(badPort.stderr.trim(), "Acredita receiver cannot start: RECEIVER_PORT: Too big: expected number to be <=65535");
-  const missing = path.join(tmpdir(), `acredita-missing-${process.pid}.db`);
-  const absent = run({ DATABASE_URL: `file:${missing}`, RECEIVER_PORT: "1" });
-  assert.equal(absent.status, 1);
-  assert.equal(absent.stderr, `Acredita receiver cannot start: the database is not set up yet (no migrations applied to ${missing}); run npm start once to apply them\n`);
-  assert.equal(existsSync(missing), false, "the missing database file was created");
-  const unmigrated = path.join(tmpdir(), `acredita-unmigrated-${process.pid}.db`);
-  writeFileSync(unmigrated, "");
-  const empty = run({ DATABASE_URL: `file:${unmigrated}`, RECEIVER_PORT: "1" });
-  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${unmigrated}${suffix}`, { force: true });
-  assert.equal(empty.status, 1);
-  assert.equal(empty.stderr, `Acredita receiver cannot start: the database is not set up yet (no migrations applied to ${unmigrated}); run npm start once to apply them\n`);
 });

@@ -6,7 +6,6 @@
 // once, the reconciliation against the generated settlement shows 0 mismatches, and no delivery got a
 // 5xx other than 503s that the client retried.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +13,8 @@ import { after, describe, test } from "node:test";
 import { openDb, type Db } from "@/lib/db/client";
 import { baseEnv, Child, ensureBuilt, postLab, postOrder, startServer, startWorker, waitFor } from "../support/real-server";
 import { scaleOutPlan } from "../support/scale-out-plan";
+import { runMain } from "../support/cli";
+import { main as reconcileCli } from "@/scripts/reconcile";
 import { newTestDatabase, onPostgres } from "../support/test-database";
 
 // The invariants (each event once, 0 mismatches, only retried 503s) at a few hundred deliveries; volume is the bench's.
@@ -138,8 +139,9 @@ describe("scale-out: 2 servers and 3 workers on one PostgreSQL", { skip: onPostg
     const folder = mkdtempSync(path.join(tmpdir(), "acredita-scaleout-"));
     const settlement = path.join(folder, "settlement.csv");
     writeFileSync(settlement, plan.settlementCsv);
-    const reconcile = spawnSync(process.execPath, ["--import", "tsx", "scripts/reconcile.ts", settlement, "--json"], { env: { ...process.env, ...env, LOG_LEVEL: "silent" }, encoding: "utf8", timeout: 300_000 });
-    assert.equal(reconcile.status, 0, reconcile.stdout + reconcile.stderr);
+    // `npm run reconcile` on the scale-out's database: its main, in this process.
+    const reconcile = await runMain(reconcileCli, [settlement, "--json"], { ...process.env, ...env });
+    assert.equal(reconcile.code, 0, reconcile.stdout + reconcile.stderr);
     assert.deepEqual(JSON.parse(reconcile.stdout).mismatches, []);
 
     const reclaimed = await db.decision.count({ where: { source: "worker", outcome: "retry_scheduled" } });

@@ -6,11 +6,10 @@
 // with it and everything stayed down): deliveries are answered again within 15 s, nothing is lost,
 // the restart is logged and counted in the metrics, and SIGTERM still stops everything cleanly.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { describe, test } from "node:test";
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
-import { emptyDatabase, restartEnv, trackedProcesses } from "../support/npm-start";
+import { emptyDatabase, restartEnv, serverProcessesOf, trackedProcesses } from "../support/npm-start";
 import { seededRandom, sendLikeAProvider, shuffledBurst } from "../support/provider-burst";
 import { E2E_API_TOKEN, postOrder, waitFor } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
@@ -21,15 +20,6 @@ const REFUNDED = 10;
 const EVENTS = ORDERS + REFUNDED;
 const DELIVERIES = 150;
 const { start, worker } = trackedProcesses();
-
-/** The pids of `pid`'s Next.js server children (from `ps`; tsx's esbuild service is a child too). */
-function childrenOf(pid: number): number[] {
-  return (spawnSync("ps", ["-o", "pid=,args=", "--ppid", String(pid)], { encoding: "utf8" }).stdout ?? "")
-    .split("\n")
-    .filter((line) => /next-server|next\/dist\/bin\/next/.test(line))
-    .map((line) => Number(line.trim().split(/\s+/)[0]))
-    .filter((child) => child > 0);
-}
 
 describe(`npm start restarts its server process on ${TEST_DATABASE}`, () => {
   test("the server process SIGKILLed mid-burst: npm start restarts it, deliveries are answered again within 15 s, every event is applied once, the restart is logged and counted, and SIGTERM still ends npm start with status 143", async () => {
@@ -45,7 +35,7 @@ describe(`npm start restarts its server process on ${TEST_DATABASE}`, () => {
       ...amounts.slice(0, REFUNDED).map((amount, i) => labEvent(`evt_cbr${i}`, "payment.refunded", `ord_cb${i}`, `pay_cb${i}`, amount)),
     ];
     const startPid = server.process.pid!;
-    const [firstChild] = childrenOf(startPid);
+    const [firstChild] = serverProcessesOf(startPid);
     assert.ok(firstChild, "npm start has its server process");
     let downMs = -1;
     let secondChild: number | undefined;
@@ -57,7 +47,7 @@ describe(`npm start restarts its server process on ${TEST_DATABASE}`, () => {
         const killedAt = Date.now();
         await waitFor("a delivery answered after the kill", async () => (await fetch(`${url}/api/health/live`, { headers: { connection: "close" } })).status === 200, { timeoutMs: 15_000, intervalMs: 50 });
         downMs = Date.now() - killedAt;
-        [secondChild] = childrenOf(startPid);
+        [secondChild] = serverProcessesOf(startPid);
       },
     });
     const context = `seed ${seed}; answers ${JSON.stringify(answers)}; down ${downMs} ms\n${server.log()}`;
@@ -88,6 +78,6 @@ describe(`npm start restarts its server process on ${TEST_DATABASE}`, () => {
     const exit = await server.killGroup("SIGTERM");
     assert.deepEqual(exit, { code: 143, signal: null }, server.log());
     assert.equal(server.log().match(/restarting it/g)?.length, 1, server.log());
-    assert.deepEqual(childrenOf(startPid), []);
+    assert.deepEqual(serverProcessesOf(startPid), []);
   });
 });

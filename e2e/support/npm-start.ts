@@ -110,6 +110,15 @@ export function restartEnv(databaseUrl: string): Env {
   return baseEnv(databaseUrl, { LAB_PROCESSING_MODE: "inbox", INBOX_WORKER_IN_PROCESS: "false", INBOX_LEASE_MS: "1000", INBOX_RETRY_BASE_MS: "100", INBOX_RETRY_MAX_DELAY_MS: "1000", INBOX_MAX_ATTEMPTS: "200" });
 }
 
+/** The pids of the server processes `npm start` (pid `pid`) runs (from `ps`; tsx's esbuild service is a child too). */
+export function serverProcessesOf(pid: number): number[] {
+  return (spawnSync("ps", ["-o", "pid=,args=", "--ppid", String(pid)], { encoding: "utf8" }).stdout ?? "")
+    .split("\n")
+    .filter((line) => /next-server|scripts\/server\.mjs/.test(line))
+    .map((line) => Number(line.trim().split(/\s+/)[0]))
+    .filter((child) => child > 0);
+}
+
 /**
  * For a test file that starts `npm start` and workers: registers its hooks (build once before; SIGKILL
  * every process group and worker it started after, whatever the tests left) and returns the starters.

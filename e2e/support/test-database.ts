@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { applySqliteMigrations } from "@/lib/db/apply-migrations";
 import { withConnection } from "@/lib/db/postgres-database";
+import { claimPooledDatabase } from "./postgres-test-database";
 
 export type TestDatabaseKind = "sqlite" | "postgres";
 
@@ -30,7 +31,8 @@ export interface TestDatabase {
 /**
  * A new, migrated, empty database of the kind under test, made synchronously (test-env runs before any
  * await). SQLite: a file in its own temporary folder. PostgreSQL: a copy of the migrated template on the
- * test cluster (e2e/support/postgres-test-database.ts, run as a child process). Throws on failure.
+ * test cluster: one the runner made beforehand (TEST_POSTGRES_POOL), else one made by
+ * e2e/support/postgres-test-database.ts run as a child process. Throws on failure.
  */
 export function newTestDatabase(label = "test"): TestDatabase {
   if (!onPostgres) {
@@ -38,6 +40,9 @@ export function newTestDatabase(label = "test"): TestDatabase {
     applySqliteMigrations(file);
     return { url: `file:${file}`, file };
   }
+  const pool = process.env.TEST_POSTGRES_POOL;
+  const pooled = pool ? claimPooledDatabase(pool) : undefined;
+  if (pooled) return { url: pooled };
   const made = spawnSync(process.execPath, ["--import", "tsx", "e2e/support/postgres-test-database.ts", testPostgresAdminUrl(), label.replace(/\W/g, "_")], { encoding: "utf8" });
   if (made.status !== 0) throw new Error(`could not create a PostgreSQL test database: ${made.stderr}`);
   return { url: made.stdout.trim() };

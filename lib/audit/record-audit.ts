@@ -1,4 +1,6 @@
 import type { Db, Tx } from "@/lib/db/client";
+import type { SqlSession } from "@/lib/db/driver";
+import { newRowId } from "@/lib/db/row-id";
 import { reasonColumns, type Because } from "@/lib/reasons/reason-codes";
 
 /**
@@ -23,3 +25,18 @@ export async function recordAudit(client: Db | Tx, actor: { id: string; email: s
   });
 }
 
+
+/**
+ * {@link recordAudit} in the caller's driver transaction (lib/db/driver.ts): the audit row commits or
+ * rolls back with the change it records (a replay's apply). Same columns and bounds; the id is a ULID
+ * of `at`. Throws the database's errors.
+ */
+export async function recordAuditIn(session: SqlSession, actor: { id: string; email: string }, input: AuditInput, at: Date): Promise<void> {
+  const coded = typeof input.note === "object" && input.note !== null ? input.note : undefined;
+  const note = coded ? coded.reason : typeof input.note === "string" ? input.note : null;
+  const { reasonCode: noteCode, reasonParams: noteParams } = reasonColumns(coded?.reasonRef);
+  await session.run(
+    `INSERT INTO "AuditEntry" ("id", "at", "actorId", "actorEmail", "action", "targetType", "targetId", "note", "noteCode", "noteParams") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [newRowId(at), at, actor.id, actor.email, input.action, input.targetType, input.targetId, note?.slice(0, 1000) ?? null, noteCode, noteParams],
+  );
+}

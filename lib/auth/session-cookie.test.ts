@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { serializeSignedCookie } from "better-call";
-import { hasSignedSessionCookie, isActionPost, isSignedSessionCookie } from "@/lib/auth/session-cookie";
+import { cookieValue, hasSignedSessionCookie, isActionPost, isSignedSessionCookie } from "@/lib/auth/session-cookie.mjs";
 
 const SECRET = "session-cookie-test-secret-0123456789abcdef";
 
@@ -39,5 +39,18 @@ test("an action post is a POST with Next-Action, or any POST to a page; API post
       isActionPost("GET", "/dead-letters", headers({ "next-action": "60ab" })),
     ],
     [true, true, true, false, false],
+  );
+});
+
+test("a cookie's value is read from a Cookie header: the first of its name, as sent, quotes dropped; none when absent", () => {
+  assert.deepEqual(
+    [
+      cookieValue("theme=dark; better-auth.session_token=tok.sig%3D; x=1", "better-auth.session_token"),
+      cookieValue("better-auth.session_token=first;better-auth.session_token=second", "better-auth.session_token"),
+      cookieValue('better-auth.session_token="quoted"', "better-auth.session_token"),
+      cookieValue("xbetter-auth.session_token=no; novalue", "better-auth.session_token"),
+      cookieValue(undefined, "better-auth.session_token"),
+    ],
+    ["tok.sig%3D", "first", "quoted", undefined, undefined],
   );
 });

@@ -6,8 +6,9 @@ import { startReconciliationProcess, type ReconciliationProcess } from "@/lib/ba
 import { OutboxDispatcher, type OutboxDispatcherOptions } from "@/lib/outbox/outbox-dispatcher";
 import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
 import { RetentionScheduler } from "@/lib/retention/retention-schedule";
+import { BooksCheckScheduler } from "@/lib/verification/books-check-schedule";
 
-/** The background work of one process: an inbox worker, an outbox dispatcher, a reconciliation worker and the daily payload retention. */
+/** The background work of one process: an inbox worker, an outbox dispatcher, a reconciliation worker, the daily payload retention and the daily check of the books. */
 export interface BackgroundWorkers {
   inbox: InboxWorker;
   outbox: OutboxDispatcher;
@@ -16,13 +17,15 @@ export interface BackgroundWorkers {
   /** The reconciliation worker's own process, when started beside this one (`reconciliationProcess`). */
   reconciliationProcess?: ReconciliationProcess;
   retention: RetentionScheduler;
+  /** The daily check of the books (rebuild and compare; lib/verification). */
+  booksCheck: BooksCheckScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts one inbox worker, one outbox dispatcher, one reconciliation worker and the daily payload
- * retention (lib/retention) on `database` (default: the process's client); the dispatcher only when
+ * Starts one inbox worker, one outbox dispatcher, one reconciliation worker, the daily payload
+ * retention (lib/retention) and the daily check of the books (lib/verification) on `database` (default: the process's client); the dispatcher only when
  * OUTBOX_DISPATCHER_ENABLED, the reconciliation worker only when RECONCILIATION_WORKER_ENABLED. Used by the server process (instrumentation.ts) and by
  * `npm run worker`; run as many processes as needed (retention runs once a day across all of them).
  * With `reconciliationProcess` (the server, RECONCILIATION_WORKER_PROCESS) the reconciliation worker
@@ -36,6 +39,7 @@ export function startBackgroundWorkers(
   const inbox = new InboxWorker(database, options.inbox);
   const outbox = new OutboxDispatcher(database, options.outbox);
   const retention = new RetentionScheduler(database);
+  const booksCheck = new BooksCheckScheduler(database);
   const reconciliation = new ReconciliationWorker(database);
   inbox.start();
   if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
@@ -46,16 +50,18 @@ export function startBackgroundWorkers(
     if (!reconciliationProcess) reconciliation.start();
   }
   retention.start();
+  booksCheck.start();
   logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? `process ${reconciliationProcess.pid()}` : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
     inbox,
     outbox,
     retention,
+    booksCheck,
     reconciliation,
     reconciliationProcess,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

@@ -10,8 +10,10 @@ import { errorMessage } from "@/lib/log/error-message";
  * the process exits 1, so a supervisor sees the failure. With `onDisconnect`, a channel that closed
  * before this call (the parent died while this process was still loading its modules: Node emitted
  * "disconnect" to no listener) begins the stop at once, so the process is never left running orphaned.
+ * `exit` receives the status instead of process.exit (a command's main resolves with it; its runner exits).
  */
-export function exitOnStop(name: string, stop: () => Promise<unknown>, options: { onDisconnect?: boolean } = {}): void {
+export function exitOnStop(name: string, stop: () => Promise<unknown>, options: { onDisconnect?: boolean; exit?: (status: number) => void } = {}): void {
+  const exit = options.exit ?? ((status: number) => process.exit(status));
   let exiting = false;
   const begin = (why: string) => {
     if (exiting) return;
@@ -20,10 +22,10 @@ export function exitOnStop(name: string, stop: () => Promise<unknown>, options: 
     stop()
       .then(() => closeDbWithin())
       .then(
-        () => process.exit(0),
+        () => exit(0),
         (error: unknown) => {
           logger.error({ err: errorMessage(error) }, `${name}: stopping failed`);
-          process.exit(1);
+          exit(1);
         },
       );
   };

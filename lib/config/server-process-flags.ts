@@ -1,3 +1,5 @@
+import type { Settings } from "@/lib/config/settings";
+
 /**
  * The Node.js flags of the Next.js server process (`npm start`, `npm run demo`, and the benchmarks that
  * start the server): V8's old generation capped at 256 MB.
@@ -26,4 +28,23 @@ function optionName(flag: string): string {
 export function serverProcessFlags(nodeOptions = process.env.NODE_OPTIONS ?? ""): string[] {
   const set = new Set(nodeOptions.split(/\s+/).filter(Boolean).map(optionName));
   return SERVER_PROCESS_FLAGS.filter((flag) => !set.has(optionName(flag)));
+}
+
+/** The entry of npm start's server process: Next.js's request handler in Acredita's bounded HTTP server. */
+export const SERVER_ENTRY = "scripts/server.mjs";
+
+/**
+ * The command line of npm start's server process after Node's flags: {@link SERVER_ENTRY} listening on
+ * `host`:PORT, with the bounds it takes from the settings (WEBHOOK_BODY_READ_TIMEOUT_MS,
+ * RECEIVER_MAX_CONNECTIONS_PER_ADDRESS, RECEIVER_MAX_CONNECTIONS; scripts/server.mjs reads no settings
+ * itself). The benchmarks and process tests start the server the same way.
+ */
+export function serverArguments(config: Pick<Settings, "PORT" | "WEBHOOK_BODY_READ_TIMEOUT_MS" | "RECEIVER_MAX_CONNECTIONS_PER_ADDRESS" | "RECEIVER_MAX_CONNECTIONS">, host: string): string[] {
+  return [
+    SERVER_ENTRY,
+    ...["--port", String(config.PORT), "--host", host],
+    ...["--read-timeout-ms", String(config.WEBHOOK_BODY_READ_TIMEOUT_MS)],
+    ...["--max-connections-per-address", String(config.RECEIVER_MAX_CONNECTIONS_PER_ADDRESS)],
+    ...["--max-connections", String(config.RECEIVER_MAX_CONNECTIONS)],
+  ];
 }

@@ -72,13 +72,13 @@ const settingsSchema = z.object({
   /**
    * How long a webhook body may take to arrive once its headers are in (ms): providers send the body at
    * once, so a slower one is answered 408 and its connection closed, rather than holding up to
-   * WEBHOOK_MAX_BODY_BYTES of memory until Node's 300 s request timeout. The receiver's
-   * headersTimeout is the same bound.
+   * WEBHOOK_MAX_BODY_BYTES of memory until Node's 300 s request timeout. The headersTimeout of
+   * `npm start`'s server and of the receiver is the same bound.
    */
   WEBHOOK_BODY_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
-  /** `npm run receiver`: connections open at once from one client address (socket address); past it a new one is answered 503 and closed. 0: no per-address bound (behind a reverse proxy every connection has its address). */
+  /** `npm start`'s server and `npm run receiver` (each its own count): connections open at once from one client address (socket address); past it a new one is answered 503 and closed. 0: no per-address bound (behind a reverse proxy every connection has its address). */
   RECEIVER_MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(100_000).default(20),
-  /** `npm run receiver`: connections open at once in all; past it a new one is answered 503 and closed. Each may buffer up to WEBHOOK_MAX_BODY_BYTES while its body arrives. */
+  /** `npm start`'s server and `npm run receiver` (each its own count): connections open at once in all; past it a new one is answered 503 and closed. Each may buffer up to WEBHOOK_MAX_BODY_BYTES while its body arrives. */
   RECEIVER_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(256),
   /** Largest webhook body accepted (bytes); larger ones are 413 before or while reading (signed provider payloads reach 900 KB). */
   WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1_024).max(67_108_864).default(1_048_576),

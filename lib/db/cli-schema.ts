@@ -5,7 +5,6 @@ import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { checkMigrations, DatabaseLockedError, EXIT_MIGRATION_FAILED, migrateOnStart } from "@/lib/db/pending-migrations";
-import { settings } from "@/lib/config/settings";
 import { migrateDeploy, type MigrateDeployResult } from "@/lib/db/migrate-deploy";
 import { isPostgresUrl, sqliteFilePath } from "@/lib/db/url";
 
@@ -89,11 +88,11 @@ export async function prepareCliSchema(
 }
 
 /**
- * {@link prepareCliSchema} on this process's DATABASE_URL (settings), its line printed on stderr (a
- * CLI's stdout is its product): returns undefined when the database is ready, else the exit status.
+ * {@link prepareCliSchema} on `databaseUrl` (the command's DATABASE_URL setting), its line written to
+ * `stderr` (a CLI's stdout is its product): returns undefined when the database is ready, else the exit status.
  */
-export async function cliSchemaExitCode(who: string, { apply }: { apply: boolean }): Promise<number | undefined> {
-  const schema = await prepareCliSchema(who, settings().DATABASE_URL, { apply });
-  if (schema.message) console.error(schema.message);
+export async function cliSchemaExitCode(who: string, databaseUrl: string, { apply, stderr }: { apply: boolean; stderr: NodeJS.WritableStream }): Promise<number | undefined> {
+  const schema = await prepareCliSchema(who, databaseUrl, { apply });
+  if (schema.message) stderr.write(`${schema.message}\n`);
   return schema.ok ? undefined : schema.exitCode;
 }

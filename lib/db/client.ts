@@ -1,6 +1,6 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { settings } from "@/lib/config/settings";
+import { settings, type Settings } from "@/lib/config/settings";
 import { attachDriver, sqliteDriver, type DriverDb } from "@/lib/db/driver";
 import { openPostgres } from "@/lib/db/open-postgres";
 import { serializedSqliteFactory } from "@/lib/db/serialized-sqlite-adapter";
@@ -37,11 +37,10 @@ export async function openSqlite(url: string, busyTimeoutMs: number, transaction
  * Opens a client for `url` (default: the DATABASE_URL setting): a postgres:// or postgresql:// URL
  * opens PostgreSQL with a connection pool (lib/db/open-postgres.ts), anything else the SQLite file.
  * This is the one place that picks the database; both return the same model API. Pool size and
- * timeouts come from the settings (DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS,
- * DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_TRANSACTION_TIMEOUT_MS).
+ * timeouts come from `config` (default: the process's settings: DATABASE_POOL_SIZE, DATABASE_POOL_TIMEOUT_MS,
+ * DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_TRANSACTION_TIMEOUT_MS, DATABASE_BUSY_TIMEOUT_MS).
  */
-export async function openDb(url: string = settings().DATABASE_URL): Promise<Db> {
-  const config = settings();
+export async function openDb(url: string = settings().DATABASE_URL, config: Settings = settings()): Promise<Db> {
   if (isPostgresUrl(url)) {
     return openPostgres(url, {
       poolSize: config.DATABASE_POOL_SIZE,
@@ -77,11 +76,37 @@ export async function closeDb(): Promise<void> {
  * connection, and an exit must not hang on one that is never returned). Rejects when the close fails.
  */
 export async function closeDbWithin(withinMs = 10_000): Promise<void> {
+  await closeWithin(closeDb, withinMs);
+}
+
+/** Awaits `close` for `withinMs` at most, logging a warning when it gave up; rejects when `close` does. */
+async function closeWithin(close: () => Promise<void>, withinMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), withinMs)));
   try {
-    if ((await Promise.race([closeDb(), gaveUp])) === "late") logger.warn({ withinMs }, "the database connections did not close in time; exiting without them");
+    if ((await Promise.race([close(), gaveUp])) === "late") logger.warn({ withinMs }, "the database connections did not close in time; exiting without them");
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Runs `use` with a client of its own on `config.DATABASE_URL` (pool and timeouts from `config`), then
+ * closes it, giving the close `withinMs` (default 10 s) at most, as {@link closeDbWithin} does for a
+ * process about to exit. For a command's `main` (scripts/), which a test may run many times in one
+ * process on other databases than the process's own: it never touches the process's shared client.
+ * Resolves with what `use` resolves; rejects with what `use` throws (a failed close is then ignored),
+ * or with the close's error.
+ */
+export async function withOwnDb<T>(config: Settings, use: (database: Db) => Promise<T>, withinMs = 10_000): Promise<T> {
+  const database = await openDb(config.DATABASE_URL, config);
+  let result: T;
+  try {
+    result = await use(database);
+  } catch (error) {
+    await closeWithin(() => database.$disconnect(), withinMs).catch(() => undefined);
+    throw error;
+  }
+  await closeWithin(() => database.$disconnect(), withinMs);
+  return result;
 }

@@ -215,6 +215,7 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
     async transaction(work) {
       const client = await pool.connect();
       let broken: Error | undefined;
+      let cleanRollback = false;
       try {
         await client.query("BEGIN");
         const check = deadline(transactionTimeoutMs);
@@ -224,13 +225,18 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
           await client.query("COMMIT");
           return result;
         } catch (error) {
-          await client.query("ROLLBACK").catch((rollbackError: Error) => (broken = rollbackError));
+          await client.query("ROLLBACK").then(
+            () => (cleanRollback = true),
+            (rollbackError: Error) => (broken = rollbackError),
+          );
           throw error;
         }
       } catch (error) {
-        // A server error carries a SQLSTATE and leaves the connection usable; anything else (network) does not.
+        // A server error carries a SQLSTATE and leaves the connection usable, and so does any error the
+        // work threw (a rule's refusal, a rolled-back preview) once the ROLLBACK went through; anything
+        // else (the network failed on BEGIN, COMMIT or ROLLBACK) does not.
         const sqlState = (error as { code?: unknown } | undefined)?.code;
-        if (!(typeof sqlState === "string" && /^[0-9A-Z]{5}$/.test(sqlState))) broken ??= error instanceof Error ? error : new Error(String(error));
+        if (!cleanRollback && !(typeof sqlState === "string" && /^[0-9A-Z]{5}$/.test(sqlState))) broken ??= error instanceof Error ? error : new Error(String(error));
         throw error;
       } finally {
         client.release(broken);
@@ -241,4 +247,32 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
       return (await pool.query({ ...named(sql), values: params.map(postgresValue), types: utcTypes })).rows as Row[];
     },
   };
+}
+
+/** Carries what a {@link rolledBack} transaction's work returned through the driver's rollback. */
+class RolledBack<T> extends Error {
+  constructor(readonly value: T) {
+    super("rolled back on purpose");
+    this.name = "RolledBack";
+  }
+}
+
+/**
+ * Runs `work` in one driver transaction and ALWAYS rolls it back, resolving with what `work` returned:
+ * what today's code would do, computed by that code on the real books, with nothing kept (a replay's
+ * preview, the books' rebuild). The work's return value travels in a sentinel error thrown at the end
+ * of the transaction's callback, so the driver rolls back as for any error; the PostgreSQL connection
+ * goes back to the pool once its ROLLBACK went through. On SQLite the one connection is held for the
+ * whole of `work`: callers keep it short (batches). Throws what `work` throws (also rolled back).
+ */
+export async function rolledBack<T>(driver: DriverDb, work: (session: SqlSession) => Promise<T>): Promise<T> {
+  try {
+    await driver.transaction(async (session) => {
+      throw new RolledBack(await work(session));
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.value as T;
+    throw error;
+  }
+  throw new Error("unreachable: a rolled-back transaction committed");
 }

@@ -124,6 +124,23 @@ export async function nameDeadLetterResolver(db: Db, id: string, email: string):
   await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: email } });
 }
 
+/** Which of these dead letters are open, read in the caller's driver transaction. */
+export async function openDeadLetterIds(session: SqlSession, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await session.all<{ id: string }>(`SELECT "id" FROM "DeadLetter" WHERE "id" IN (${ids.map(() => "?").join(", ")}) AND "status" = 'open'`, [...ids]);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * {@link nameDeadLetterResolver} for several dead letters in the caller's driver transaction (a replay's
+ * apply resolves its events' dead letters as `system`, then names the person who applied it). Only rows
+ * still resolved by `system` change. Returns how many changed.
+ */
+export async function nameDeadLetterResolverIn(session: SqlSession, ids: readonly string[], email: string): Promise<number> {
+  if (ids.length === 0) return 0;
+  return session.run(`UPDATE "DeadLetter" SET "resolvedBy" = ? WHERE "id" IN (${ids.map(() => "?").join(", ")}) AND "status" = 'resolved' AND "resolvedBy" = 'system'`, [email, ...ids]);
+}
+
 /** Sets (or clears, with null) the owner of an open dead letter, with `client` (a transaction with its audit row). Returns false when it is not open. */
 export async function assignDeadLetter(client: Db | Tx, id: string, owner: string | null): Promise<boolean> {
   const { count } = await client.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner } });

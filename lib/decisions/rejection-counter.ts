@@ -13,6 +13,7 @@ export const UNKNOWN_ENDPOINT = "(unknown)";
 export type RejectionCode =
   | "unknown_endpoint"
   | "endpoint_misconfigured"
+  | "endpoint_disabled"
   | "method_not_allowed"
   | "unsupported_media_type"
   | "body_too_large"

@@ -40,6 +40,40 @@ export interface EndpointDefinition {
 export interface Endpoint extends Omit<EndpointDefinition, "toleranceSeconds">, VerificationKeys {}
 
 /**
+ * What the delivery pipeline needs of an endpoint, configured in the environment ({@link Endpoint}) or
+ * stored as data (lib/endpoints/data-endpoints.ts): its URL name (a data endpoint's id), scope,
+ * processing mode, validated options and the secrets that verify a delivery now.
+ */
+export interface ServedEndpoint extends VerificationKeys {
+  name: string;
+  provider: ProviderName;
+  account: string;
+  livemode: boolean;
+  mode: ProcessingMode;
+  options?: unknown;
+}
+
+/**
+ * The documented default field mapping of a Standard Webhooks endpoint (docs/providers.md): the
+ * spec's recommended envelope, e.g. {"type":"payment.succeeded","timestamp":"...","data":{"payment_id":
+ * "pay_1","order_id":"ord_1","amount":2500,"currency":"USD"}}. The environment-configured endpoint uses
+ * it, and so does a data endpoint created without options.
+ */
+export const STANDARD_WEBHOOKS_DEFAULT_OPTIONS = {
+  fields: {
+    type: "$.type",
+    orderId: "$.data.order_id",
+    paymentId: "$.data.payment_id",
+    amount: "$.data.amount",
+    currency: "$.data.currency",
+    refundedTotal: "$.data.amount_refunded",
+    livemode: "$.data.livemode",
+    customerEmail: "$.data.customer_email",
+  },
+  eventTypes: { payment: ["payment.succeeded"], refund: ["payment.refunded"], paymentFailed: ["payment.failed"] },
+} as const;
+
+/**
  * Public demo secrets of the shipped endpoints, used only in demo mode (`npm run demo`) while their
  * environment variable is unset. They are in the README on purpose, so a fresh clone can be exercised;
  * production refuses them even when set explicitly.
@@ -132,33 +166,28 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       secretsEnv: "STANDARD_WEBHOOKS_SECRET",
       retiredSecretsEnv: "STANDARD_WEBHOOKS_RETIRED_SECRETS",
       demoSecrets: DEMO_ENDPOINT_SECRETS.STANDARD_WEBHOOKS_SECRET,
-      // The sender's own payload, e.g. {"type":"payment.succeeded","timestamp":"...","data":{"payment_id":
-      // "pay_1","order_id":"ord_1","amount":2500,"currency":"USD","customer_email":"ana@example.com"}} (the
-      // spec's recommended envelope).
-      options: {
-        fields: {
-          type: "$.type",
-          orderId: "$.data.order_id",
-          paymentId: "$.data.payment_id",
-          amount: "$.data.amount",
-          currency: "$.data.currency",
-          refundedTotal: "$.data.amount_refunded",
-          livemode: "$.data.livemode",
-          customerEmail: "$.data.customer_email",
-        },
-        eventTypes: { payment: ["payment.succeeded"], refund: ["payment.refunded"], paymentFailed: ["payment.failed"] },
-      },
+      options: STANDARD_WEBHOOKS_DEFAULT_OPTIONS,
     },
   ];
 }
 
 const envNameSchema = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "must be an environment variable name (A-Z, 0-9, _)");
 
+/** An endpoint's provider account: it is part of the ledger's business keys, whose parts are separated by colons. */
+export const endpointAccountSchema = z.string().min(1).max(255).regex(/^[^:\s]+$/, "must not contain a colon or whitespace");
+
+/**
+ * What is wrong with a signing secret for `provider`, or undefined: at least 8 characters, and the
+ * provider's own format (a Standard Webhooks secret is `whsec_` + base64). Never echoes the value.
+ */
+export function signingSecretProblem(provider: ProviderName, value: string): string | undefined {
+  return value.length < 8 ? "needs at least 8 characters" : providers[provider].checkSecret?.(value);
+}
+
 const definitionSchema = z.object({
   name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "must be lower-case letters, digits and dashes (it is a URL segment)"),
   provider: z.enum(Object.keys(providers) as [ProviderName, ...ProviderName[]]),
-  // The account is part of the ledger's business keys, whose parts are separated by colons.
-  account: z.string().min(1).max(255).regex(/^[^:\s]+$/, "must not contain a colon or whitespace"),
+  account: endpointAccountSchema,
   livemode: z.boolean(),
   mode: z.enum(["inline", "inbox"]),
   accountEnv: envNameSchema.optional(),
@@ -204,6 +233,11 @@ function rawSecretsOf(definition: EndpointDefinition, env: Record<string, string
 
 /** The demo accounts as a set, for {@link productionAccountIssue}. */
 const DEMO_ACCOUNT_NAMES: ReadonlySet<string> = new Set(Object.values(DEMO_ACCOUNTS));
+
+/** True when `account` is one of {@link DEMO_ACCOUNTS}: production binds no endpoint to one. */
+export function isDemoAccount(account: string): boolean {
+  return DEMO_ACCOUNT_NAMES.has(account);
+}
 
 /**
  * Production's rule for an endpoint that is served (its secrets are set): the account it is bound to
@@ -253,7 +287,7 @@ function loadEndpoint(definition: EndpointDefinition, env: Record<string, string
   const retiredSecrets = definition.retiredSecretsEnv ? loadSecrets(definition.retiredSecretsEnv, env[definition.retiredSecretsEnv] ?? "") : [];
   if (secrets.length === 0) issues.push(`endpoint ${definition.name}: ${definition.secretsEnv} must hold at least one secret`);
   for (const secret of [...secrets, ...retiredSecrets]) {
-    const problem = secret.value.length < 8 ? "needs at least 8 characters" : provider.checkSecret?.(secret.value);
+    const problem = signingSecretProblem(definition.provider, secret.value);
     if (problem) issues.push(`endpoint ${definition.name}: ${secret.label} ${problem}`);
   }
   const accountProblem = production ? productionAccountIssue(definition, env) : undefined;

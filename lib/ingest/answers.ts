@@ -19,6 +19,8 @@ export const FIXED_ANSWERS = {
   not_stored: { httpStatus: 503, outcome: "rejected", ...because("not_stored", {}) },
   endpoint_misconfigured: { httpStatus: 500, outcome: "rejected", ...because("endpoint_misconfigured", {}) },
   unknown_endpoint: { httpStatus: 404, outcome: "rejected", ...because("unknown_endpoint", {}) },
+  /** A data endpoint its organization disabled: a temporary refusal, so the provider keeps the event and retries. */
+  endpoint_disabled: { httpStatus: 503, outcome: "rejected", ...because("endpoint_disabled", {}) },
 } as const satisfies Record<string, ProcessResult>;
 
 /** A delivery's answer as the provider sees it: the status and the JSON body `{outcome, reason}`. */

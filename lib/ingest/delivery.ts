@@ -1,4 +1,4 @@
-import type { Endpoint } from "@/lib/endpoints/endpoints";
+import type { ServedEndpoint } from "@/lib/endpoints/endpoints";
 import type { EventKey } from "@/lib/core/event-key";
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
@@ -9,7 +9,7 @@ import type { NormalizedEvent, ProcessResult } from "@/lib/core/effect";
 
 /** A verified, normalised delivery ready for the core. */
 export interface VerifiedDelivery {
-  endpoint: Endpoint;
+  endpoint: ServedEndpoint;
   event: NormalizedEvent;
   bodyHash: string;
   secretLabel?: string;

@@ -35,7 +35,7 @@ export interface WebhookHttpRequest {
 
 /**
  * Receives one HTTP request on `POST /api/webhooks/{endpointName}` before any byte of the body is trusted:
- * unknown endpoint 404; a method other than POST 405 (with `Allow: POST`); a Content-Type other than
+ * unknown (or deleted) endpoint 404; a disabled data endpoint 503 with `Retry-After`; a method other than POST 405 (with `Allow: POST`); a Content-Type other than
  * JSON 415; a body above the cap 413, before reading when Content-Length says so and while streaming
  * when it does not (nothing is stored); a body not whole within the read timeout 408 (with
  * `Connection: close`, so the rest of it is not awaited); an unreadable body 400. Each of those rejections is counted per
@@ -51,7 +51,7 @@ export function receiveWebhookRequest(request: Request, endpointName: string, op
 export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointName: string, options: ReceiveRequestOptions = {}): Promise<WebhookHttpAnswer> {
   const now = options.now ?? new Date();
   const resolved = await resolveDeliveryEndpoint(options.db, endpointName, now);
-  if (!resolved.ok) return { ...resolved.answer, headers: {} };
+  if (!resolved.ok) return { ...resolved.answer, headers: resolved.headers ?? {} };
   const { endpoint } = resolved;
   const reject = async (code: RejectionCode, status: number, why: { reason: string; reasonRef?: ReasonRef }, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
     await recordPreSignatureRejection(options.db, { endpoint: endpoint.name, requestedName: endpointName, provider: endpoint.provider, code, httpStatus: status, reason: why.reason, reasonRef: why.reasonRef }, now);

@@ -1,7 +1,9 @@
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { recordPreSignatureRejection, signatureRejectionCode } from "@/lib/decisions/rejection-counter";
-import { EndpointConfigError, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
+import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
+import { DISABLED_RETRY_AFTER_SECONDS, noteSecretMatched, resolveDataEndpoint } from "@/lib/endpoints/data-endpoints";
+import { EndpointConfigError, resolveEndpoint, type ServedEndpoint } from "@/lib/endpoints/endpoints";
 import { bodyHash } from "@/lib/core/event-key";
 import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/process-inline";
 import { FIXED_ANSWERS, webhookAnswer } from "@/lib/ingest/answers";
@@ -30,28 +32,66 @@ export interface WebhookAnswer {
 /** Inbox mode's store step: stores a verified delivery and answers `accepted` (default {@link storeInInbox}). */
 export type InboxStore = (db: Db, delivery: VerifiedDelivery) => Promise<ProcessResult>;
 
+/** Why an endpoint does not take a delivery: the answer, and the response headers it needs (`Retry-After` on a disabled one). */
+export interface EndpointRefused {
+  ok: false;
+  answer: WebhookAnswer;
+  headers?: Record<string, string>;
+}
+
 /**
- * Resolves the endpoint a delivery names, once per delivery. A refusal here comes before any byte is
- * trusted and is counted per endpoint, reason and minute (lib/decisions/rejection-counter.ts): an
- * unknown name is 404 {@link FIXED_ANSWERS}.unknown_endpoint; a configuration mistake is ours, not the
- * sender's, so it is 500 (logged) and the provider retries once it is fixed.
+ * Resolves the endpoint a delivery names, once per delivery: a name shaped like a data endpoint id
+ * (`ep_...`, lib/endpoints/data-endpoint-ids.ts) from the database through the process's cache (at most
+ * one indexed read; lib/endpoints/data-endpoints.ts), any other name from the environment's
+ * definitions (no database read). A refusal here comes before any byte is trusted and is counted per
+ * endpoint, reason and minute (lib/decisions/rejection-counter.ts): an unknown name or a deleted endpoint
+ * is 404 {@link FIXED_ANSWERS}.unknown_endpoint; a disabled endpoint is 503 with `Retry-After`
+ * ({@link DISABLED_RETRY_AFTER_SECONDS} s: the provider keeps the events and retries); a configuration
+ * mistake (an env endpoint's, or a stored secret no key decrypts) is ours, not the sender's, so it is 500
+ * (logged) and the provider retries once it is fixed; a database that cannot be read is 503.
  */
-export async function resolveDeliveryEndpoint(db: Db | undefined, endpointName: string, now: Date): Promise<{ ok: true; endpoint: Endpoint } | { ok: false; answer: WebhookAnswer }> {
-  let endpoint: Endpoint | undefined;
+export async function resolveDeliveryEndpoint(db: Db | undefined, endpointName: string, now: Date): Promise<{ ok: true; endpoint: ServedEndpoint } | EndpointRefused> {
+  if (isDataEndpointId(endpointName)) return resolveStoredEndpoint(db, endpointName, now);
+  let endpoint: ServedEndpoint | undefined;
   try {
     endpoint = resolveEndpoint(endpointName);
   } catch (error) {
     if (!(error instanceof EndpointConfigError)) throw error;
-    logger.error({ issues: error.issues }, "webhook endpoint misconfigured");
-    const answer = FIXED_ANSWERS.endpoint_misconfigured;
-    // The name is a configured one (its definition exists), so it may be a key.
-    await recordPreSignatureRejection(db, { endpoint: endpointName, requestedName: endpointName, provider: "unknown", code: "endpoint_misconfigured", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
-    return { ok: false, answer: webhookAnswer(answer) };
+    return misconfigured(db, endpointName, error.issues, now);
   }
   if (endpoint) return { ok: true, endpoint };
+  return unknownEndpoint(db, endpointName, now);
+}
+
+async function unknownEndpoint(db: Db | undefined, endpointName: string, now: Date): Promise<EndpointRefused> {
   const answer = FIXED_ANSWERS.unknown_endpoint;
   await recordPreSignatureRejection(db, { endpoint: undefined, requestedName: endpointName, provider: "unknown", code: "unknown_endpoint", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
   return { ok: false, answer: webhookAnswer(answer) };
+}
+
+async function misconfigured(db: Db | undefined, endpointName: string, issues: string[], now: Date, provider = "unknown"): Promise<EndpointRefused> {
+  logger.error({ issues }, "webhook endpoint misconfigured");
+  const answer = FIXED_ANSWERS.endpoint_misconfigured;
+  // The name is a configured one (its definition or row exists), so it may be a key.
+  await recordPreSignatureRejection(db, { endpoint: endpointName, requestedName: endpointName, provider, code: "endpoint_misconfigured", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
+  return { ok: false, answer: webhookAnswer(answer) };
+}
+
+/** {@link resolveDeliveryEndpoint} for a data endpoint's id. */
+async function resolveStoredEndpoint(db: Db | undefined, id: string, now: Date): Promise<{ ok: true; endpoint: ServedEndpoint } | EndpointRefused> {
+  let resolved;
+  try {
+    resolved = await resolveDataEndpoint(db ?? (await defaultDb()), id, now);
+  } catch (error) {
+    logger.error({ err: errorMessage(error), endpoint: id }, "database unavailable while resolving an endpoint");
+    return { ok: false, answer: webhookAnswer(FIXED_ANSWERS.database_unavailable) };
+  }
+  if (resolved.kind === "served") return { ok: true, endpoint: resolved.endpoint };
+  if (resolved.kind === "unknown") return unknownEndpoint(db, id, now);
+  if (resolved.kind === "misconfigured") return misconfigured(db, id, resolved.issues, now);
+  const answer = FIXED_ANSWERS.endpoint_disabled;
+  await recordPreSignatureRejection(db, { endpoint: id, requestedName: id, provider: resolved.endpoint.provider, code: "endpoint_disabled", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
+  return { ok: false, answer: webhookAnswer(answer), headers: { "retry-after": String(DISABLED_RETRY_AFTER_SECONDS) } };
 }
 
 /**
@@ -74,7 +114,7 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
  * after a valid signature writes exactly one decision row. Returns the status and `{outcome, reason}`;
  * 503 when the database cannot be reached.
  */
-export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers: Headers; body: Buffer; now: Date }, options: { db?: Db; inbox?: InboxStore } = {}): Promise<WebhookAnswer> {
+export async function receiveAtEndpoint(endpoint: ServedEndpoint, delivery: { headers: Headers; body: Buffer; now: Date }, options: { db?: Db; inbox?: InboxStore } = {}): Promise<WebhookAnswer> {
   let database: Db;
   try {
     database = options.db ?? (await defaultDb());
@@ -107,6 +147,9 @@ export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers:
     return { status: verified.status, body: { outcome: "rejected", reason: verified.reason } };
   }
 
+  // A data endpoint's secret records when it last matched (at most one write a minute).
+  if (isDataEndpointId(endpoint.name)) await noteSecretMatched(database, endpoint.name, verified.secretLabel, delivery.now);
+
   const parsed = provider.parse(input, endpoint.options, { name: endpoint.name, account: endpoint.account, livemode: endpoint.livemode });
   if (!parsed.ok) {
     await recordDecisionSafely(database, {
@@ -129,4 +172,4 @@ export async function receiveAtEndpoint(endpoint: Endpoint, delivery: { headers:
   return webhookAnswer(result);
 }
 
-export type { Endpoint };
+export type { ServedEndpoint as Endpoint };

@@ -1,7 +1,7 @@
 import type { Db, Tx } from "@/lib/db/client";
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
-import { dateOfUnixSeconds, sqlUnixSeconds } from "@/lib/db/sql-values";
+import { dateOfUnixSeconds, sqliteBoolean, sqlUnixSeconds } from "@/lib/db/sql-values";
 import { creditKey, type LedgerKind, type PaymentScope } from "@/lib/core/business-keys";
 import type { PaymentEntry } from "@/lib/core/books";
 
@@ -80,6 +80,42 @@ export async function bookCredit(session: SqlSession, source: BookingSource, cre
     now,
   ]);
   return true;
+}
+
+/** A ledger entry of an order as a check of the books compares it (amount signed, minor units of `currency`). */
+export interface OrderLedgerEntry {
+  businessKey: string;
+  kind: string;
+  amount: number;
+  currency: string;
+  /** The provider's event that booked it. */
+  eventId: string;
+  /** The payment's scope and key, as booked. */
+  provider: string;
+  account: string;
+  livemode: boolean;
+  paymentKey: string;
+}
+
+/** Every ledger entry of an order, by business key. One indexed read (orderId). */
+export async function ledgerOfOrder(session: SqlSession, orderId: string): Promise<OrderLedgerEntry[]> {
+  const rows = await session.all<Omit<OrderLedgerEntry, "amount" | "livemode"> & { amount: number | bigint; livemode: boolean | number }>(
+    `SELECT "businessKey", "kind", "amount", "currency", "eventId", "provider", "account", "livemode", "paymentKey" FROM "LedgerEntry" WHERE "orderId" = ? ORDER BY "businessKey"`,
+    [orderId],
+  );
+  return rows.map((row) => ({ ...row, amount: Number(row.amount), livemode: sqliteBoolean(row.livemode) }));
+}
+
+/**
+ * Empties an order's bookings (its ledger entries, its delivery, its extra charges) so its stored events
+ * can be applied again from nothing: ONLY inside a transaction (or savepoint) that is rolled back, by the
+ * books' rebuild (lib/verification). Returns how many ledger entries it removed.
+ */
+export async function clearOrderBookingsForRebuild(session: SqlSession, orderId: string): Promise<number> {
+  const entries = await session.run(`DELETE FROM "LedgerEntry" WHERE "orderId" = ?`, [orderId]);
+  await session.run(`DELETE FROM "Delivery" WHERE "orderId" = ?`, [orderId]);
+  await session.run(`DELETE FROM "ExtraCharge" WHERE "orderId" = ?`, [orderId]);
+  return entries;
 }
 
 /** The extra charge recorded for a payment in its scope (a second payment of a paid order), or null. */

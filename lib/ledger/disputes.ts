@@ -35,3 +35,11 @@ export async function recordDispute(
     [newRowId(now), scope.provider, scope.account, scope.livemode, dispute.paymentKey, dispute.disputeId, dispute.orderId, dispute.status, dispute.amount, dispute.currency, now, now],
   );
 }
+
+/**
+ * Removes an order's disputes so its stored events can be applied again from nothing: ONLY inside a
+ * transaction (or savepoint) that is rolled back, by the books' rebuild (lib/verification).
+ */
+export async function clearDisputesForRebuild(session: SqlSession, orderId: string): Promise<void> {
+  await session.run(`DELETE FROM "Dispute" WHERE "orderId" = ?`, [orderId]);
+}

@@ -46,3 +46,16 @@ export async function recordRefundObjects(session: SqlSession, scope: PaymentSco
     );
   }
 }
+
+/**
+ * Removes the refunded totals and refund objects kept for these payments so their stored events can be
+ * applied again from nothing: ONLY inside a transaction (or savepoint) that is rolled back, by the
+ * books' rebuild (lib/verification).
+ */
+export async function clearRefundFactsForRebuild(session: SqlSession, payments: readonly (PaymentScope & { paymentKey: string })[]): Promise<void> {
+  for (const payment of payments) {
+    const key = [payment.provider, payment.account, payment.livemode, payment.paymentKey];
+    await session.run(`DELETE FROM "RefundSnapshot" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ?`, key);
+    await session.run(`DELETE FROM "RefundObject" WHERE "provider" = ? AND "account" = ? AND "livemode" = ? AND "paymentKey" = ?`, key);
+  }
+}

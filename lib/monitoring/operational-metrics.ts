@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/client";
+import { latestBooksCheck } from "@/lib/monitoring/books-checks";
 
 /** Inbox statuses that still wait to be applied: stored, held by a worker, or parked for a retry. */
 export const PENDING_INBOX_STATUSES = ["received", "processing", "failed"] as const;
@@ -32,12 +33,18 @@ export interface OperationalMetrics {
   rejectionTotals: { endpoint: string; reason: string; count: number }[];
   /** Credited payments whose delivery has no final result: no Delivery row, or a fulfilment message not yet answered. */
   confirmedPaymentsWithoutDeliveryResult: number;
+  /**
+   * The last finished check of the books (every order rebuilt from its stored events and compared; the
+   * background worker runs it daily): when it started, and how many orders agree, differ, could not be
+   * rebuilt or have events still waiting. Null before the first. Alert on `differing > 0`.
+   */
+  books: { checkedAt: string; orders: number; agreeing: number; differing: number; unverifiable: number; waiting: number } | null;
 }
 
 /** Counts the operational metrics at `now`. Read-only; every figure is one indexed count. Throws the database's errors. */
 export async function collectOperationalMetrics(db: Db, now = new Date()): Promise<OperationalMetrics> {
   const hourAgo = new Date(now.getTime() - 3_600_000);
-  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders, rejectionsLastHour, rejectionTotals] = await Promise.all([
+  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders, rejectionsLastHour, rejectionTotals, books] = await Promise.all([
     db.webhookEvent.groupBy({ by: ["status"], where: { status: { in: [...PENDING_INBOX_STATUSES] } }, _count: { _all: true } }),
     db.webhookEvent.findFirst({ where: { status: { in: [...PENDING_INBOX_STATUSES] } }, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
     db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: hourAgo } } }),
@@ -49,6 +56,7 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
     // The minute that contains hourAgo counts whole: a minute's count has no finer time.
     db.rejectionCount.groupBy({ by: ["reason"], where: { minute: { gt: new Date(hourAgo.getTime() - 60_000), lte: now } }, _sum: { count: true }, orderBy: { reason: "asc" } }),
     db.rejectionCount.groupBy({ by: ["endpoint", "reason"], _sum: { count: true }, orderBy: [{ endpoint: "asc" }, { reason: "asc" }] }),
+    latestBooksCheck(db),
   ]);
   const inboxCount = (status: string) => inboxGroups.find((group) => group.status === status)?._count._all ?? 0;
   const outboxCount = (status: string) => outboxGroups.find((group) => group.status === status)?._count._all ?? 0;
@@ -74,5 +82,8 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
       byReason: Object.fromEntries(rejectionsLastHour.map((group) => [group.reason, group._sum.count ?? 0])),
     },
     rejectionTotals: rejectionTotals.map((group) => ({ endpoint: group.endpoint, reason: group.reason, count: group._sum.count ?? 0 })),
+    books: books
+      ? { checkedAt: books.startedAt, orders: books.ordersChecked, agreeing: books.ordersAgreeing, differing: books.ordersDiffering, unverifiable: books.ordersUnverifiable, waiting: books.ordersWaiting }
+      : null,
   };
 }

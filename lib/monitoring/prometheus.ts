@@ -35,6 +35,11 @@ export async function renderPrometheus(metrics: OperationalMetrics, serverRestar
   for (const { endpoint, reason, count } of metrics.rejectionTotals) rejections.inc({ endpoint, reason }, count);
   const lastHour = gauge("acredita_webhook_rejections_last_hour", "Webhook requests refused before a valid signature in the last hour, by reason.", ["reason"]);
   for (const [reason, count] of Object.entries(metrics.rejectionsLastHour.byReason)) lastHour.set({ reason }, count);
+  if (metrics.books) {
+    const books = gauge("acredita_books_orders", "Orders of the last check of the books (rebuilt from their stored events and compared), by verdict: agreeing, differing, unverifiable; waiting: with events still pending or dead-lettered.", ["verdict"]);
+    for (const verdict of ["agreeing", "differing", "unverifiable", "waiting"] as const) books.set({ verdict }, metrics.books[verdict]);
+    gauge("acredita_books_checked_timestamp_seconds", "When the last check of the books started (unix seconds).").set(Math.floor(Date.parse(metrics.books.checkedAt) / 1000));
+  }
   if (serverRestarts !== undefined) {
     new Counter({ name: "acredita_server_restarts_total", help: "Times npm start restarted this server's process after it died (crash, kill, out of memory), since npm start began.", registers: [registry] }).inc(serverRestarts);
   }

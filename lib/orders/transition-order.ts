@@ -43,3 +43,12 @@ export async function transitionOrder(
 export async function touchOrder(session: SqlSession, orderId: string, now: Date): Promise<void> {
   await session.run(`UPDATE "Order" SET "lastEventAt" = ?, "updatedAt" = ? WHERE "id" = ?`, [now, now, orderId]);
 }
+
+/**
+ * Puts an order back where it was created (status `created`, nothing refunded or disputed) so its stored
+ * events can be applied again from nothing: ONLY inside a transaction (or savepoint) that is rolled
+ * back, by the books' rebuild (lib/verification). Returns false when there is no such order.
+ */
+export async function resetOrderForRebuild(session: SqlSession, orderId: string): Promise<boolean> {
+  return (await session.run(`UPDATE "Order" SET "status" = 'created', "refundedAmount" = 0, "disputedAmount" = 0 WHERE "id" = ?`, [orderId])) === 1;
+}

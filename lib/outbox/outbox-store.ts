@@ -144,3 +144,12 @@ export async function resolveUncertainOutboxMessage(client: Db | Tx, id: string,
   const { count } = await client.outboxMessage.updateMany({ where: { id, status: "uncertain" }, data: { status: "resolved", note: note.slice(0, 500) } });
   return count === 1;
 }
+
+/**
+ * Removes an order's outbox messages so its stored events can be applied again from nothing (a credit
+ * applied again queues the order's one fulfilment message again): ONLY inside a transaction (or
+ * savepoint) that is rolled back, by the books' rebuild (lib/verification).
+ */
+export async function clearOutboxForRebuild(session: SqlSession, orderId: string): Promise<void> {
+  await session.run(`DELETE FROM "OutboxMessage" WHERE "orderId" = ?`, [orderId]);
+}

@@ -6,6 +6,11 @@ import type { NormalizedEvent, ProviderName } from "@/lib/core/effect";
 export interface SigningSecret {
   label: string;
   value: string;
+  /**
+   * On a secret that is no longer accepted: when it expired by itself at the end of a rotation's
+   * overlap (UTC). A diagnosis then names it expired rather than retired.
+   */
+  expiredAt?: Date;
 }
 
 /**

@@ -139,6 +139,7 @@ export const REASONS = {
   not_stored: define({}, () => "database unavailable, event not stored; retry later"),
   endpoint_misconfigured: define({}, () => "endpoint misconfigured; see the server log"),
   unknown_endpoint: define({}, () => "unknown webhook endpoint"),
+  endpoint_disabled: define({}, () => "endpoint disabled; deliveries are refused until it is enabled again, retry later"),
 
   // The inbox worker (lib/inbox/).
   retry_scheduled: define({ attempt: "number", category: "category", cause: "cause", seconds: "seconds" }, (p) => `attempt ${p.attempt} failed (${p.category}): ${cause(p.cause)}; next attempt in ${p.seconds} s`),
@@ -211,10 +212,14 @@ export const REASONS = {
   retry_endpoint_misconfigured: define({ endpoint: "id" }, (p) => `endpoint ${p.endpoint} is misconfigured; fix its configuration, then retry`),
   retry_endpoint_gone: define({ endpoint: "id", provider: "id", account: "id" }, (p) => `endpoint ${p.endpoint} is not configured for ${p.provider}/${p.account} in this process: set its signing secret, or run with ACREDITA_MODE=demo against the demo's database`),
   retry_payload_not_json: define({}, () => "stored payload is not valid JSON"),
+  // A replay of stored events (lib/replay/).
+  replay_payload_purged: define({ eventId: "id" }, (p) => `the payload of event ${p.eventId} was purged by retention: it cannot be replayed`),
+  replay_stored_meanwhile: define({ eventId: "id" }, (p) => `event ${p.eventId} was stored meanwhile: preview the replay again`),
   review_first: define({ category: "category" }, (p) => `${p.category}: a retry meets the same check and fails again; review the order first`),
 
   // Why a signature did not match, when it can be found without revealing anything (lib/providers/signatures/diagnose-signature.ts).
   diagnosis_retired_secret: define({ secretLabel: "id" }, (p) => `signed with a retired secret (${p.secretLabel}): the sender still signs with a secret this endpoint no longer accepts; give the sender the current secret`),
+  diagnosis_expired_secret: define({ secretLabel: "id", expiredAt: "time" }, (p) => `signed with an expired secret (${p.secretLabel}, expired ${p.expiredAt} at the end of its rotation's overlap): the sender still signs with the previous secret; give the sender the current one`),
   diagnosis_encoding: define({ sent: "id", expected: "id", secretLabel: "id" }, (p) => `signature is ${p.sent}-encoded but this provider's signatures are ${p.expected}: the MAC matches ${p.secretLabel}, only its encoding is wrong`),
   diagnosis_whitespace: define({ secretLabel: "id", variant: "variant" }, (p) => `signed with ${p.secretLabel} plus ${variant(p.variant)}: the sender's copy of the secret has stray whitespace (Acredita trims its own); remove it at the sender`),
   diagnosis_reserialised: define({ secretLabel: "id", variant: "variant" }, (p) => `signature matches ${p.secretLabel} over ${variant(p.variant)}, not over the bytes received: the body was re-serialised between signing and delivery (a proxy or framework re-encoded the JSON, or the sender signed another serialisation)`),
@@ -223,6 +228,8 @@ export const REASONS = {
 
   // Audit notes the system writes (a person's note is free text).
   audit_retry: define({ outcome: "outcome", cause: "cause" }, (p) => `${p.outcome}: ${cause(p.cause)}`),
+  audit_replay_applied: define({ events: "number", applied: "number", orders: "number" }, (p) => `replayed ${p.events} event(s): ${p.applied} applied, ${p.orders} order(s) reached`),
+  audit_dead_letters_retried: define({ count: "number", filter: "text" }, (p) => `retried ${p.count} dead letter(s) chosen by the filter ${p.filter}`),
   audit_password_changed: define({ email: "id" }, (p) => `${p.email} changed their password; their other sessions ended`),
   audit_owner: define({ email: "id" }, (p) => `owner ${p.email}`),
   audit_owner_handed: define({ from: "id", email: "id" }, (p) => `owner ${p.email} (was ${p.from})`),
@@ -230,6 +237,11 @@ export const REASONS = {
   audit_user_created: define({ email: "id", role: "role" }, (p) => `${p.email} as ${p.role}`),
   audit_user_role: define({ email: "id", from: "role", to: "role" }, (p) => `${p.email}: role ${p.from} → ${p.to}; sessions ended`),
   audit_api_key_created: define({ name: "text", start: "id", email: "id", days: "number" }, (p) => `${p.name} (${p.start}…) for ${p.email}, ${p.days} days`),
+  audit_endpoint_created: define({ provider: "id", account: "id", mode: "mode" }, (p) => `${p.provider} endpoint for ${p.account} (${p.mode})`),
+  audit_endpoint_status: define({ status: "id" }, (p) => (p.status === "enabled" ? "enabled: deliveries are verified and applied again" : "disabled: deliveries are answered 503 with Retry-After")),
+  audit_endpoint_deleted: define({ provider: "id", account: "id" }, (p) => `${p.provider} endpoint for ${p.account} deleted; its URL answers 404 and its secrets were erased`),
+  audit_endpoint_secret_rotated: define({ label: "id", seconds: "seconds" }, (p) => `new signing secret ${p.label}; the previous ones expire in ${p.seconds} s`),
+  audit_endpoint_secret_retired: define({ label: "id" }, (p) => `signing secret ${p.label} retired`),
   audit_reconciliation_queued: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (dashboard upload)`),
   audit_reconciliation_queued_key: define({ source: "text", bytes: "number", keyStart: "id" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API key ${p.keyStart}…)`),
   audit_reconciliation_queued_token: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API_TOKEN)`),

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createNetServer, type Server, type Socket } from "node:net";
+import type { Server } from "node:net";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
@@ -7,6 +7,8 @@ import { securityHeaders } from "@/lib/security/security-headers.mjs";
 import { receiveWebhookHttp, type WebhookHttpAnswer } from "@/lib/ingest/receive-webhook-request";
 import { readNodeBodyWithCap } from "@/lib/ingest/request-body";
 import { errorMessage } from "@/lib/log/error-message";
+import { boundConnections, TIMEOUT_CHECK_INTERVAL_MS } from "@/lib/net/connection-bounds.mjs";
+import { logConnectionRefusals } from "@/lib/net/connection-refusal-log";
 
 const WEBHOOK_PATH = /^\/api\/webhooks\/([^/]+)(\/?)$/;
 
@@ -54,12 +56,6 @@ function endpointNameOf(segment: string): string {
   }
 }
 
-/** How often Node checks its headers and request timeouts (ms; its default is 30 s, longer than the timeouts themselves). */
-const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
-
-/** How long a connection refused past a bound stays open (unread) after its 503 before it is destroyed (ms). */
-const REFUSED_LINGER_MS = 1_000;
-
 /** The bounds on what clients may hold open; defaults from the settings. */
 export interface ReceiverLimits {
   /** How long headers, then the body, may take to arrive (ms): WEBHOOK_BODY_READ_TIMEOUT_MS. */
@@ -68,12 +64,6 @@ export interface ReceiverLimits {
   maxConnectionsPerAddress: number;
   /** Connections open at once in all: RECEIVER_MAX_CONNECTIONS. */
   maxConnections: number;
-}
-
-/** The 503 written on a connection refused past a bound, before anything is read from it. */
-function refusalBytes(reason: string): string {
-  const body = JSON.stringify({ outcome: "rejected", reason });
-  return `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-store\r\nretry-after: 1\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
 /** A running receiver: its listening server (TCP, handing connections within the bounds to the HTTP server) and its graceful stop. */
@@ -104,7 +94,6 @@ export interface ReceiverServer {
  * the settings' bounds (tests).
  */
 export function createReceiverServer(options: { db?: Db; limits?: Partial<ReceiverLimits> } = {}): ReceiverServer {
-  let closing = false;
   const config = settings();
   const limits: ReceiverLimits = {
     readTimeoutMs: config.WEBHOOK_BODY_READ_TIMEOUT_MS,
@@ -115,7 +104,7 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
 
   const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     const text = JSON.stringify(body);
-    response.writeHead(status, { ...BASE_HEADERS, ...headers, ...(closing ? { connection: "close" } : {}), "content-length": Buffer.byteLength(text) });
+    response.writeHead(status, { ...BASE_HEADERS, ...headers, ...(bounded.closing() ? { connection: "close" } : {}), "content-length": Buffer.byteLength(text) });
     response.end(text);
   };
 
@@ -143,9 +132,6 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
   };
 
   const http = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
-    response.once("finish", () => {
-      if (closing) http.closeIdleConnections();
-    });
     handle(request, response).catch((error: unknown) => {
       logger.error({ err: errorMessage(error) }, "webhook answer failed");
       if (!response.headersSent) send(response, 500, { outcome: "rejected", reason: "internal error; retry later" });
@@ -158,61 +144,10 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
   // Node's own backstop for headers and body together (it answers 408 itself); the body's timer above answers first.
   http.requestTimeout = 2 * limits.readTimeoutMs;
 
-  // Open connections, per client address and in all: counted from accept to close. The listening
-  // socket is a plain TCP server that accepts each connection paused and hands it to the HTTP server
-  // only within the bounds, so a refused one is never read (not even into Node's HTTP parser).
-  const perAddress = new Map<string, number>();
-  let open = 0;
-  let lastRefusalLog = 0;
-  let refusedSinceLog = 0;
-  const server = createNetServer({ pauseOnConnect: true, allowHalfOpen: true }, (socket: Socket) => {
-    const address = socket.remoteAddress ?? "";
-    const fromAddress = perAddress.get(address) ?? 0;
-    const overAddress = limits.maxConnectionsPerAddress > 0 && fromAddress >= limits.maxConnectionsPerAddress;
-    if (closing || overAddress || open >= limits.maxConnections) {
-      refusedSinceLog += 1;
-      // One line a second at most, with the count: a flood of connections must not become a flood of log lines.
-      if (!closing && Date.now() - lastRefusalLog >= 1_000) {
-        logger.warn({ address, open, fromAddress, limit: overAddress ? "per_address" : "total", refused: refusedSinceLog }, "receiver connections refused: too many open");
-        lastRefusalLog = Date.now();
-        refusedSinceLog = 0;
-      }
-      // Written raw and half-closed, never read. Destroyed a moment later, not at once: closing on
-      // bytes still unread resets the connection, and a client that had not read the 503 would lose it.
-      socket.on("error", () => undefined);
-      socket.end(refusalBytes(closing ? "shutting down; retry later" : overAddress ? "too many connections from this address; retry later" : "too many connections; retry later"));
-      setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
-      return;
-    }
-    open += 1;
-    perAddress.set(address, fromAddress + 1);
-    socket.once("close", () => {
-      open -= 1;
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left > 0) perAddress.set(address, left);
-      else perAddress.delete(address);
-    });
-    http.emit("connection", socket);
-    socket.resume();
-  });
-  // The HTTP server never listens itself: its 'listening' starts Node's tracking of its connections,
-  // which its headersTimeout, requestTimeout and closeIdleConnections() work from.
-  server.on("listening", () => http.emit("listening"));
+  // Open connections, per client address and in all, counted from accept to close; a refused one is
+  // answered 503 and never read (lib/net/connection-bounds.mjs).
+  logConnectionRefusals();
+  const bounded = boundConnections(http, limits, "receiver");
 
-  return {
-    server,
-    close(deadlineMs = 10_000) {
-      closing = true;
-      return new Promise<void>((resolve) => {
-        const deadline = setTimeout(() => http.closeAllConnections(), deadlineMs);
-        server.close(() => {
-          clearTimeout(deadline);
-          // Stops the connection tracking started at 'listening' (the HTTP server itself was never listening: that error is expected).
-          http.close(() => undefined);
-          resolve();
-        });
-        http.closeIdleConnections();
-      });
-    },
-  };
+  return { server: bounded.server, close: (deadlineMs = 10_000) => bounded.close(deadlineMs) };
 }

@@ -4,7 +4,8 @@ import type { Db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
 import { noteDeadLetterRequeued, resolveDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { requeueEvent } from "@/lib/events/webhook-events";
-import { resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
+import { resolveAnyEndpoint } from "@/lib/endpoints/data-endpoints";
+import { EndpointConfigError, type ServedEndpoint } from "@/lib/endpoints/endpoints";
 import type { VerifiedDelivery } from "@/lib/ingest/delivery";
 import { processInline } from "@/lib/ingest/process-inline";
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
@@ -85,10 +86,11 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
   }
 
   // Not stored: an inline-mode failure rolled the event back (or it was refused before storing).
-  let endpoint: Endpoint | undefined;
+  let endpoint: ServedEndpoint | undefined;
   try {
-    endpoint = resolveEndpoint(letter.endpoint);
-  } catch {
+    endpoint = await resolveAnyEndpoint(db, letter.endpoint, now);
+  } catch (error) {
+    if (!(error instanceof EndpointConfigError)) throw error;
     return resultOf(id, "not_retryable", because("retry_endpoint_misconfigured", { endpoint: letter.endpoint }));
   }
   if (!endpoint || endpoint.provider !== letter.provider || endpoint.account !== letter.account) {

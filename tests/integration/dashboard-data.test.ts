@@ -190,7 +190,7 @@ describe("review queue and health strip", () => {
     await client.outboxMessage.create({ data: { id: "ob_1", idempotencyKey: "fulfil:d_02", orderId: "d_02", target: "https://merchant.test/fulfil", body: "{}", status: "uncertain" } });
     await client.outboxMessage.create({ data: { id: "ob_2", idempotencyKey: "fulfil:d_03", orderId: "d_03", target: "https://merchant.test/fulfil", body: "{}", status: "sent" } });
     // Failed attempts: evt_early and evt_unknown (409), the retry that failed again, the conflicting evt_pay_d_02.
-    assert.deepEqual(await healthSummary(client, now), { pendingEvents: 1, oldestPendingAgeSeconds: 90, openDeadLetters: 0, uncertainOutbox: 1, failedAttemptsLastHour: 4 });
+    assert.deepEqual(await healthSummary(client, now), { pendingEvents: 1, oldestPendingAgeSeconds: 90, openDeadLetters: 0, uncertainOutbox: 1, failedAttemptsLastHour: 4, books: null });
     await client.webhookEvent.deleteMany({ where: { eventId: "evt_pending" } });
   });
 

@@ -1,13 +1,13 @@
 import "@/e2e/support/test-env";
-// slow-test: runs the dead-letters CLI as its own process per case (tsx start-up each)
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { listDeadLetters } from "@/lib/dead-letters/list-dead-letters";
 import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
+import { runMain } from "@/e2e/support/cli";
+import { main as deadLettersCli } from "@/scripts/dead-letters";
 
 const policy = { baseDelayMs: 60_000, maxDelayMs: 600_000, maxAttempts: 1, maxAgeSeconds: 86_400 };
 const worker = () => new InboxWorker(db, { policy });
@@ -23,9 +23,8 @@ async function letterOf(eventId: string) {
   return (await db()).deadLetter.findFirstOrThrow({ where: { eventId } });
 }
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ["--import", "tsx", "scripts/dead-letters.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env }, encoding: "utf8" });
-}
+/** `npm run dead-letters` in this process (its main); what its process shows on a pipe is e2e/http/dead-letters-terminal.test.ts. */
+const cli = (args: string[]) => runMain(deadLettersCli, args, process.env);
 
 before(async () => {
   for (const [id, amount] of [["ord_i1", 1500000], ["ord_i2", 1200000], ["ord_x1", 900000], ["ord_cli", 800000]] as const) {
@@ -124,8 +123,8 @@ describe("retrying dead letters", () => {
     // An amount mismatch is review-first: --all leaves it unless the operator confirms.
     assert.equal((await createOrder("ord_all_amount", 500000)).status, 201);
     assert.equal((await deliverLab(labEvent("evt_all_amount", "payment.approved", "ord_all_amount", "pay_all_amount", 400000))).status, 422);
-    const all = cli(["retry", "--all"]);
-    assert.equal(all.status, 1, all.stderr);
+    const all = await cli(["retry", "--all"]);
+    assert.equal(all.code, 1, all.stderr);
     const lines = all.stdout.trim().split("\n");
     assert.deepEqual(lines.map((line) => line.split("  ")[1]).slice(0, 3), ["not_retryable", "dead_lettered", "review_first"]);
     assert.deepEqual(lines.slice(3), [
@@ -140,8 +139,8 @@ describe("retrying dead letters", () => {
     assert.ok(audits.every((row) => row.actorEmail.startsWith("cli") && row.noteCode === "audit_retry"), JSON.stringify(audits));
     assert.equal(audits.some((row) => row.targetId === amount.id), false);
 
-    const confirmed = cli(["retry", amount.id, "--confirm-review-first"]);
-    assert.equal(confirmed.status, 1);
+    const confirmed = await cli(["retry", amount.id, "--confirm-review-first"]);
+    assert.equal(confirmed.code, 1);
     assert.match(confirmed.stdout, new RegExp(`^${amount.id}  dead_lettered  `));
     assert.equal((await letterOf("evt_all_amount")).attempts, 2);
     assert.equal(await (await db()).auditEntry.count({ where: { action: "dead_letter.retry", targetId: amount.id } }), 1);
@@ -150,45 +149,45 @@ describe("retrying dead letters", () => {
 
   test("the CLI lists dead letters and retries one by id (exit codes 0, 1, 2)", async () => {
     inline();
-    const listed = cli(["list"]);
-    assert.equal(listed.status, 0, listed.stderr);
+    const listed = await cli(["list"]);
+    assert.equal(listed.code, 0, listed.stderr);
     const lines = listed.stdout.trim().split("\n");
     assert.equal(lines.at(-1), "2 open dead letters");
     assert.equal(lines.filter((line) => line.includes("lab:evt_all")).length, 1);
     assert.match(listed.stdout, /next action: wait for the missing transition \(e\.g\. the approval\), then retry/);
-    const listedEs = cli(["list", "--locale", "es-AR"]);
+    const listedEs = await cli(["list", "--locale", "es-AR"]);
     assert.equal(listedEs.stdout.trim().split("\n").at(-1), "2 eventos retenidos abiertos");
     assert.match(listedEs.stdout, /^\S+ {2}abierto {2}falta una transición {2}intentos=\d+ {2}primero=\S+ {2}último=\S+ {2}lab:evt_all {2}orden=ord_\S+ {2}responsable=-$/m);
-    assert.equal(cli(["list", "--all", "--locale", "es-AR"]).stdout.trim().split("\n").at(-1), `${cli(["list", "--all"]).stdout.trim().split("\n").at(-1)?.split(" ")[0]} eventos retenidos`);
+    assert.equal((await cli(["list", "--all", "--locale", "es-AR"])).stdout.trim().split("\n").at(-1), `${(await cli(["list", "--all"])).stdout.trim().split("\n").at(-1)?.split(" ")[0]} eventos retenidos`);
 
     const letter = await letterOf("evt_all");
-    const failed = cli(["retry", letter.id]);
-    assert.equal(failed.status, 1);
+    const failed = await cli(["retry", letter.id]);
+    assert.equal(failed.code, 1);
     assert.equal(failed.stdout, `${letter.id}  dead_lettered  order ord_cli (created) cannot be refunded: payment pay_cli was never credited\n`);
-    const failedEs = cli(["retry", letter.id, "--locale", "es-AR"]);
-    assert.equal(failedEs.status, 1);
+    const failedEs = await cli(["retry", letter.id, "--locale", "es-AR"]);
+    assert.equal(failedEs.code, 1);
     assert.equal(failedEs.stdout, `${letter.id}  dead_lettered  la orden ord_cli (creada) no se puede reembolsar: el pago pay_cli nunca se acreditó\n`);
 
     assert.equal((await deliverLab(labEvent("evt_cli_a", "payment.approved", "ord_cli", "pay_cli", 800000))).json.outcome, "applied");
-    // Logging at info: the decision's log line goes to stderr, stdout is the result line alone (scripts read it).
-    const applied = cli(["retry", letter.id], { LOG_LEVEL: "info", LOG_FILE: "" });
-    assert.match(applied.stderr, /^\{"level":30,.*"msg":"decision"/m);
-    assert.equal(applied.status, 0, applied.stderr);
+    // stdout is the result line alone (scripts read it); that the process's log lines go to stderr on a
+    // pipe, never to stdout, is e2e/http/dead-letters-terminal.test.ts.
+    const applied = await cli(["retry", letter.id]);
+    assert.equal(applied.code, 0, applied.stderr);
     assert.equal(applied.stdout.replaceAll("\u00a0", " "), `${letter.id}  applied  refunded ARS 8,000.00 (total ARS 8,000.00); order ord_cli paid → refunded; dead letter resolved\n`);
     assert.equal((await readOrder("ord_cli")).status, "refunded");
     // The resolved list says how, by whom (the command's user) and when.
-    const resolved = cli(["list", "--resolved"]).stdout.split("\n");
+    const resolved = (await cli(["list", "--resolved"])).stdout.split("\n");
     const at = resolved.findIndex((line) => line.startsWith(`${letter.id}  resolved`));
     assert.match(resolved[at + 2], /^ {4}resolution: applied on a later attempt \(applied\) \(by \S+ \(command line\), \d{4}-\d{2}-\d{2}T[\d:.]+Z\)$/);
 
     // An event id from a provider's body cannot drive the terminal: its escape sequences print escaped.
     assert.equal((await deliverLab(labEvent("evt_\u001b]0;PWNED\u0007\u001b[2J", "payment.refunded", "ord_\u001b[1A\u001b[2Kfake", "pay_esc", 100))).status, 409);
-    const hostile = cli(["list"]);
+    const hostile = await cli(["list"]);
     assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(hostile.stdout), false, JSON.stringify(hostile.stdout));
     assert.match(hostile.stdout, /lab:evt_\\x1b\]0;PWNED\\x07\\x1b\[2J {2}order=ord_\\x1b\[1A\\x1b\[2Kfake/);
-    assert.equal(cli(["retry", "no_such_id"]).status, 2);
-    assert.equal(cli(["frobnicate"]).status, 2);
-    const json = JSON.parse(cli(["list", "--all", "--json"]).stdout);
+    assert.equal((await cli(["retry", "no_such_id"])).code, 2);
+    assert.equal((await cli(["frobnicate"])).code, 2);
+    const json = JSON.parse((await cli(["list", "--all", "--json"])).stdout);
     assert.equal(json.count, 7);
   });
 });

@@ -3,21 +3,23 @@ import { TEST_DB } from "@/e2e/support/test-env";
 // counts older than REJECTION_COUNT_RETENTION_DAYS (default 30) are deleted by the daily retention run and
 // by `npm run retention`, which prints the periods with their defaults; newer rows stay.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { settingDefault } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
 import { minuteOf } from "@/lib/decisions/rejection-counter";
 import { formatDecisionRetentionReport, purgeExpiredDecisions } from "@/lib/retention/purge-decisions";
 import { runRetentionIfDue } from "@/lib/retention/retention-schedule";
+import { runMain } from "@/e2e/support/cli";
+import { main as retentionCli } from "@/scripts/retention";
 
 const DAY_MS = 86_400_000;
 const now = new Date();
 const daysAgo = (days: number) => new Date(now.getTime() - days * DAY_MS);
 
-function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" }, encoding: "utf8" });
-  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
+/** `npm run retention` in this process (its main; e2e/http/cli-smoke.test.ts runs the script once). */
+async function cli(...args: string[]) {
+  const result = await runMain(retentionCli, args, { ...process.env, DATABASE_URL: TEST_DB.url });
+  return { code: result.code, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
 /** Decisions aged 120, 100, 91, 89 and 10 days (3 past 90 days), counts aged 45, 31, 29 and 1 day (2 past 30). */
@@ -75,18 +77,18 @@ describe("decision and refusal-count retention", () => {
 
   test("npm run retention prints the periods with their defaults and deletes by the given ones", async () => {
     await seed();
-    const dry = cli("--dry-run");
+    const dry = await cli("--dry-run");
     assert.equal(dry.code, 0, dry.stderr);
     const lines = dry.stdout.split("\n");
     assert.equal(lines[0], "Retention periods (days): PAYLOAD_RETENTION_DAYS=30 (default 30), DECISION_RETENTION_DAYS=90 (default 90), REJECTION_COUNT_RETENTION_DAYS=30 (default 30)");
     assert.match(lines[2], /^Decision retention \(90 days, cutoff .*\): would delete 3 decision row\(s\)\. Rejection count retention \(30 days, cutoff .*\): would delete 2 per-minute count\(s\)\.$/);
     assert.deepEqual(await remaining(), { decisions: 5, counts: 4 });
-    const run = cli("--decision-days", "95", "--rejection-count-days", "40", "--json");
+    const run = await cli("--decision-days", "95", "--rejection-count-days", "40", "--json");
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout);
     assert.deepEqual([report.decisions.decisionsDeleted, report.decisions.rejectionCountsDeleted, report.decisions.decisionRetentionDays], [2, 1, 95]);
     assert.deepEqual(await remaining(), { decisions: 3, counts: 3 });
-    const bad = cli("--decision-days", "0");
+    const bad = await cli("--decision-days", "0");
     assert.deepEqual([bad.code, bad.stderr], [2, "retention: --decision-days must be a whole number from 1 to 3650"]);
   });
 

@@ -53,6 +53,7 @@ describe("operational metrics", () => {
       confirmedPaymentsWithoutDeliveryResult: 2,
       rejectionsLastHour: { total: 0, byReason: {} },
       rejectionTotals: [],
+      books: null,
     });
   });
 

@@ -1,6 +1,5 @@
 import "@/e2e/support/test-env";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { claimNextOutboxMessage } from "@/lib/outbox/outbox-store";
@@ -11,6 +10,8 @@ import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-
 import { TestClock } from "@/e2e/support/clock";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 import { closedPort, FakeMerchant } from "@/e2e/support/merchant";
+import { runMain } from "@/e2e/support/cli";
+import { main as outboxCli } from "@/scripts/outbox";
 
 const merchant = new FakeMerchant();
 let fulfilmentUrl = "";
@@ -155,21 +156,22 @@ describe("outbox: the fulfilment webhook", () => {
   });
 
   test("the outbox CLI lists messages and resends or resolves an uncertain one (exit 0, 1, 2)", async () => {
-    const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/outbox.ts", ...args], { env: { ...process.env, LOG_LEVEL: "silent" }, encoding: "utf8" });
-    const uncertain = cli("list", "--status", "uncertain");
-    assert.equal(uncertain.status, 0, uncertain.stderr);
+    // The command's main in this process (e2e/http/cli-smoke.test.ts runs the script once).
+    const cli = (...args: string[]) => runMain(outboxCli, args, process.env);
+    const uncertain = await cli("list", "--status", "uncertain");
+    assert.equal(uncertain.code, 0, uncertain.stderr);
     const lines = uncertain.stdout.trim().split("\n");
     assert.equal(lines.at(-1), "1 outbox message");
     assert.match(lines[0], /^\S+  uncertain  fulfilment:ord_o5  attempts=1  last=-  sent, no answer \(ETIMEDOUT/);
     const id = lines[0].split("  ")[0];
-    assert.equal(cli("resolve", id).status, 2, "resolve needs a note");
-    const resolved = cli("resolve", id, "merchant", "confirms", "it", "shipped");
-    assert.equal(resolved.status, 0, resolved.stderr);
+    assert.equal((await cli("resolve", id)).code, 2, "resolve needs a note");
+    const resolved = await cli("resolve", id, "merchant", "confirms", "it", "shipped");
+    assert.equal(resolved.code, 0, resolved.stderr);
     assert.equal(resolved.stdout, `${id}  resolved\n`);
     assert.equal((await message("ord_o5")).status, "resolved");
     assert.match((await message("ord_o5")).note ?? "", /^resolved by cli:\S+ at \S+: merchant confirms it shipped$/);
-    assert.equal(cli("resend", id).status, 1, "a resolved message is not resent");
-    assert.equal(JSON.parse(cli("list", "--json").stdout).count, 5);
+    assert.equal((await cli("resend", id)).code, 1, "a resolved message is not resent");
+    assert.equal(JSON.parse((await cli("list", "--json")).stdout).count, 5);
   });
 
   test("with a signing secret the merchant can verify the POST (Acredita-Signature over t.body)", async () => {

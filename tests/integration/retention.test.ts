@@ -3,7 +3,6 @@ import { TEST_DB } from "@/e2e/support/test-env";
 // the retention period are emptied; unfinished events and open dead letters keep theirs; decisions,
 // ledger and orders are untouched; the event keys keep deduplicating.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { startBackgroundWorkers } from "@/lib/background/background-workers";
@@ -12,6 +11,8 @@ import { formatDecisionRetentionReport } from "@/lib/retention/purge-decisions";
 import { cliReasons } from "@/lib/reasons/cli-reasons";
 import { runRetentionIfDue } from "@/lib/retention/retention-schedule";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
+import { runMain } from "@/e2e/support/cli";
+import { main as retentionCli } from "@/scripts/retention";
 
 const DAY_MS = 86_400_000;
 const now = new Date();
@@ -27,9 +28,10 @@ async function snapshot() {
   return { decisions, ledger, orders };
 }
 
-function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "scripts/retention.ts", ...args], { env: { ...process.env, DATABASE_URL: TEST_DB.url, LOG_LEVEL: "silent" }, encoding: "utf8" });
-  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
+/** `npm run retention` in this process (its main; e2e/http/cli-smoke.test.ts runs the script once). */
+async function cli(...args: string[]) {
+  const result = await runMain(retentionCli, args, { ...process.env, DATABASE_URL: TEST_DB.url });
+  return { code: result.code, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
 before(async () => {
@@ -66,7 +68,7 @@ describe("payload retention", () => {
     const report = await purgeExpiredPayloads(await db(), { retentionDays: 30, now, dryRun: true });
     assert.deepEqual(report, { cutoff: daysAgo(30).toISOString(), retentionDays: 30, dryRun: true, eventsPurged: 5, deadLettersPurged: 1, eventsKeptUnfinished: 1, deadLettersKeptOpen: 1 });
     assert.equal(await (await db()).webhookEvent.count({ where: { purgedAt: { not: null } } }), 0);
-    const cliDry = cli("--days", "30", "--dry-run", "--json");
+    const cliDry = await cli("--days", "30", "--dry-run", "--json");
     assert.equal(cliDry.code, 0, cliDry.stderr);
     const parsed = JSON.parse(cliDry.stdout);
     assert.deepEqual([parsed.eventsPurged, parsed.deadLettersPurged, parsed.eventsKeptUnfinished, parsed.deadLettersKeptOpen, parsed.dryRun], [5, 1, 1, 1, true]);
@@ -110,10 +112,10 @@ describe("payload retention", () => {
   test("a second run purges nothing; npm run retention prints the same, and refuses a bad --days with exit 2", async () => {
     const again = await purgeExpiredPayloads(await db(), { retentionDays: 30, now });
     assert.deepEqual([again.eventsPurged, again.deadLettersPurged], [0, 0]);
-    const run = cli("--days", "30");
+    const run = await cli("--days", "30");
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /: purged 0 event payload\(s\) and 0 dead-letter payload\(s\); kept 1 unfinished event\(s\) and 1 open dead letter\(s\) older than the cutoff\./);
-    const bad = cli("--days", "0");
+    const bad = await cli("--days", "0");
     assert.deepEqual([bad.code, bad.stderr], [2, "retention: --days must be a whole number from 1 to 3650"]);
     await assert.rejects(purgeExpiredPayloads(await db(), { retentionDays: 0 }), /retentionDays must be a whole number of days >= 1/);
   });

@@ -9,6 +9,7 @@ import { db } from "@/lib/db/client";
 import { deadLetterFilterOptions, deadLetterFilterParams, deadLetterQueryFromParams, listDeadLettersPage, UNASSIGNED, type DeadLetterQuery } from "@/lib/dead-letters/list-dead-letters";
 import { deadLetterAssignees } from "@/lib/triage/manage-dead-letters";
 import { toQueryString, type SearchParams } from "@/lib/lists/paging";
+import { REASON_CODES } from "@/lib/reasons/reason-codes";
 import { DeadLettersTable } from "./dead-letters-table";
 
 export const dynamic = "force-dynamic";
@@ -20,7 +21,7 @@ export const dynamic = "force-dynamic";
 export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const viewer = await requireActor("/dead-letters");
   const query = deadLetterQueryFromParams(await searchParams);
-  const [t, common, reasons, options] = await Promise.all([getTranslations("deadLetters"), getTranslations("common"), serverReasons(), deadLetterFilterOptions(await db(), query.status)]);
+  const [t, common, reasons, options, canReplay] = await Promise.all([getTranslations("deadLetters"), getTranslations("common"), serverReasons(), deadLetterFilterOptions(await db(), query.status), actorCan("dead_letters.manage")]);
   const filters = { category: query.category, provider: query.provider, owner: query.owner };
   const filtered = Object.values(filters).some(Boolean);
   // A filter value the tab's rows no longer hold (a shared link) stays selectable, so the form shows what the list applies.
@@ -28,6 +29,13 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
   return (
     <>
       <h1>{t("title")}</h1>
+      {canReplay ? (
+        <p>
+          <Link href={`/replays${toQueryString({ reason: query.category && (REASON_CODES as string[]).includes(query.category) ? query.category : undefined })}`} data-testid="replay-link">
+            {t("replayLink")}
+          </Link>
+        </p>
+      ) : null}
       <nav aria-label={t("tabs")}>
         <ul className="tabs">
           <li>

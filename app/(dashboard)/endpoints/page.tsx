@@ -9,6 +9,8 @@ import { endpointsHealth, HEALTH_OUTCOMES, type EndpointHealth, type SecretStatu
 import { formatAge } from "@/lib/format/format";
 import { EndpointChart, OUTCOME_COLOURS } from "./endpoint-chart";
 import { BreakAfter } from "@/app/_components/break-after";
+import { listEndpoints, type EndpointView } from "@/lib/endpoints/endpoint-store";
+import { CreateEndpointForm, DeleteEndpointForm, RetireSecretButton, RotateSecretForm, StatusButton } from "./data-endpoint-forms";
 
 export const dynamic = "force-dynamic";
 
@@ -25,6 +27,8 @@ export default async function EndpointsPage() {
   const [t, common, outcomes, locale] = await Promise.all([getTranslations("endpoints"), getTranslations("common"), getTranslations("outcome"), getLocale()]);
   if (!can(actor.role, "endpoints.read")) forbidden();
   const health = await endpointsHealth(await db());
+  // Endpoints stored as data are an admin's to manage (endpoints.manage): support sees the configured ones only.
+  const stored = can(actor.role, "endpoints.manage") ? await listEndpoints(await db()) : undefined;
   const now = new Date(health.generatedAt).getTime();
   const age = (iso: string) => formatAge((now - new Date(iso).getTime()) / 1000, locale);
   const day = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone: "UTC" });
@@ -174,6 +178,94 @@ export default async function EndpointsPage() {
           );
         })}
       </div>
+      {stored ? <DataEndpoints endpoints={stored.data} /> : null}
     </>
+  );
+}
+
+const SECRET_STATE_TONE: Record<EndpointView["secrets"][number]["state"], string> = { active: "ok", expired: "neutral", retired: "neutral" };
+
+/**
+ * The endpoints stored as data (admins): each one's URL, scope, status and secrets by label (created,
+ * expiry, last match; never a value), with rotate, retire, enable or disable and delete; then the
+ * form that creates one (docs/endpoints.md).
+ */
+async function DataEndpoints({ endpoints }: { endpoints: EndpointView[] }) {
+  const t = await getTranslations("endpoints.data");
+  const parent = await getTranslations("endpoints");
+  return (
+    <section aria-labelledby="data-endpoints" data-testid="data-endpoints">
+      <h2 id="data-endpoints">{t("title")}</h2>
+      <p className="help">{t("intro")}</p>
+      {endpoints.length === 0 ? (
+        <p className="muted" data-testid="no-data-endpoints">
+          {t("none")}
+        </p>
+      ) : (
+        <div className="endpoint-list">
+          {endpoints.map((endpoint) => (
+            <section key={endpoint.id} className="endpoint-card" data-testid="data-endpoint" data-endpoint={endpoint.id} data-provider={endpoint.provider} data-status={endpoint.status} aria-labelledby={`de-${endpoint.id}`}>
+              <h3 id={`de-${endpoint.id}`}>
+                <span className="mono">{endpoint.id}</span> <span className={`badge ${endpoint.status === "enabled" ? "ok" : "neutral"}`}>{parent("state", { state: endpoint.status })}</span>{" "}
+                <span className={`badge ${endpoint.livemode ? "info" : "neutral"}`}>{parent("livemode", { live: String(endpoint.livemode) })}</span> <span className="badge neutral">{parent("mode", { mode: endpoint.processingMode })}</span>
+              </h3>
+              <dl className="facts">
+                <dt>{parent("url")}</dt>
+                <dd className="mono">
+                  <BreakAfter text={`POST ${endpoint.url}`} />
+                </dd>
+                <dt>{parent("provider")}</dt>
+                <dd>{t(`providerName.${endpoint.provider}`)}</dd>
+                <dt>{parent("account")}</dt>
+                <dd className="mono">{endpoint.account}</dd>
+                <dt>{t("createdAt")}</dt>
+                <dd>
+                  <DateTime value={endpoint.createdAt} />
+                </dd>
+              </dl>
+              <table className="compact" data-testid="data-secrets">
+                <caption>{parent("secrets")}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{parent("secretLabel")}</th>
+                    <th scope="col">{t("secretState")}</th>
+                    <th scope="col">{t("secretCreated")}</th>
+                    <th scope="col">{t("secretExpires")}</th>
+                    <th scope="col">{t("secretMatched")}</th>
+                    <th scope="col">
+                      <span className="sr-only">{t("secretActions")}</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {endpoint.secrets.map((secret) => (
+                    <tr key={secret.label} data-label={secret.label} data-state={secret.state}>
+                      <td className="mono">{secret.label}</td>
+                      <td>
+                        <span className={`badge ${SECRET_STATE_TONE[secret.state]}`}>{t(`secretStateName.${secret.state}`)}</span>
+                      </td>
+                      <td>
+                        <DateTime value={secret.createdAt} />
+                      </td>
+                      <td>{secret.expiresAt ? <DateTime value={secret.expiresAt} /> : <span className="muted">{t("noExpiry")}</span>}</td>
+                      <td>{secret.lastMatchedAt ? <DateTime value={secret.lastMatchedAt} /> : <span className="muted">{parent("never")}</span>}</td>
+                      <td>{secret.state === "retired" ? null : <RetireSecretButton id={endpoint.id} label={secret.label} />}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <h4>{t("rotateHeading")}</h4>
+              <RotateSecretForm id={endpoint.id} provider={endpoint.provider} />
+              <div className="row-actions">
+                <StatusButton id={endpoint.id} status={endpoint.status} />
+                <DeleteEndpointForm id={endpoint.id} />
+              </div>
+            </section>
+          ))}
+        </div>
+      )}
+      <h3>{t("createTitle")}</h3>
+      <CreateEndpointForm />
+    </section>
   );
 }

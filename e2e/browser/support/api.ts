@@ -23,32 +23,21 @@ export interface LabEventInput {
   currency?: string;
 }
 
-/** Signs (with `secret`, default the lab's current one) and posts one lab delivery; returns the HTTP status and the receiver's answer. */
-export async function deliverLab(request: APIRequestContext, event: LabEventInput, secret: string = E2E.labSecret): Promise<{ status: number; outcome: string; reason: string }> {
+/**
+ * Signs (with `secret`, default the lab's current one, at `timestamp`, unix seconds, default now) and
+ * posts one lab delivery; returns the HTTP status and the receiver's answer.
+ */
+export async function deliverLab(
+  request: APIRequestContext,
+  event: LabEventInput,
+  secret: string = E2E.labSecret,
+  timestamp: number = Math.floor(Date.now() / 1000),
+): Promise<{ status: number; outcome: string; reason: string }> {
   const body = JSON.stringify({ id: event.id, type: event.type, created: 1760181330, data: { payment_id: event.paymentId, order_id: event.orderId, amount: event.amount, currency: event.currency ?? "ARS" } });
   const response = await request.post("/api/webhooks/lab", {
     data: body,
-    headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(secret, Math.floor(Date.now() / 1000), body) },
+    headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(secret, timestamp, body) },
   });
   const json = (await response.json()) as { outcome: string; reason: string };
   return { status: response.status(), ...json };
-}
-
-/** Every order through GET /api/orders (the API caps a page at 500; the e2e database holds far fewer). */
-/** An order as GET /api/orders lists it (the fields the specs read). */
-export interface ListedOrder {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  credited: number;
-  ledger: { provider: string }[];
-}
-
-export async function allOrders(request: APIRequestContext): Promise<ListedOrder[]> {
-  const response = await request.get("/api/orders?limit=500", { headers: bearer });
-  expect(response.status()).toBe(200);
-  const json = (await response.json()) as { data: ListedOrder[]; count: number };
-  expect(json.data.length, "all orders fit one API page").toBe(json.count);
-  return json.data;
 }

@@ -29,7 +29,35 @@ export const E2E = {
   /** The lab's retired secret (LAB_WEBHOOK_RETIRED_SECRETS[0]): refused, and named in the diagnosis. */
   labRetiredSecret: "lab_e2e_retired_0000",
   authSecret: "e2e-auth-secret-0123456789abcdef0123456789",
+  /** ACREDITA_SECRETS_KEY of the browser server: 32 bytes in base64 (the data endpoints' secrets are encrypted under it). */
+  secretsKey: "ZTJlLXNlY3JldHMta2V5LTAxMjM0NTY3ODlhYmNkZWY=",
 } as const;
+
+/**
+ * The environment of a browser-test server on `port` with `databaseUrl` (besides the runner's own): the
+ * shared server of playwright.config.ts and a spec's own (support/own-server.ts) are configured alike.
+ */
+export function serverEnvironment(port: number, databaseUrl: string): Record<string, string> {
+  return {
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    AUTH_BASE_URL: `http://127.0.0.1:${port}`,
+    AUTH_SECRET: E2E.authSecret,
+    AUTH_LOGIN_MAX_ATTEMPTS: "5",
+    AUTH_LOGIN_WINDOW_SECONDS: "60",
+    // The specs stand in for several clients behind a proxy on 127.0.0.1: each sends its own X-Forwarded-For.
+    TRUSTED_PROXIES: "127.0.0.1",
+    API_TOKEN: E2E.apiToken,
+    ACREDITA_SECRETS_KEY: E2E.secretsKey,
+    // Two active secrets and a retired one, so the Endpoints page has a rotation to show.
+    LAB_WEBHOOK_SECRET: `${E2E.labSecret},${E2E.labOldSecret}`,
+    LAB_WEBHOOK_RETIRED_SECRETS: E2E.labRetiredSecret,
+    // Small enough for the reconciliation spec to go over it with a 21 MB file (the default is 200 MB).
+    RECONCILIATION_UPLOAD_MAX_BYTES: "20971520",
+    LOG_LEVEL: "warn",
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+}
 
 /**
  * Refuses to run against anything but the local throwaway server: the base URL must be 127.0.0.1 or

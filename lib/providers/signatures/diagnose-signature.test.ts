@@ -25,6 +25,16 @@ describe("signature diagnosis", () => {
     assert.match(diagnose(hexScheme.mac(RETIRED, body).toString("hex"))!, /^signed with a retired secret \(OLD\[0\]\)/);
   });
 
+  test("names a secret whose rotation overlap ended as expired, with when, in both languages; its label is the refusal's secret label", () => {
+    const expiredAt = new Date("2026-12-01T10:00:00.000Z");
+    const found = diagnoseSignatureMismatch({ scheme: hexScheme, body, sent: [hexScheme.mac(RETIRED, body).toString("hex")], secrets: [{ label: "secret-2", value: ACTIVE }], retiredSecrets: [{ label: "secret-1", value: RETIRED, expiredAt }] });
+    assert.equal(found?.reason, "signed with an expired secret (secret-1, expired 2026-12-01T10:00:00.000Z at the end of its rotation's overlap): the sender still signs with the previous secret; give the sender the current one");
+    assert.deepEqual(found?.reasonRef, { code: "diagnosis_expired_secret", params: { secretLabel: "secret-1", expiredAt: "2026-12-01T10:00:00.000Z" } });
+    assert.equal(retiredSecretLabelOf(found?.reasonRef), "secret-1");
+    const t = createTranslator({ locale: "es-AR", messages: esAR }) as unknown as ReasonTranslator;
+    assert.match(renderReason(found!.reasonRef, t, "es-AR"), /^firmado con un secreto vencido \(secret-1, venció el .*2026.* al terminar la superposición de su rotación\): el emisor todavía firma con el secreto anterior; dale el actual$/);
+  });
+
   test("recognises every stray whitespace variant", () => {
     const variants: [string, string][] = [[`${ACTIVE}\n`, "a trailing newline"], [`${ACTIVE}\r\n`, "a trailing CR LF"], [`${ACTIVE} `, "a trailing space"], [`${ACTIVE}\t`, "a trailing tab"], [` ${ACTIVE}`, "a leading space"], [`\n${ACTIVE}`, "a leading newline"]];
     for (const [secret, described] of variants) {

@@ -102,12 +102,13 @@ function reserialisedBodies(body: Buffer): { variant: DiagnosisVariant; body: Bu
 }
 
 /**
- * The retired secret's label named by a diagnosis from {@link diagnoseSignatureMismatch} (its
- * `diagnosis_retired_secret` code), or undefined for any other diagnosis or none. The receiver stores it
+ * The retired (or expired) secret's label named by a diagnosis from {@link diagnoseSignatureMismatch}
+ * (its `diagnosis_retired_secret` or `diagnosis_expired_secret` code), or undefined for any other
+ * diagnosis or none. The receiver stores it
  * on the refusal's decision row, so the Endpoints page can tell when a retired secret was last tried.
  */
 export function retiredSecretLabelOf(diagnosis: ReasonRef | undefined): string | undefined {
-  return diagnosis?.code === "diagnosis_retired_secret" ? String(diagnosis.params.secretLabel) : undefined;
+  return diagnosis?.code === "diagnosis_retired_secret" || diagnosis?.code === "diagnosis_expired_secret" ? String(diagnosis.params.secretLabel) : undefined;
 }
 
 /** A verification failure's diagnosis fields: the English sentence (logs, decision row) and its code. */
@@ -117,7 +118,7 @@ export function diagnosisFields(found: Because | undefined): { diagnosis?: strin
 
 /**
  * Explains a signature that matched no active secret, when the cause can be found without revealing
- * anything: signed with a retired secret, the MAC in the other encoding (hex versus base64), a secret
+ * anything: signed with a retired secret (or one whose rotation overlap ended: expired), the MAC in the other encoding (hex versus base64), a secret
  * with stray whitespace at the sender, or a body re-serialised between signing and delivery. Returns one
  * reason (a `diagnosis_*` code and its English sentence) naming secrets by LABEL only (never a value, a
  * signature or body content), or undefined.
@@ -141,7 +142,7 @@ function diagnose(input: DiagnosisInput): Because | undefined {
 
   for (const retired of retiredSecrets) {
     if (matchesAny(scheme.mac(retired.value, body), expected)) {
-      return because("diagnosis_retired_secret", { secretLabel: retired.label });
+      return retired.expiredAt ? because("diagnosis_expired_secret", { secretLabel: retired.label, expiredAt: retired.expiredAt.toISOString() }) : because("diagnosis_retired_secret", { secretLabel: retired.label });
     }
   }
 

@@ -1,0 +1,51 @@
+// GET /api/endpoints/[id]: one endpoint stored as data (never a secret value); PATCH {status}: enable or
+// disable it; DELETE: its URL answers 404 from then on (its history is kept). An admin or API_TOKEN.
+import { authorizeApi } from "@/lib/api/authorize-api";
+import { endpointActor, endpointRefusalResponse, readJsonBody } from "@/lib/api/endpoint-answers";
+import { invalidBody, jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
+import { db } from "@/lib/db/client";
+import { deleteEndpoint, endpointPatchSchema, getEndpoint, setEndpointStatus } from "@/lib/endpoints/endpoint-store";
+
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ id: string }> };
+
+export async function GET(request: Request, context: Context): Promise<Response> {
+  const denied = refusal(await authorizeApi(request, "endpoints.manage"));
+  if (denied) return denied;
+  const { id } = await context.params;
+  return withDatabaseErrors(async () => {
+    const endpoint = await getEndpoint(await db(), id);
+    return endpoint ? Response.json(endpoint) : jsonError(404, "not_found", `endpoint ${id.slice(0, 40)} not found`);
+  });
+}
+
+export async function PATCH(request: Request, context: Context): Promise<Response> {
+  const caller = await authorizeApi(request, "endpoints.manage");
+  const denied = refusal(caller);
+  if (denied || typeof caller === "string") return denied!;
+  const { id } = await context.params;
+  const body = await readJsonBody(request);
+  if (!body.ok) return body.response;
+  const parsed = endpointPatchSchema.safeParse(body.json);
+  if (!parsed.success) return invalidBody(parsed.error);
+  return withDatabaseErrors(async () => {
+    const result = await setEndpointStatus(await db(), id, parsed.data.status, endpointActor(caller));
+    return result.kind === "updated" ? Response.json(result.endpoint) : endpointRefusalResponse(result);
+  });
+}
+
+export async function DELETE(request: Request, context: Context): Promise<Response> {
+  const caller = await authorizeApi(request, "endpoints.manage");
+  const denied = refusal(caller);
+  if (denied || typeof caller === "string") return denied!;
+  const { id } = await context.params;
+  return withDatabaseErrors(async () => {
+    const result = await deleteEndpoint(await db(), id, endpointActor(caller));
+    return result.kind === "deleted" ? new Response(null, { status: 204 }) : endpointRefusalResponse(result);
+  });
+}
+
+export const POST = methodNotAllowed(["GET", "PATCH", "DELETE"]);
+export const OPTIONS = optionsAnswer(["GET", "PATCH", "DELETE"]);
+export { POST as PUT };
