@@ -13,11 +13,11 @@ import "@/lib/log/cli-logs-to-stderr";
 import "@/lib/config/env-files";
 import { userInfo } from "node:os";
 import type { Actor } from "@/lib/auth/roles";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
-import { readSettings, SettingsError } from "@/lib/config/settings";
-import { prepareCliSchema } from "@/lib/db/cli-schema";
-import { openDb, type Db } from "@/lib/db/client";
+import { readSettings, SettingsError, type Settings } from "@/lib/config/settings";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
+import { withOwnDb, type Db } from "@/lib/db/client";
 import { describeZodError } from "@/lib/providers/json";
 import { cliLocale, cliReasons, withoutLocaleFlag, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { terminalSafe } from "@/lib/format/terminal-safe";
@@ -95,7 +95,7 @@ function printReplay(print: (line: string) => void, view: CliReasons, replay: Re
  * settings, LANG for the locale) and the streams; resolves with the exit status (see the file's head).
  * The events are applied with this process's own endpoints, as in every process that applies events.
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const print = (line: string) => writeLine(io.stdout, terminalSafe(line));
   const fail = (line: string) => writeLine(io.stderr, terminalSafe(`replay: ${line}`));
   const locale = cliLocale(argv, env);
@@ -127,9 +127,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
     }
     filter = checked.data;
   }
-  let databaseUrl: string;
+  let config: Settings;
   try {
-    databaseUrl = readSettings(env).DATABASE_URL;
+    config = readSettings(env);
   } catch (error) {
     if (error instanceof SettingsError) {
       fail(error.message);
@@ -137,11 +137,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
     }
     throw error;
   }
-  const schema = await prepareCliSchema("replay", databaseUrl, { apply: true });
-  if (schema.message) writeLine(io.stderr, schema.message);
-  if (!schema.ok) return schema.exitCode;
-  const database: Db = await openDb(databaseUrl);
-  try {
+  const schemaExit = await cliSchemaExitCode("replay", config.DATABASE_URL, { apply: true, stderr: io.stderr });
+  if (schemaExit !== undefined) return schemaExit;
+  return withOwnDb(config, async (database: Db) => {
     const actor = operator();
     if (command === "preview") {
       const result = await previewReplay(database, actor, filter);
@@ -222,9 +220,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
     }
     const settled = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
     return result.results.every((one) => settled.has(one.outcome)) ? 0 : 1;
-  } finally {
-    await database.$disconnect();
-  }
+  });
 }
 
-if (require.main === module) runCli("replay", () => main(process.argv.slice(2), process.env, processIo()));
+if (require.main === module) runCli("replay", main);

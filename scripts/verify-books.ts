@@ -9,11 +9,11 @@
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
 import "@/lib/log/cli-logs-to-stderr";
 import "@/lib/config/env-files";
-import { processIo, writeLine, type CliIo } from "@/lib/background/cli-io";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
-import { readSettings, SettingsError } from "@/lib/config/settings";
-import { prepareCliSchema } from "@/lib/db/cli-schema";
-import { openDb } from "@/lib/db/client";
+import { readSettings, SettingsError, type Settings } from "@/lib/config/settings";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
+import { withOwnDb } from "@/lib/db/client";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { cliLocale, cliReasons, withoutLocaleFlag, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { runBooksCheck } from "@/lib/verification/books-check-schedule";
@@ -54,7 +54,7 @@ export function reportLines(view: CliReasons, report: BooksReport): string[] {
  * and the streams; resolves with the exit status (0 agree, 1 some order differs, 2 bad usage or an
  * unknown order id).
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const print = (line: string) => writeLine(io.stdout, terminalSafe(line));
   const fail = (line: string) => writeLine(io.stderr, terminalSafe(`verify-books: ${line}`));
   const locale = cliLocale(argv, env);
@@ -74,9 +74,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
       return 2;
     }
   }
-  let databaseUrl: string;
+  let config: Settings;
   try {
-    databaseUrl = readSettings(env).DATABASE_URL;
+    config = readSettings(env);
   } catch (error) {
     if (error instanceof SettingsError) {
       fail(error.message);
@@ -84,11 +84,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
     }
     throw error;
   }
-  const schema = await prepareCliSchema("verify-books", databaseUrl, { apply: true });
-  if (schema.message) writeLine(io.stderr, schema.message);
-  if (!schema.ok) return schema.exitCode;
-  const database = await openDb(databaseUrl);
-  try {
+  const schemaExit = await cliSchemaExitCode("verify-books", config.DATABASE_URL, { apply: true, stderr: io.stderr });
+  if (schemaExit !== undefined) return schemaExit;
+  return withOwnDb(config, async (database) => {
     let report: BooksReport;
     if (orderIds.length > 0) {
       const known = new Set((await database.order.findMany({ where: { id: { in: orderIds } }, select: { id: true } })).map((order) => order.id));
@@ -104,9 +102,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): P
     if (json) print(JSON.stringify(report, null, 2));
     else for (const line of reportLines(view, report)) print(line);
     return report.differing > 0 ? 1 : 0;
-  } finally {
-    await database.$disconnect();
-  }
+  });
 }
 
-if (require.main === module) runCli("verify-books", () => main(process.argv.slice(2), process.env, processIo()));
+if (require.main === module) runCli("verify-books", main);

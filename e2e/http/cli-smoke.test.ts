@@ -57,6 +57,16 @@ describe("each command runs its main when executed directly and exits with its s
     assert.deepEqual([run.code, JSON.parse(run.stdout)], [0, { ok: true, keys: [], issues: [] }], run.stderr);
   });
 
+  test("npm run replay: a filter naming no event exits 1 with its line", async () => {
+    const run = await spawnCommand("scripts/replay.ts", ["preview", "--order", "ord_smoke_none"], env());
+    assert.deepEqual([run.code, run.stdout], [1, "the filter names no event that can be replayed\n"], run.stderr);
+  });
+
+  test("npm run verify-books: exit 0 on a database of no order, its summary line", async () => {
+    const run = await spawnCommand("scripts/verify-books.ts", [], env());
+    assert.deepEqual([run.code, run.stdout], [0, "books agree for 0 of 0 orders\n"], run.stderr);
+  });
+
   test("npm run db:migration without a topic: exit 2, the usage", async () => {
     const run = await spawnCommand("scripts/new-migration.ts", [], env());
     assert.deepEqual([run.code, run.stdout, run.stderr], [2, "", "usage: npm run db:migration -- <topic>   (lower-case letters, digits and _)\n"]);

@@ -9,7 +9,7 @@ import { insertDecisions, logDecision, type DecisionRow } from "@/lib/decisions/
 import { booksFingerprint, readOrderBooks } from "@/lib/ledger/order-books";
 import { because } from "@/lib/reasons/reason-codes";
 import { candidatesOf, type ReplayCandidate } from "@/lib/replay/replay-candidates";
-import { runReplayEvents } from "@/lib/replay/replay-run";
+import { letterEndpoints, runReplayEvents } from "@/lib/replay/replay-run";
 import { markReplayApplied, markReplayStale, readReplay, recordReplayResult, type ReplayView } from "@/lib/replay/replay-store";
 import { eventView } from "@/lib/replay/replay-views";
 
@@ -65,6 +65,7 @@ export async function applyReplay(db: Db, actor: { id: string; email: string }, 
   try {
     if (gone.length > 0) throw new StalePreview([], gone);
     const candidates = found as ReplayCandidate[];
+    const endpoints = await letterEndpoints(db, candidates, now);
     const run = await driverOf(db).transaction(async (session) => {
       if (!(await markReplayApplied(session, id, actor.email, now))) throw new NotPreviewed();
       const moved: string[] = [];
@@ -73,7 +74,7 @@ export async function applyReplay(db: Db, actor: { id: string; email: string }, 
       }
       if (moved.length > 0) throw new StalePreview(moved, []);
       const open = await openDeadLetterIds(session, candidates.flatMap((candidate) => (candidate.deadLetterId ? [candidate.deadLetterId] : [])));
-      const done = await runReplayEvents(session, candidates, now, decisions);
+      const done = await runReplayEvents(session, candidates, now, decisions, endpoints);
       const changed = stored.events
         .filter((event, index) => {
           const previewed = stored.preview.events[event.position];

@@ -4,7 +4,7 @@ import { newRowId } from "@/lib/db/row-id";
 import type { OrderBooks } from "@/lib/ledger/order-books";
 import { findReplayCandidates, type ReplayCandidate } from "@/lib/replay/replay-candidates";
 import { normalizedFilter, type ReplayFilter } from "@/lib/replay/replay-filter";
-import { runReplayEvents, type ReplayEventResult } from "@/lib/replay/replay-run";
+import { letterEndpoints, runReplayEvents, type ReplayEventResult } from "@/lib/replay/replay-run";
 import { insertReplay, readReplay, type ReplayEventRow, type ReplayView } from "@/lib/replay/replay-store";
 import { eventView, fingerprints, orderViews } from "@/lib/replay/replay-views";
 
@@ -76,12 +76,13 @@ export async function previewReplay(db: Db, actor: { email: string }, filter: Re
   const candidates = found.candidates;
   if (candidates.length === 0) return { kind: "no_events" };
 
+  const endpoints = await letterEndpoints(db, candidates, now);
   const results = new Map<ReplayCandidate, ReplayEventResult>();
   const before = new Map<string, OrderBooks | null>();
   const after = new Map<string, OrderBooks | null>();
   for (const batch of previewBatches(candidates)) {
     // Decision rows are collected and dropped: a preview writes none.
-    const run = await rolledBack(driverOf(db), (session) => runReplayEvents(session, batch, now, []));
+    const run = await rolledBack(driverOf(db), (session) => runReplayEvents(session, batch, now, [], endpoints));
     batch.forEach((candidate, index) => results.set(candidate, run.results[index]));
     for (const [orderId, books] of run.before) if (!before.has(orderId)) before.set(orderId, books);
     for (const [orderId, books] of run.after) after.set(orderId, books);

@@ -6,7 +6,9 @@ import type { EndpointScope, NormalizedEvent } from "@/lib/core/effect";
 import { ApplyFailure } from "@/lib/core/failures";
 import type { SqlSession } from "@/lib/db/driver";
 import type { DecisionRow } from "@/lib/decisions/record-decision";
-import { endpointDefinitions, resolveEndpoint, type Endpoint } from "@/lib/endpoints/endpoints";
+import type { Db } from "@/lib/db/client";
+import { resolveAnyEndpoint } from "@/lib/endpoints/data-endpoints";
+import { EndpointConfigError, endpointDefinitions, type ServedEndpoint } from "@/lib/endpoints/endpoints";
 import { organisationMismatch } from "@/lib/ingest/answers";
 import { EventAlreadyStored, insertStoredEvent } from "@/lib/ingest/delivery";
 import { readOrderBooks, type OrderBooks } from "@/lib/ledger/order-books";
@@ -61,21 +63,44 @@ function namedOrder(event: NormalizedEvent): string | undefined {
 /** The endpoint a stored event is applied as: the configured one of its name, else the scope it was stored with (an endpoint removed since), as the inbox worker does. */
 export function endpointScopeOf(candidate: { endpoint: string; provider: string; livemode: boolean }): EndpointScope {
   const definition = endpointDefinitions().find((endpoint) => endpoint.name === candidate.endpoint);
-  return definition ?? { name: candidate.endpoint, provider: candidate.provider as Endpoint["provider"], livemode: candidate.livemode };
+  return definition ?? { name: candidate.endpoint, provider: candidate.provider as ServedEndpoint["provider"], livemode: candidate.livemode };
 }
 
-/** The configured endpoint a dead letter's event is stored through, as a dead letter's retry requires it (lib/triage/retry-dead-letter.ts). */
-function endpointOfLetter(candidate: ReplayCandidate): Endpoint {
-  let endpoint: Endpoint | undefined;
-  try {
-    endpoint = resolveEndpoint(candidate.endpoint);
-  } catch {
-    throw new ReplaySkip(because("retry_endpoint_misconfigured", { endpoint: candidate.endpoint }));
+/** The endpoint a dead letter's event would be stored through, or why it cannot be: resolved before the transaction (a data endpoint is read with Prisma). */
+export type LetterEndpoint = { kind: "ok"; endpoint: ServedEndpoint } | { kind: "skip"; why: Because };
+
+/**
+ * The endpoints the events that only a dead letter holds are stored through, by name, as a dead letter's
+ * retry resolves them (lib/triage/retry-dead-letter.ts): configured in the environment or stored as
+ * data, for the same provider and account; otherwise why the event cannot be replayed here. Read
+ * before any transaction. Throws the database's errors.
+ */
+export async function letterEndpoints(db: Db, candidates: readonly ReplayCandidate[], now: Date): Promise<Map<string, LetterEndpoint>> {
+  const endpoints = new Map<string, LetterEndpoint>();
+  for (const candidate of candidates) {
+    if (candidate.storedEventId || endpoints.has(`${candidate.endpoint}\u0000${candidate.provider}\u0000${candidate.account}`)) continue;
+    let endpoint: ServedEndpoint | undefined;
+    let resolved: LetterEndpoint;
+    try {
+      endpoint = await resolveAnyEndpoint(db, candidate.endpoint, now);
+      resolved =
+        endpoint && endpoint.provider === candidate.provider && endpoint.account === candidate.account
+          ? { kind: "ok", endpoint }
+          : { kind: "skip", why: because("retry_endpoint_gone", { endpoint: candidate.endpoint, provider: candidate.provider, account: candidate.account }) };
+    } catch (error) {
+      if (!(error instanceof EndpointConfigError)) throw error;
+      resolved = { kind: "skip", why: because("retry_endpoint_misconfigured", { endpoint: candidate.endpoint }) };
+    }
+    endpoints.set(`${candidate.endpoint}\u0000${candidate.provider}\u0000${candidate.account}`, resolved);
   }
-  if (!endpoint || endpoint.provider !== candidate.provider || endpoint.account !== candidate.account) {
-    throw new ReplaySkip(because("retry_endpoint_gone", { endpoint: candidate.endpoint, provider: candidate.provider, account: candidate.account }));
-  }
-  return endpoint;
+  return endpoints;
+}
+
+function endpointOfLetter(candidate: ReplayCandidate, endpoints: ReadonlyMap<string, LetterEndpoint>): ServedEndpoint {
+  const resolved = endpoints.get(`${candidate.endpoint}\u0000${candidate.provider}\u0000${candidate.account}`);
+  if (!resolved) throw new ReplaySkip(because("retry_endpoint_gone", { endpoint: candidate.endpoint, provider: candidate.provider, account: candidate.account }));
+  if (resolved.kind === "skip") throw new ReplaySkip(resolved.why);
+  return resolved.endpoint;
 }
 
 /**
@@ -84,12 +109,12 @@ function endpointOfLetter(candidate: ReplayCandidate): Endpoint {
  * organisation check a delivery gets. Its decision row goes to `decisions`. Throws ApplyFailure when a
  * rule refuses it, ReplaySkip when it cannot run here, and the database's errors.
  */
-async function applyCandidate(session: SqlSession, candidate: ReplayCandidate, now: Date, decisions: DecisionRow[]): Promise<AppliedEvent> {
+async function applyCandidate(session: SqlSession, candidate: ReplayCandidate, now: Date, decisions: DecisionRow[], endpoints: ReadonlyMap<string, LetterEndpoint>): Promise<AppliedEvent> {
   const event = candidate.event!;
   const key = { provider: candidate.provider, account: candidate.account, livemode: candidate.livemode, eventId: candidate.eventId };
   const common = { key, event, bodyHash: candidate.bodyHash, secretLabel: candidate.secretLabel, source: "replay", httpStatus: null } as const;
   if (candidate.storedEventId) return applyStoredEvent(session, { ...common, rowId: candidate.storedEventId, endpoint: endpointScopeOf(candidate) }, now, decisions);
-  const endpoint = endpointOfLetter(candidate);
+  const endpoint = endpointOfLetter(candidate, endpoints);
   const delivery = { endpoint, event, bodyHash: candidate.bodyHash, ...(candidate.secretLabel ? { secretLabel: candidate.secretLabel } : {}) };
   const mismatch = organisationMismatch(delivery);
   if (mismatch && "deadLetter" in mismatch) throw mismatch.deadLetter;
@@ -116,7 +141,8 @@ export interface ReplayRun {
 }
 
 /**
- * Runs `candidates` in order in `session`'s transaction, each in its own SAVEPOINT through the real
+ * Runs `candidates` in order in `session`'s transaction (with the endpoints {@link letterEndpoints}
+ * resolved for those only a dead letter holds), each in its own SAVEPOINT through the real
  * apply entry point: a rule's refusal (ApplyFailure) rolls back only that event and is its result
  * (`failed`); an event that cannot run is `skipped`. Each order's books are read before the first
  * event that touches it: an event that reaches an order it did not name (a checkout session, a
@@ -124,7 +150,7 @@ export interface ReplayRun {
  * "before" is always the books as they stood. Decision rows go to `decisions` (the caller writes them,
  * or drops them for a preview). Throws ConcurrentChange, a unique violation or the database's errors.
  */
-export async function runReplayEvents(session: SqlSession, candidates: readonly ReplayCandidate[], now: Date, decisions: DecisionRow[]): Promise<ReplayRun> {
+export async function runReplayEvents(session: SqlSession, candidates: readonly ReplayCandidate[], now: Date, decisions: DecisionRow[], endpoints: ReadonlyMap<string, LetterEndpoint>): Promise<ReplayRun> {
   const before = new Map<string, OrderBooks | null>();
   const learn = async (orderId: string | null | undefined) => {
     if (orderId && !before.has(orderId)) before.set(orderId, await readOrderBooks(session, orderId));
@@ -143,7 +169,7 @@ export async function runReplayEvents(session: SqlSession, candidates: readonly 
       try {
         const done = await session.savepoint(async () => {
           const own: DecisionRow[] = [];
-          const result = await applyCandidate(session, candidate, now, own);
+          const result = await applyCandidate(session, candidate, now, own, endpoints);
           if (result.orderId && !before.has(result.orderId)) throw new UnseenOrder(result.orderId);
           decisions.push(...own);
           return result;

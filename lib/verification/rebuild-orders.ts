@@ -16,6 +16,9 @@ import type { ReasonRef } from "@/lib/reasons/reason-codes";
 import { inCreationOrder, parsedPayload } from "@/lib/replay/replay-candidates";
 import { endpointScopeOf } from "@/lib/replay/replay-run";
 
+/** How long one rolled-back transaction of a check goes on taking orders (ms): SQLite's one connection is held that long at most, plus one order. */
+export const TRANSACTION_BUDGET_MS = 100;
+
 /** Stored-event statuses whose effect is in the books: what an order is rebuilt from. */
 export const APPLIED_EVENT_STATUSES = ["processed", "ignored"] as const;
 /** Stored-event statuses still waiting (the worker's, or given up): listed apart, never counted as a difference. */
@@ -170,8 +173,8 @@ async function rebuildOne(session: SqlSession, orderId: string, books: OrderBook
 const totals = (books: OrderBooks | null) => (books ? { status: books.status, refunded: books.refunded, disputed: books.disputed } : null);
 
 /**
- * Checks the books of `orderIds` (one batch: the caller keeps it small, ~25) in ONE transaction that is
- * rolled back: for each order, its applied stored events (processed or ignored, stored with the order)
+ * Checks the books of `orderIds` (one page of the caller's, ~25) in transactions that are rolled back,
+ * each holding orders until `budgetMs` (default {@link TRANSACTION_BUDGET_MS}) is spent: for each order, its applied stored events (processed or ignored, stored with the order)
  * are applied again from nothing in the provider's creation order (ties by arrival) through the real
  * apply entry point, each order in a savepoint of its own, and the result compared with the books as
  * they stand: status, refunded and disputed totals, and every ledger entry (missing, extra, another
@@ -180,7 +183,7 @@ const totals = (books: OrderBooks | null) => (books ? { status: books.status, re
  * `unverifiable`. Nothing is corrected, nothing is kept. Returns one check per order that exists, in
  * the order given. Throws the database's errors.
  */
-export async function checkOrders(db: Db, orderIds: readonly string[], now = new Date()): Promise<OrderCheck[]> {
+export async function checkOrders(db: Db, orderIds: readonly string[], now = new Date(), budgetMs = TRANSACTION_BUDGET_MS): Promise<OrderCheck[]> {
   if (orderIds.length === 0) return [];
   const ids = [...new Set(orderIds)];
   // Read before the transaction, to keep it short.
@@ -205,30 +208,44 @@ export async function checkOrders(db: Db, orderIds: readonly string[], now = new
     return waiting;
   };
 
-  return rolledBack(driverOf(db), async (session) => {
-    const checks: OrderCheck[] = [];
-    for (const orderId of ids) {
-      const books = await readOrderBooks(session, orderId);
-      if (!books) continue;
-      const events = appliedOf(orderId);
-      const base = { orderId, currency: books.currency, books: totals(books), events: events.map(listed), waiting: waitingOf(orderId), entries: [], refused: [] };
-      const purged = events.filter((event) => event.event === null);
-      if (purged.length > 0) {
-        checks.push({ ...base, verdict: "unverifiable", why: { code: "payload_purged", eventIds: purged.map((event) => event.eventId) }, rebuilt: null });
-        continue;
-      }
-      let rebuilt: OrderBooks | null;
-      let refused: RefusedEvent[];
-      try {
-        ({ rebuilt, refused } = await rebuildOne(session, orderId, books, events, now));
-      } catch (error) {
-        checks.push({ ...base, verdict: "unverifiable", why: { code: "rebuild_failed", eventIds: events.map((event) => event.eventId), error: errorMessage(error).slice(0, 300) }, rebuilt: null });
-        continue;
-      }
-      const entries = compareEntries(books.ledger, rebuilt?.ledger ?? []);
-      const same = rebuilt !== null && rebuilt.status === books.status && rebuilt.refunded === books.refunded && rebuilt.disputed === books.disputed;
-      checks.push({ ...base, verdict: same && entries.length === 0 && refused.length === 0 ? "agree" : "differ", rebuilt: totals(rebuilt), entries, refused });
+  const checks: OrderCheck[] = [];
+  let next = 0;
+  while (next < ids.length) {
+    // Orders until the budget is spent (at least one), in a transaction that is rolled back; then the
+    // next transaction: on SQLite the one connection is never held long, whatever the batch's size.
+    checks.push(
+      ...(await rolledBack(driverOf(db), async (session) => {
+        const started = Date.now();
+        const done: OrderCheck[] = [];
+        for (let first = true; next < ids.length && (first || Date.now() - started < budgetMs); first = false) {
+          const orderId = ids[next++];
+          const check = await checkOne(session, orderId);
+          if (check) done.push(check);
+        }
+        return done;
+      })),
+    );
+    if (next < ids.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return checks;
+
+  /** One order's check inside the batch's transaction, or null when there is no such order. */
+  async function checkOne(session: SqlSession, orderId: string): Promise<OrderCheck | null> {
+    const books = await readOrderBooks(session, orderId);
+    if (!books) return null;
+    const events = appliedOf(orderId);
+    const base = { orderId, currency: books.currency, books: totals(books), events: events.map(listed), waiting: waitingOf(orderId), entries: [], refused: [] };
+    const purged = events.filter((event) => event.event === null);
+    if (purged.length > 0) return { ...base, verdict: "unverifiable", why: { code: "payload_purged", eventIds: purged.map((event) => event.eventId) }, rebuilt: null };
+    let rebuilt: OrderBooks | null;
+    let refused: RefusedEvent[];
+    try {
+      ({ rebuilt, refused } = await rebuildOne(session, orderId, books, events, now));
+    } catch (error) {
+      return { ...base, verdict: "unverifiable", why: { code: "rebuild_failed", eventIds: events.map((event) => event.eventId), error: errorMessage(error).slice(0, 300) }, rebuilt: null };
     }
-    return checks;
-  });
+    const entries = compareEntries(books.ledger, rebuilt?.ledger ?? []);
+    const same = rebuilt !== null && rebuilt.status === books.status && rebuilt.refunded === books.refunded && rebuilt.disputed === books.disputed;
+    return { ...base, verdict: same && entries.length === 0 && refused.length === 0 ? "agree" : "differ", rebuilt: totals(rebuilt), entries, refused };
+  }
 }

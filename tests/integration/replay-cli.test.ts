@@ -3,9 +3,9 @@ import { TEST_DB } from "@/e2e/support/test-env";
 // terminal would show, and the exit status scripts read.
 import assert from "node:assert/strict";
 import { userInfo } from "node:os";
-import { PassThrough } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import type { CliIo } from "@/lib/background/cli-io";
+import type { CliMain } from "@/lib/background/cli-io";
+import { runMain } from "@/e2e/support/cli";
 import { closeDb, db } from "@/lib/db/client";
 import { main as replay } from "@/scripts/replay";
 import { main as verifyBooks } from "@/scripts/verify-books";
@@ -13,17 +13,10 @@ import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http
 
 process.env.LAB_PROCESSING_MODE = "inline";
 
-/** Runs a command's main with captured streams; returns its status and what it wrote. */
-async function run(main: typeof replay, args: string[], env: Record<string, string> = {}): Promise<{ status: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (chunk) => (stdout += chunk));
-  err.on("data", (chunk) => (stderr += chunk));
-  const io: CliIo = { stdout: out, stderr: err };
-  const status = await main(args, { ...process.env, DATABASE_URL: TEST_DB.url, LANG: "en_US.UTF-8", ...env }, io);
-  return { status, stdout, stderr };
+/** Runs a command's main in process on this file's database, in English unless told; returns its status and what it wrote. */
+async function run(main: CliMain, args: string[], env: Record<string, string> = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runMain(main, args, { ...process.env, DATABASE_URL: TEST_DB.url, LANG: "en_US.UTF-8", ...env });
+  return { status: code, stdout, stderr };
 }
 
 before(async () => {

@@ -4,9 +4,10 @@ import { after, before, describe, test } from "node:test";
 import { GET as getMetrics } from "@/app/api/metrics/route";
 import { GET as getPrometheus } from "@/app/api/metrics/prometheus/route";
 import { closeDb, db } from "@/lib/db/client";
+import { driverOf, type DriverDb } from "@/lib/db/driver";
 import { healthSummary } from "@/lib/health/health-summary";
 import { latestBooksCheck } from "@/lib/monitoring/books-checks";
-import { runBooksCheckIfDue } from "@/lib/verification/books-check-schedule";
+import { BooksCheckScheduler, runBooksCheckIfDue } from "@/lib/verification/books-check-schedule";
 import { checkOrders } from "@/lib/verification/rebuild-orders";
 import { latestBooksReport, reportSummary, verifyBooks } from "@/lib/verification/verify-books";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
@@ -69,6 +70,26 @@ describe("rebuild and compare", () => {
     assert.equal(disputed.verdict, "agree");
     assert.deepEqual(disputed.events.map((event) => event.eventId), ["evt_vb_d_pay", "evt_vb_d_open", "evt_vb_d_withdraw", "evt_vb_d_close"]);
     assert.deepEqual([disputed.books, disputed.rebuilt], [{ status: "dispute_lost", refunded: 0, disputed: 4_000 }, { status: "dispute_lost", refunded: 0, disputed: 4_000 }]);
+    // With no time budget each order gets a transaction of its own (SQLite's connection is never held
+    // for a whole batch), with a long one they share one; the answer is the same.
+    const driver = driverOf(await db()) as { transaction: DriverDb["transaction"] };
+    const original = driver.transaction;
+    let transactions = 0;
+    driver.transaction = ((inner) => {
+      transactions++;
+      return original.call(driver, inner);
+    }) as DriverDb["transaction"];
+    try {
+      const ids = ["ord_vb_paid", "ord_vb_refunded", "ord_vb_dispute"];
+      const split = await checkOrders(await db(), ids, new Date(), 0);
+      assert.equal(transactions, 3);
+      assert.deepEqual(split.map((check) => [check.orderId, check.verdict]), ids.map((id) => [id, "agree"]));
+      transactions = 0;
+      await checkOrders(await db(), ids, new Date(), 60_000);
+      assert.equal(transactions, 1);
+    } finally {
+      driver.transaction = original;
+    }
     // Nothing was kept of the rebuilds.
     assert.deepEqual(await ledgerRows(), before);
     assert.equal((await readOrder("ord_vb_dispute")).status, "dispute_lost");
@@ -154,5 +175,29 @@ describe("rebuild and compare", () => {
     // A day later it is due again.
     assert.ok(await runBooksCheckIfDue(client, { now: () => new Date(at.getTime() + 86_400_000) }));
     assert.equal(await client.booksCheck.count(), 2);
+  });
+
+  test("the worker's scheduler skips its first look at start, then checks when a day has passed", async () => {
+    const client = await db();
+    const later = new Date("2026-12-05T03:00:00Z");
+    // Started and stopped before its second look: nothing ran, although a check is due.
+    const quick = new BooksCheckScheduler(db, { checkEveryMs: 60_000, now: () => later });
+    quick.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await quick.stop();
+    assert.equal(await client.booksCheck.count(), 2);
+    const scheduler = new BooksCheckScheduler(db, { checkEveryMs: 30, now: () => later });
+    scheduler.start();
+    try {
+      for (let waited = 0; (await client.booksCheck.count()) === 2; waited += 30) {
+        assert.ok(waited < 30_000, "no check recorded after 30 s");
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+    } finally {
+      await scheduler.stop();
+    }
+    const checks = await client.booksCheck.findMany({ orderBy: { startedAt: "asc" }, select: { trigger: true, status: true, startedAt: true } });
+    assert.deepEqual(checks.map((check) => [check.trigger, check.status]), [["daily", "done"], ["daily", "done"], ["daily", "done"]]);
+    assert.equal(checks[2].startedAt.toISOString(), later.toISOString());
   });
 });
