@@ -14,6 +14,7 @@ import { removeBenchFolders } from "@/bench/bench-data";
 import { ensureProductionBuild } from "@/bench/bench-processes";
 import { summarizeCpuProfile, type ProfileSummary } from "@/bench/cpu-profile";
 import { measureDashboardAtScale, type DashboardMeasurement } from "@/bench/dashboard-bench";
+import { measureSearchOnPostgres } from "@/bench/search-postgres-bench";
 import { measureDuplicateStorm, type StormMeasurement } from "@/bench/duplicate-storm";
 import { measureActionFlood, measureFlood, measureSlowBodies, type AttackerPlacement, type AttackMeasurement, type FloodMeasurement } from "@/bench/flood-bench";
 import { measureIngest, type IngestMeasurement, type IngestTarget } from "@/bench/ingest-bench";
@@ -312,6 +313,8 @@ async function main(): Promise<number> {
     const dashboard = await measureDashboardAtScale({ orders: options.dashboardOrders, decisionsPerOrder: options.decisionsPerOrder, repeats: 20 });
     report.dashboard = dashboard;
     console.log(`\nDashboard at scale: ${dashboard.data.orders} orders, ${dashboard.data.decisions} decisions, ${dashboard.data.ledgerEntries} ledger entries (generated in ${round(dashboard.data.seconds)} s)`);
+    // The search on PostgreSQL too (its own trigram index), unless --no-postgres.
+    if (options.limit.postgres) dashboard.queries.push(...(await measureSearchOnPostgres({ orders: options.dashboardOrders, repeats: 20 })));
     for (const timed of [...dashboard.http, ...dashboard.queries]) {
       console.log(`  ${timed.label.padEnd(60)} p50 ${String(timed.p50Ms).padStart(7)} ms  p90 ${String(timed.p90Ms).padStart(7)} ms${"status" in timed ? `  HTTP ${timed.status}` : ""}`);
     }

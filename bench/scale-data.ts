@@ -18,11 +18,16 @@ function rowId(prefix: string, n: number): string {
   return `c${prefix}${n.toString(36).padStart(8, "0")}${randomBytes(6).toString("hex")}`;
 }
 
+/** The e-mail of order i's customer: one customer per four orders (the search bench finds a customer's orders). */
+export function customerEmail(i: number, orders: number): string {
+  return `customer${i % Math.max(1, Math.floor(orders / 4))}@example.com`;
+}
+
 /**
  * Fills a migrated benchmark database with a merchant's history, for the dashboard-at-scale benchmark:
  * `orders` orders `ord_000000..` (70% paid, 10% refunded, 20% created; ARS, USD and BRL; spread over
  * 90 days), one credit per paid or refunded order and one refund per refunded order, one stored event
- * per ledger entry, and `decisionsPerOrder` decision rows per order (mixed outcomes and providers,
+ * per ledger entry (with its charge id and the customer's e-mail, one customer per four orders), and `decisionsPerOrder` decision rows per order (mixed outcomes and providers,
  * verified or not). Bulk-loads with better-sqlite3 (synchronous OFF: generated data, not deliveries).
  */
 export function generateScaleData(file: string, options: { orders: number; decisionsPerOrder: number; now?: Date }): ScaleData {
@@ -36,7 +41,7 @@ export function generateScaleData(file: string, options: { orders: number; decis
     `INSERT INTO LedgerEntry (id, businessKey, orderId, paymentKey, kind, amount, currency, provider, account, livemode, eventId, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, 'lab', 'lab', 1, ?, ?)`,
   );
   const insertEvent = database.prepare(
-    `INSERT INTO WebhookEvent (id, provider, endpoint, account, livemode, eventId, type, bodyHash, orderId, paymentKey, status, payload, attempts, receivedAt, processedAt) VALUES (?, 'lab', 'lab', 'lab', 1, ?, ?, ?, ?, ?, 'processed', '{}', 1, ?, ?)`,
+    `INSERT INTO WebhookEvent (id, provider, endpoint, account, livemode, eventId, type, bodyHash, orderId, paymentKey, customerEmail, chargeId, status, payload, attempts, receivedAt, processedAt) VALUES (?, 'lab', 'lab', 'lab', 1, ?, ?, ?, ?, ?, ?, ?, 'processed', '{}', 1, ?, ?)`,
   );
   const insertDecision = database.prepare(
     `INSERT INTO Decision (id, at, provider, endpoint, eventId, verified, eventType, orderId, outcome, httpStatus, reason, source) VALUES (?, ?, ?, ?, ?, ?, 'payment.approved', ?, ?, ?, ?, 'receiver')`,
@@ -58,10 +63,10 @@ export function generateScaleData(file: string, options: { orders: number; decis
       if (status !== "created") {
         const at = prismaDate(new Date(eventAt!));
         insertLedger.run(rowId("l", ledgerEntries++), `credit:lab:lab:live:pay_${i}`, id, `pay_${i}`, "credit", amount, currency, `evt_${i}_a`, at);
-        insertEvent.run(rowId("e", events++), `evt_${i}_a`, "payment.approved", randomBytes(32).toString("hex"), id, `pay_${i}`, at, at);
+        insertEvent.run(rowId("e", events++), `evt_${i}_a`, "payment.approved", randomBytes(32).toString("hex"), id, `pay_${i}`, customerEmail(i, options.orders), `ch_${i}`, at, at);
         if (status === "refunded") {
           insertLedger.run(rowId("l", ledgerEntries++), `refund:lab:lab:live:pay_${i}`, id, `pay_${i}`, "refund", -amount, currency, `evt_${i}_r`, at);
-          insertEvent.run(rowId("e", events++), `evt_${i}_r`, "payment.refunded", randomBytes(32).toString("hex"), id, `pay_${i}`, at, at);
+          insertEvent.run(rowId("e", events++), `evt_${i}_r`, "payment.refunded", randomBytes(32).toString("hex"), id, `pay_${i}`, customerEmail(i, options.orders), `ch_${i}`, at, at);
         }
       }
       for (let d = 0; d < options.decisionsPerOrder; d++) {

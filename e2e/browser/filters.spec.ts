@@ -30,7 +30,7 @@ const orderIds = (page: import("@playwright/test").Page) => page.getByTestId("or
 
 test("orders: filters, sorting, page size and page are in the URL and survive a reload", async ({ page }) => {
   await page.goto("/orders");
-  await page.getByLabel("Order id starts with").fill("e2e_page_");
+  await page.getByLabel("Search orders").fill("e2e_page_");
   await page.getByLabel("Currency").selectOption("USD");
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(page).toHaveURL(/[?&]q=e2e_page_(&|$)/);
@@ -60,7 +60,7 @@ test("orders: filters, sorting, page size and page are in the URL and survive a 
   expect(page.url()).toBe(url);
   await expect(page.getByTestId("page-indicator")).toHaveText("Page 2 of 2");
   expect(await orderIds(page)).toEqual(secondPage);
-  await expect(page.getByLabel("Order id starts with")).toHaveValue("e2e_page_");
+  await expect(page.getByLabel("Search orders")).toHaveValue("e2e_page_");
   await expect(page.getByLabel("Currency")).toHaveValue("USD");
 
   // Status filter on top: paid USD orders are indexes 0, 6, 12, 18, 24.

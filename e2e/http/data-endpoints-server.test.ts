@@ -39,7 +39,8 @@ const operator = { ...json, authorization: `Bearer ${E2E_API_TOKEN}` };
 
 /** A call to the server's API as the operator; the answer's body is kept for the search unless it hands a generated secret over. */
 async function api(method: string, route: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
-  const response = await fetch(`${server.url}${route}`, { method, headers: operator, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  // Bounded: a server that stopped answering fails the test instead of holding the run.
+  const response = await fetch(`${server.url}${route}`, { method, headers: operator, signal: AbortSignal.timeout(30_000), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await response.text();
   const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   if (typeof parsed.secret === "string") secretValues.push(parsed.secret);
@@ -49,7 +50,7 @@ async function api(method: string, route: string, body?: unknown): Promise<{ sta
 
 /** Posts a delivery to `/api/webhooks/<id>` of `base` (the server or the receiver). */
 async function post(base: string, id: string, body: string, headers: Record<string, string>): Promise<{ status: number; json: Record<string, unknown>; retryAfter: string | null }> {
-  const response = await fetch(`${base}/api/webhooks/${id}`, { method: "POST", body, headers: { ...json, ...headers } });
+  const response = await fetch(`${base}/api/webhooks/${id}`, { method: "POST", body, headers: { ...json, ...headers }, signal: AbortSignal.timeout(30_000) });
   const text = await response.text();
   answers.push(text);
   return { status: response.status, json: JSON.parse(text), retryAfter: response.headers.get("retry-after") };

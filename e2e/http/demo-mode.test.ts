@@ -2,7 +2,7 @@
 // migrations, demo seed, the built app) on a fresh database, then what only demo mode allows: the
 // public demo secrets and passwords.
 import assert from "node:assert/strict";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { freePort } from "@/lib/net/free-port";
@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { yolfiEvent, yolfiSignature } from "../support/providers";
+import { spawnCommand } from "../support/cli";
 
 let child: ChildProcess;
 let output = "";
@@ -56,14 +57,13 @@ describe("npm run demo", () => {
     assert.ok(signIn.includes("merchant-demo-2026"), "the sign-in page shows the demo passwords in demo mode");
   });
 
-  test("`npm run lab` against it, as the README says: no flag needed, 0 mismatches, the settlement in data/lab beside the database", () => {
+  test("`npm run lab` against it, as the README says: no flag needed, 0 mismatches, the settlement in data/lab beside the database", async () => {
     // The README's `PORT=3105 npm run lab`: the same PORT (and DATABASE_URL) as the demo it plays against.
-    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/lab.ts"], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C", PORT: new URL(url).port, DATABASE_URL: database.url } as unknown as NodeJS.ProcessEnv,
-      encoding: "utf8",
-      timeout: 120_000,
-    });
-    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    // The lab's one run as its own process (its other tests call its main). Not spawnSync: a test process
+    // blocked for the lab's seconds misses the server closing its idle kept-alive connection, and its next
+    // fetch on that connection fails.
+    const run = await spawnCommand("scripts/lab.ts", [], { PATH: process.env.PATH, HOME: process.env.HOME, LANG: "C", PORT: new URL(url).port, DATABASE_URL: database.url }, { timeoutMs: 120_000 });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     const lines = run.stdout.split("\n");
     const csvPath = path.join(path.dirname(database.url.slice("file:".length)), "lab", "settlement.csv");
     assert.ok(lines.some((line) => line.startsWith(`Settlement written to ${csvPath}. Reconciliation (run `)), run.stdout);

@@ -20,6 +20,11 @@ export function apiActor(caller: ApiCaller): { id: string; email: string } {
   return { id: caller.userId, email: caller.email };
 }
 
+/** Whether `caller` may also do `permission` (a route's second check, e.g. reading personal data): the operator token may do everything. */
+export function callerCan(caller: ApiCaller, permission: Permission): boolean {
+  return caller.kind === "token" || can(caller.role, permission);
+}
+
 /**
  * Authorises a JSON API request: `Authorization: Bearer <key>` with a per-user API key (`acr_…`, the
  * owner's current role must grant `permission`), `Bearer <API_TOKEN>` (the operator key, when one is

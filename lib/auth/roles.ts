@@ -11,9 +11,11 @@ export function isRole(value: string): value is Role {
 }
 
 /**
- * What a role may do. merchant: read orders, decisions and reconciliation, run a reconciliation;
- * support: also retry, assign and resolve dead letters and review items, and read the operational
- * metrics and the endpoints' health (no secret value, only labels); admin: also create orders,
+ * What a role may do. merchant: read orders, decisions and reconciliation, run a reconciliation, open a
+ * stored event (its decisions, ledger entries, header names; not its payload), export the lists as CSV;
+ * support: also retry, assign and resolve dead letters and review items, read the operational metrics
+ * and the endpoints' health (no secret value, only labels), and read personal data (`payloads.read`: a
+ * stored event's payload, customers' e-mails, and searching orders by one); admin: also create orders,
  * manage users and API keys, and manage the endpoints stored as data (create, disable, delete, rotate
  * their signing secrets).
  */
@@ -29,12 +31,15 @@ export type Permission =
   | "orders.create"
   | "metrics.read"
   | "endpoints.read"
+  | "payloads.read"
   | "users.manage"
   | "endpoints.manage";
 
 // Each role holds the one below it and more: support what merchants may, admin what support may.
 const MERCHANT: Permission[] = ["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"];
-const SUPPORT: Permission[] = [...MERCHANT, "dead_letters.manage", "review.manage", "metrics.read", "endpoints.read"];
+// Payloads and e-mails are the customers' personal data: the people who answer them (support) see them,
+// a merchant's viewer account does not (GDPR art. 5(1)(c), data minimisation).
+const SUPPORT: Permission[] = [...MERCHANT, "dead_letters.manage", "review.manage", "metrics.read", "endpoints.read", "payloads.read"];
 const ADMIN: Permission[] = [...SUPPORT, "orders.create", "users.manage", "endpoints.manage"];
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = { merchant: new Set(MERCHANT), support: new Set(SUPPORT), admin: new Set(ADMIN) };

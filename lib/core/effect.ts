@@ -112,6 +112,14 @@ export interface NormalizedEvent {
   /** Provider's creation time, unix seconds, when given. */
   createdAt?: number;
   effect: StoredEffect;
+  /**
+   * The customer's e-mail when the payload gives one (lower-cased; Stripe's `customer_details.email`,
+   * `receipt_email`, `billing_details.email`, or an endpoint's mapped field), kept for search only.
+   * Personal data: stored beside the payload and emptied with it by retention. Decides nothing.
+   */
+  customerEmail?: string;
+  /** The provider's charge id when the payload names one (Stripe `ch_…`), kept for search only. */
+  chargeId?: string;
 }
 
 

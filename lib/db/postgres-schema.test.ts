@@ -16,7 +16,15 @@ test("the generated schema keeps every model and changes only the provider, the 
   assert.match(generated, /provider = "postgresql"/);
   assert.match(generated, /output\s+= "\.\.\/\.\.\/lib\/generated\/prisma-postgres"/);
   const body = (text: string) => text.slice(text.indexOf("\nmodel "));
-  assert.equal(body(generated), body(sqlite));
+  assert.equal(body(generated), body(sqlite).replace(/^(\s*)\/\/ postgresql: /gm, "$1"));
+});
+
+test("a `// postgresql:` line is a comment for SQLite and an attribute for PostgreSQL (the order id's trigram index)", () => {
+  const sqlite = readFileSync("prisma/schema.prisma", "utf8");
+  const index = '@@index([id(ops: raw("gin_trgm_ops"))], type: Gin, map: "Order_id_trgm_idx")';
+  assert.ok(sqlite.includes(`  // postgresql: ${index}\n`));
+  assert.ok(freshPostgresSchema().includes(`\n  ${index}\n`));
+  assert.equal(postgresSchemaFrom(sqlite).split("\n").filter((line) => line.includes("// postgresql:")).length, 0);
 });
 
 test("a SQLite schema whose datasource changed shape is refused, not half-converted", () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { lenient, pageOf, pagingFromParams, pagingSchema, param, timeFromParams, type Page, type SearchParams } from "@/lib/lists/paging";
+import { cursorTime, decodeCursor, encodeCursor } from "@/lib/lists/cursor";
 
 export const DECISION_OUTCOMES = ["applied", "duplicate", "ignored", "accepted", "rejected", "dead_lettered", "conflict", "retry_scheduled"] as const;
 
@@ -92,4 +93,65 @@ export async function decisionProviders(db: Db): Promise<string[]> {
     last = next.provider;
   }
   return providers;
+}
+
+/** Time filters of the decision log as query parameters: `YYYY-MM-DDTHH:MM[:SS]` (UTC) or a day. */
+const logTime = z
+  .string()
+  .refine((value) => timeFromParams({ t: value }, "t") !== undefined, "must be a UTC time YYYY-MM-DDTHH:MM or a day YYYY-MM-DD")
+  .transform((value) => timeFromParams({ t: value }, "t")!);
+
+/**
+ * The decision log's filters as strict query parameters (GET /api/decisions, the CSV export): the
+ * page's names (`outcome`, `provider`, `status` for the HTTP status, `eventId`, `orderId`, `from`, `to`).
+ */
+export const decisionFilterParamsSchema = z.object({
+  outcome: z.enum(DECISION_OUTCOMES, `must be one of ${DECISION_OUTCOMES.join(", ")}`).optional(),
+  provider: z.string().min(1).max(50).optional(),
+  status: z.coerce.number().int().min(100).max(599).optional(),
+  eventId: z.string().min(1).max(255).optional(),
+  orderId: z.string().min(1).max(255).optional(),
+  from: logTime.optional(),
+  to: logTime.optional(),
+});
+export type DecisionFilterParams = z.infer<typeof decisionFilterParamsSchema>;
+
+/** The filters of a {@link DecisionQuery} from parsed parameters (`status` is the HTTP status). */
+export function decisionFilterOf(params: DecisionFilterParams): Omit<DecisionQuery, "page" | "pageSize"> {
+  return { outcome: params.outcome, provider: params.provider, httpStatus: params.status, eventId: params.eventId, orderId: params.orderId, from: params.from, to: params.to };
+}
+
+/** A position in the log's newest-first order: the last row's time and id. */
+export interface DecisionCursor {
+  at: Date;
+  id: string;
+}
+
+/** The cursor after `row` ({@link encodeCursor}). */
+export function encodeDecisionCursor(row: { at: Date; id: string }): string {
+  return encodeCursor([row.at.toISOString(), row.id]);
+}
+
+/** Reads a cursor {@link encodeDecisionCursor} wrote; undefined for anything else. */
+export function decodeDecisionCursor(text: string): DecisionCursor | undefined {
+  const parts = decodeCursor(text, 2);
+  const at = parts ? cursorTime(parts[0]) : undefined;
+  return parts && at ? { at, id: parts[1] } : undefined;
+}
+
+/**
+ * Up to `limit` decisions matching `filter` after `cursor`, newest first (at, then id, descending: the
+ * log's order), by keyset: the JSON API's pages and the CSV export's batches each read only their rows,
+ * from the `(x, at)` index of the filter's column.
+ */
+export async function decisionRowsAfter(db: Db, filter: Omit<DecisionQuery, "page" | "pageSize">, cursor: DecisionCursor | undefined, limit: number): Promise<DecisionRow[]> {
+  const where = decisionWhere(filter);
+  // "at <= cursor" first, so the index range starts at the cursor; the OR only breaks ties within it.
+  const after: Prisma.DecisionWhereInput | undefined = cursor ? { AND: [{ at: { lte: cursor.at } }, { OR: [{ at: { lt: cursor.at } }, { id: { lt: cursor.id } }] }] } : undefined;
+  return db.decision.findMany({ where: after ? { AND: [where, after] } : where, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit, select: DECISION_COLUMNS });
+}
+
+/** How many decisions match `filter`. */
+export function countDecisions(db: Db, filter: Omit<DecisionQuery, "page" | "pageSize">): Promise<number> {
+  return db.decision.count({ where: decisionWhere(filter) });
 }

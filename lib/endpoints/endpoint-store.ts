@@ -200,14 +200,18 @@ function sealed(endpointId: string, label: string, secret: string): string {
   return encryptSecret(secret, secretContext(endpointId, label), secretsKeys());
 }
 
-/** The stored options of a new endpoint: validated by the provider's schema; a Standard Webhooks endpoint without them gets the documented default mapping. */
+/**
+ * The stored options of a new endpoint: validated by the provider's schema. A Standard Webhooks endpoint
+ * without them gets the documented default mapping (stored, so it reads back as it is used); another
+ * provider's absent options stay absent (its schema's own default applies when it is served).
+ */
 function optionsFor(input: NewEndpoint): { options: string | null } | EndpointRefusal {
   const schema = providers[input.provider].optionsSchema;
   if (!schema) return input.options === undefined ? { options: null } : { kind: "invalid", problem: "options_none", message: `options: a ${input.provider} endpoint takes no options` };
-  const options = input.options ?? STANDARD_WEBHOOKS_DEFAULT_OPTIONS;
+  const options = input.options ?? (input.provider === "standard-webhooks" ? STANDARD_WEBHOOKS_DEFAULT_OPTIONS : undefined);
   const parsed = schema.safeParse(options);
   if (!parsed.success) return { kind: "invalid", problem: "options_invalid", message: parsed.error.issues.slice(0, 5).map((issue) => `options${issue.path.map((part) => `.${String(part)}`).join("")}: ${issue.message}`).join("; ") };
-  return { options: JSON.stringify(options) };
+  return { options: options === undefined ? null : JSON.stringify(options) };
 }
 
 /** The account rules beyond its shape: a Stripe account is an `acct_` id; production binds no endpoint to a demo account. */

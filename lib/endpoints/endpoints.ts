@@ -68,6 +68,7 @@ export const STANDARD_WEBHOOKS_DEFAULT_OPTIONS = {
     currency: "$.data.currency",
     refundedTotal: "$.data.amount_refunded",
     livemode: "$.data.livemode",
+    customerEmail: "$.data.customer_email",
   },
   eventTypes: { payment: ["payment.succeeded"], refund: ["payment.refunded"], paymentFailed: ["payment.failed"] },
 } as const;

@@ -8,7 +8,7 @@ import { driverOf, type SqlSession, type SqlValue } from "@/lib/db/driver";
 import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
 
 /** The columns of a new event row, in the order {@link insertEvents} writes them. */
-export const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
+export const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "headerNames", "customerEmail", "chargeId", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
 
 /**
  * A new WebhookEvent row: the UNIQUE event key (provider, account, livemode, eventId), the body hash and
@@ -27,11 +27,33 @@ export interface NewEventRow {
   paymentKey: string | null;
   payload: string;
   secretLabel: string | null;
+  /** The delivery's header names as JSON (see {@link headerNamesJson}); never a value. */
+  headerNames: string | null;
+  /** The customer's e-mail for search (lower-cased; personal data, emptied with the payload). */
+  customerEmail: string | null;
+  /** The provider's charge id for search. */
+  chargeId: string | null;
   status: string;
   attempts: number;
   nextAttemptAt: Date | null;
   dueAt: Date | null;
   receivedAt: Date;
+}
+
+/** Most header names kept of one delivery, and the longest name kept (a sender controls both). */
+export const MAX_HEADER_NAMES = 64;
+const MAX_HEADER_NAME_LENGTH = 100;
+
+/**
+ * The names of a delivery's headers as the WebhookEvent row keeps them: lower-case (HTTP names are
+ * case-insensitive; Web `Headers` already lower-cases them), each once, sorted, at most
+ * {@link MAX_HEADER_NAMES} of at most 100 characters, as a JSON array. Never a value: the signature
+ * headers are named so a person can see which ones came, and nothing of them is kept.
+ */
+export function headerNamesJson(headers: Headers): string {
+  const names = new Set<string>();
+  for (const name of headers.keys()) names.add(name.toLowerCase().slice(0, MAX_HEADER_NAME_LENGTH));
+  return JSON.stringify([...names].sort().slice(0, MAX_HEADER_NAMES));
 }
 
 /** The UNIQUE event key of a row, as {@link insertEvents} reports the rows it inserted. */
@@ -149,16 +171,17 @@ export async function requeueEvent(session: SqlSession, id: string, fromStatus: 
 export const FINISHED_EVENT_STATUSES = ["processed", "ignored"] as const;
 
 /**
- * Empties the payload of these events (`payload = ""`, `purgedAt = now`), each only while it is still
- * finished, unpurged and received before `cutoff` (a row a worker re-queued meanwhile is left alone).
- * The row itself stays: its key keeps deduplicating, its body hash keeps telling a duplicate from a
- * conflict. Returns how many were emptied.
+ * Empties the payload of these events (`payload = ""`, `purgedAt = now`) and the customer's e-mail
+ * kept beside it (`customerEmail = NULL`: personal data goes with the payload), each only while it is
+ * still finished, unpurged and received before `cutoff` (a row a worker re-queued meanwhile is left
+ * alone). The row itself stays: its key keeps deduplicating, its body hash keeps telling a duplicate
+ * from a conflict, its charge id and header names still find it. Returns how many were emptied.
  */
 export async function purgeEventPayloads(db: Db, ids: readonly string[], cutoff: Date, now: Date): Promise<number> {
   if (ids.length === 0) return 0;
   return driverOf(db).transaction((session) =>
     session.run(
-      `UPDATE "WebhookEvent" SET "payload" = '', "purgedAt" = ? WHERE "id" IN (${ids.map(() => "?").join(", ")}) AND "purgedAt" IS NULL AND "status" IN (${FINISHED_EVENT_STATUSES.map(() => "?").join(", ")}) AND "receivedAt" < ?`,
+      `UPDATE "WebhookEvent" SET "payload" = '', "customerEmail" = NULL, "purgedAt" = ? WHERE "id" IN (${ids.map(() => "?").join(", ")}) AND "purgedAt" IS NULL AND "status" IN (${FINISHED_EVENT_STATUSES.map(() => "?").join(", ")}) AND "receivedAt" < ?`,
       [now, ...ids, ...FINISHED_EVENT_STATUSES, cutoff],
     ),
   );

@@ -38,3 +38,15 @@ export function negotiateLocale(acceptLanguage: string | null | undefined): Loca
 export function resolveLocale(cookieValue: string | undefined, acceptLanguage: string | null | undefined): Locale {
   return isLocale(cookieValue) ? cookieValue : negotiateLocale(acceptLanguage);
 }
+
+/**
+ * The locale of an HTTP request outside a page (a JSON or CSV route): the language switch's cookie
+ * (`NEXT_LOCALE`) when it holds a supported locale, else Accept-Language, as the pages choose.
+ */
+export function localeOfRequest(headers: Headers): Locale {
+  const cookie = (headers.get("cookie") ?? "")
+    .split(";")
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${LOCALE_COOKIE}=`));
+  return resolveLocale(cookie ? decodeURIComponent(cookie.slice(LOCALE_COOKIE.length + 1)) : undefined, headers.get("accept-language"));
+}

@@ -14,6 +14,8 @@ export interface VerifiedDelivery {
   bodyHash: string;
   secretLabel?: string;
   source?: "receiver" | "retry" | "cli";
+  /** The header names it came with, as stored ({@link headerNamesJson}); absent on a retry, which has no request. */
+  headerNames?: string;
 }
 
 /**
@@ -36,6 +38,11 @@ export function paymentKeyOf(event: NormalizedEvent): string | undefined {
   return "paymentKey" in event.effect ? event.effect.paymentKey : undefined;
 }
 
+/** The provider's charge id an event names (its own search fact, else its refund's or dispute's), when it names one. */
+export function chargeIdOf(event: NormalizedEvent): string | undefined {
+  return event.chargeId ?? ("chargeId" in event.effect ? event.effect.chargeId : undefined);
+}
+
 /**
  * The WebhookEvent row of a delivery (the UNIQUE key, the body hash and the normalised payload; never
  * the raw body or a signature), with the processing fields the caller chooses.
@@ -54,6 +61,9 @@ export function storedEventData(delivery: VerifiedDelivery, fields: { status: st
     paymentKey: paymentKeyOf(delivery.event) ?? null,
     payload: JSON.stringify(delivery.event),
     secretLabel: delivery.secretLabel ?? null,
+    headerNames: delivery.headerNames ?? null,
+    customerEmail: delivery.event.customerEmail ?? null,
+    chargeId: chargeIdOf(delivery.event) ?? null,
     status: fields.status,
     attempts: fields.attempts,
     nextAttemptAt: fields.nextAttemptAt ?? null,

@@ -8,6 +8,7 @@ import { bodyHash } from "@/lib/core/event-key";
 import { processInline, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/process-inline";
 import { FIXED_ANSWERS, webhookAnswer } from "@/lib/ingest/answers";
 import { storeInInbox } from "@/lib/ingest/store-inbox-event";
+import { headerNamesJson } from "@/lib/events/webhook-events";
 import { logger } from "@/lib/log/logger";
 import { providers } from "@/lib/providers/registry";
 import { retiredSecretLabelOf } from "@/lib/providers/signatures/diagnose-signature";
@@ -166,7 +167,7 @@ export async function receiveAtEndpoint(endpoint: ServedEndpoint, delivery: { he
     return { status: parsed.status, body: { outcome: "rejected", reason: parsed.reason } };
   }
 
-  const verifiedDelivery: VerifiedDelivery = { endpoint, event: parsed.event, bodyHash: bodyHash(delivery.body), secretLabel: verified.secretLabel };
+  const verifiedDelivery: VerifiedDelivery = { endpoint, event: parsed.event, bodyHash: bodyHash(delivery.body), secretLabel: verified.secretLabel, headerNames: headerNamesJson(delivery.headers) };
   const result = endpoint.mode === "inbox" ? await (options.inbox ?? storeInInbox)(database, verifiedDelivery) : await processInline(database, verifiedDelivery);
   return webhookAnswer(result);
 }

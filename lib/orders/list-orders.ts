@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
-import type { Prisma } from "@/lib/generated/prisma/client";
-import { dayFromParams, lenient, nextDay, pageOf, PAGE_SIZES, pagingFromParams, pagingSchema, param, paramsNotUnderstood, prefixRange, type Page, type ParamNotUnderstood, type SearchParams } from "@/lib/lists/paging";
+import { dayFromParams, lenient, nextDay, pageOf, PAGE_SIZES, pagingFromParams, pagingSchema, param, paramsNotUnderstood, type Page, type ParamNotUnderstood, type SearchParams } from "@/lib/lists/paging";
+import { attentionOf, creditedOf, orderRowsPage, type OrderAttention } from "@/lib/orders/order-rows";
+import { matchedKinds, ordersNamedBy, type SearchKind } from "@/lib/orders/order-search";
 import { currencySchema } from "@/lib/money/amount-schemas";
 import { ORDER_STATUSES, type OrderStatus } from "@/lib/core/order-transitions";
 
@@ -20,10 +21,12 @@ export const orderQuerySchema = pagingSchema.extend({
   from: z.date().optional(),
   to: z.date().optional(),
   q: z.string().min(1).max(255).optional(),
+  /** Only orders with an open dead letter or an open extra charge. */
+  attention: z.boolean().optional(),
 });
 export type OrderQuery = z.infer<typeof orderQuerySchema>;
 
-/** Lenient: reads the orders page's URL (`?status=paid&currency=ARS&from=2026-11-01&to=2026-11-30&q=ord_10&sort=amount&dir=asc&page=2`). */
+/** Lenient: reads the orders page's URL (`?status=paid&currency=ARS&from=2026-11-01&to=2026-11-30&q=ord_10&attention=1&sort=amount&dir=asc&page=2`). */
 export function orderQueryFromParams(params: SearchParams): OrderQuery {
   const to = dayFromParams(params, "to");
   return {
@@ -35,8 +38,12 @@ export function orderQueryFromParams(params: SearchParams): OrderQuery {
     from: dayFromParams(params, "from"),
     to: to ? nextDay(to) : undefined,
     q: lenient(z.string().max(255).optional(), param(params, "q"), undefined),
+    attention: ATTENTION_VALUES.has(param(params, "attention") ?? "") || undefined,
   };
 }
+
+/** The values of `?attention=` that ask for the orders needing attention. */
+const ATTENTION_VALUES = new Set(["1", "true"]);
 
 /**
  * The orders page's URL parameters that {@link orderQueryFromParams} could not read and so did not
@@ -53,6 +60,7 @@ export function orderParamsNotUnderstood(params: SearchParams): ParamNotUndersto
     to: isDay("to"),
     sort: oneOf(ORDER_SORTS),
     dir: oneOf(["asc", "desc"]),
+    attention: (value) => ATTENTION_VALUES.has(value) || value === "0" || value === "false",
     page: (value) => /^\d+$/.test(value) && Number(value) >= 1,
     pageSize: (value) => (PAGE_SIZES as readonly number[]).includes(Number(value)),
   });
@@ -70,6 +78,10 @@ export interface OrderRow {
   difference: number;
   lastEventAt: string | null;
   updatedAt: string;
+  /** Open dead letters and open extra charges of the order: non-zero = a person should look. */
+  attention: OrderAttention;
+  /** What a search text found the order by (empty without one): a part of its id, or an id or e-mail naming it. */
+  matchedBy: SearchKind[];
 }
 
 /**
@@ -81,49 +93,22 @@ export function expectedCredited(order: { status: string; amount: number; refund
   return order.status === "created" ? 0 : order.amount - order.refundedAmount - order.disputedAmount;
 }
 
-function orderByOf(query: OrderQuery): Prisma.OrderOrderByWithRelationInput[] {
-  switch (query.sort) {
-    case "id":
-      return [{ id: query.dir }];
-    case "lastEventAt":
-      return [{ lastEventAt: { sort: query.dir, nulls: "last" } }, { id: query.dir }];
-    case "amount":
-      // Amounts of different currencies do not compare (1000 ARS minor units is not more than 5 USD):
-      // sorted within each currency, the currencies A to Z (index Order(currency, amount, id)).
-      return [{ currency: "asc" }, { amount: query.dir }, { id: query.dir }];
-    default:
-      return [{ [query.sort]: query.dir }, { id: query.dir }];
-  }
-}
-
 /**
- * One page of orders for the dashboard: filters (status, currency, updated-at day range, order id
- * prefix), one indexed sort with the id as tie-breaker (amount: within each currency, currencies A to Z), and `credited` summed for this page's orders
- * only (one grouped query on LedgerEntry.orderId). Count and page run together. Throws ZodError on an
- * invalid query (callers pass {@link orderQueryFromParams}'s output).
+ * One page of orders for the dashboard: filters (status, currency, updated-at day range, a search text,
+ * needs attention), one indexed sort with the id as tie-breaker (amount: within each currency,
+ * currencies A to Z), and for this page's orders only `credited` (one grouped query on
+ * LedgerEntry.orderId) and `attention` (open dead letters and extra charges). A search text `q` matches
+ * any part of the order id in any case, or names the order exactly by its checkout session, a payment,
+ * charge or event id, or (with `emails`, for roles that may read personal data) its customer's e-mail
+ * ({@link ordersNamedBy}). Count and page run together. Throws ZodError on an invalid query (callers pass
+ * {@link orderQueryFromParams}'s output).
  */
-export async function listOrdersPage(db: Db, input: OrderQuery): Promise<Page<OrderRow>> {
+export async function listOrdersPage(db: Db, input: OrderQuery, options: { emails?: boolean } = {}): Promise<Page<OrderRow>> {
   const query = orderQuerySchema.parse(input);
-  const where: Prisma.OrderWhereInput = {
-    ...(query.status ? { status: query.status } : {}),
-    ...(query.currency ? { currency: query.currency } : {}),
-    ...(query.from || query.to ? { updatedAt: { ...(query.from ? { gte: query.from } : {}), ...(query.to ? { lt: query.to } : {}) } } : {}),
-    ...(query.q ? { id: prefixRange(query.q) } : {}),
-  };
-  const [rows, count] = await Promise.all([
-    db.order.findMany({
-      where,
-      orderBy: orderByOf(query),
-      skip: (query.page - 1) * query.pageSize,
-      take: query.pageSize,
-      select: { id: true, status: true, amount: true, currency: true, refundedAmount: true, disputedAmount: true, lastEventAt: true, updatedAt: true },
-    }),
-    db.order.count({ where }),
-  ]);
-  const sums = rows.length
-    ? await db.ledgerEntry.groupBy({ by: ["orderId"], where: { orderId: { in: rows.map((row) => row.id) } }, _sum: { amount: true } })
-    : [];
-  const credited = new Map(sums.map((sum) => [sum.orderId, sum._sum.amount ?? 0]));
+  const named = query.q ? await ordersNamedBy(db, query.q, { emails: options.emails ?? false }) : new Map<string, SearchKind[]>();
+  const { rows, count } = await orderRowsPage(db, query, [...named.keys()], { sort: query.sort, dir: query.dir, offset: (query.page - 1) * query.pageSize, limit: query.pageSize });
+  const ids = rows.map((row) => row.id);
+  const [credited, attention] = await Promise.all([creditedOf(db, ids), attentionOf(db, ids)]);
   const data = rows.map((row) => {
     const sum = credited.get(row.id) ?? 0;
     return {
@@ -135,6 +120,8 @@ export async function listOrdersPage(db: Db, input: OrderQuery): Promise<Page<Or
       difference: sum - expectedCredited(row),
       lastEventAt: row.lastEventAt?.toISOString() ?? null,
       updatedAt: row.updatedAt.toISOString(),
+      attention: attention.get(row.id)!,
+      matchedBy: matchedKinds(row.id, query.q, named),
     };
   });
   return pageOf(data, count, query.page, query.pageSize);

@@ -33,7 +33,7 @@ export async function getOrderTimeline(db: Db, orderId: string) {
     db.deadLetter.findMany({
       where: { orderId },
       orderBy: { firstFailedAt: "asc" },
-      select: { id: true, eventId: true, eventType: true, category: true, reason: true, reasonCode: true, reasonParams: true, attempts: true, status: true, firstFailedAt: true, lastFailedAt: true, resolution: true, resolutionCode: true, resolutionParams: true },
+      select: { id: true, provider: true, endpoint: true, eventId: true, eventType: true, category: true, reason: true, reasonCode: true, reasonParams: true, attempts: true, status: true, firstFailedAt: true, lastFailedAt: true, resolution: true, resolutionCode: true, resolutionParams: true },
     }),
     db.outboxMessage.findMany({
       where: { orderId },

@@ -1,11 +1,14 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
+import { parseStrictQuery } from "@/lib/lists/strict-query";
 import { uniqueViolationFields } from "@/lib/db/errors";
 import { currencySchema, idSchema } from "@/lib/money/amount-schemas";
 import { MAX_AMOUNT_MINOR } from "@/lib/money/amount-schemas";
 import { isIsoCurrency } from "@/lib/money/minor-units";
 import { ORDER_STATUSES, type OrderStatus } from "@/lib/core/order-transitions";
-import { describeZodError } from "@/lib/providers/json";
+import { dayFromParams, nextDay } from "@/lib/lists/paging";
+import { attentionOf, countOrderRows, decodeOrderCursor, encodeOrderCursor, orderRowsAfter, type OrderAttention, type OrderFilter } from "@/lib/orders/order-rows";
+import { matchedKinds, ordersNamedBy, type SearchKind } from "@/lib/orders/order-search";
 
 /** Body of `POST /api/orders`: the store's order, amount in minor units of an ISO 4217 currency. */
 export const newOrderSchema = z.object({
@@ -18,12 +21,59 @@ export const newOrderSchema = z.object({
 
 export type NewOrder = z.infer<typeof newOrderSchema>;
 
-/** Query of `GET /api/orders`: `limit` 1..500 (default 100), `offset` 0..10^9 (default 0), `status` one of {@link ORDER_STATUSES}; anything else is 400. */
-export const listQuerySchema = z.object({
-  limit: z.coerce.number().min(1).max(500).refine(Number.isInteger, "must be a whole number").default(100),
-  offset: z.coerce.number().min(0).max(1_000_000_000).refine(Number.isInteger, "must be a whole number").default(0),
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day, YYYY-MM-DD (UTC)").refine((value) => dayFromParams({ d: value }, "d") !== undefined, "must be a real day");
+
+/**
+ * The orders page's filters as strict query parameters (the JSON API, the CSV exports): `status` (one
+ * of {@link ORDER_STATUSES}), `currency`, `from`/`to` (days of the last update, UTC, both included),
+ * `q` (search text, 1..255 characters) and `attention` (1/true: only orders with an open dead letter or
+ * extra charge).
+ */
+export const orderFilterParamsSchema = z.object({
   status: z.enum(ORDER_STATUSES as [OrderStatus, ...OrderStatus[]], `must be one of ${ORDER_STATUSES.join(", ")}`).optional(),
+  currency: currencySchema.optional(),
+  from: day.optional(),
+  to: day.optional(),
+  q: z.string().trim().min(1, "must not be empty").max(255).optional(),
+  attention: z.enum(["1", "true", "0", "false"], "must be 1, true, 0 or false").transform((value) => value === "1" || value === "true").optional(),
 });
+export type OrderFilterParams = z.infer<typeof orderFilterParamsSchema>;
+
+/** The {@link OrderFilter} of parsed filter parameters: days to UTC bounds (`to` included, so up to the next day). */
+export function orderFilterOf(params: OrderFilterParams): OrderFilter {
+  return {
+    status: params.status,
+    currency: params.currency,
+    from: params.from ? new Date(`${params.from}T00:00:00.000Z`) : undefined,
+    to: params.to ? nextDay(new Date(`${params.to}T00:00:00.000Z`)) : undefined,
+    q: params.q,
+    attention: params.attention,
+  };
+}
+
+/**
+ * Query of `GET /api/orders`: `limit` 1..500 (default 100); either `offset` 0..10^9 (default 0) or
+ * `cursor` (a `nextCursor` an earlier answer gave); and the filters of {@link orderFilterParamsSchema};
+ * anything else is 400.
+ */
+export const listQuerySchema = orderFilterParamsSchema
+  .extend({
+    limit: z.coerce.number().min(1).max(500).refine(Number.isInteger, "must be a whole number").default(100),
+    offset: z.coerce.number().min(0).max(1_000_000_000).refine(Number.isInteger, "must be a whole number").optional(),
+    cursor: z
+      .string()
+      .max(1_000)
+      .transform((value, context) => {
+        const cursor = decodeOrderCursor(value);
+        if (!cursor) {
+          context.addIssue({ code: "custom", message: "not a cursor this API gave (use nextCursor from the previous page)" });
+          return z.NEVER;
+        }
+        return cursor;
+      })
+      .optional(),
+  })
+  .refine((query) => query.offset === undefined || query.cursor === undefined, { message: "give offset or cursor, not both", path: ["cursor"] });
 
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
@@ -33,11 +83,7 @@ export type ListQuery = z.infer<typeof listQuerySchema>;
  * Returns the query, or the 400's sentence naming each problem.
  */
 export function parseListQuery(search: URLSearchParams): { ok: true; query: ListQuery } | { ok: false; error: string } {
-  const known = Object.keys(listQuerySchema.shape);
-  const unknown = [...new Set(search.keys())].filter((key) => !known.includes(key));
-  if (unknown.length > 0) return { ok: false, error: unknown.map((key) => `${key.slice(0, 60)}: not a parameter of GET /api/orders (it takes ${known.join(", ")})`).join("; ") };
-  const parsed = listQuerySchema.safeParse(Object.fromEntries(search));
-  return parsed.success ? { ok: true, query: parsed.data } : { ok: false, error: describeZodError(parsed.error) };
+  return parseStrictQuery(search, listQuerySchema, "GET /api/orders", ["limit", "offset", "cursor", ...Object.keys(orderFilterParamsSchema.shape)]);
 }
 
 /** Result of {@link createOrder}: created (201), already there with the same fields (200) or conflicting (409). */
@@ -121,14 +167,32 @@ export async function getOrder(db: Db, id: string): Promise<OrderView | null> {
   };
 }
 
-/** Lists orders (newest first) with the same shape as {@link getOrder}, `limit` at most 500, of one `status` when given. */
-export async function listOrders(db: Db, { limit = 100, offset = 0, status }: { limit?: number; offset?: number; status?: OrderStatus } = {}): Promise<{ data: OrderView[]; count: number }> {
-  const take = Math.min(Math.max(limit, 1), 500);
-  const where = status ? { status } : {};
-  const [rows, count] = await Promise.all([
-    db.order.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "asc" }], take, skip: Math.max(offset, 0), select: { id: true } }),
-    db.order.count({ where }),
-  ]);
-  const data = await Promise.all(rows.map((row) => getOrder(db, row.id)));
-  return { data: data.filter((order): order is OrderView => order !== null), count };
+/** An order in `GET /api/orders`'s list: {@link OrderView} with what needs a person on it and what a search found it by. */
+export interface ListedOrder extends OrderView {
+  attention: OrderAttention;
+  /** The kinds of id (or the e-mail) the search text `q` found the order by; empty without `q`. */
+  matchedBy: SearchKind[];
+}
+
+/**
+ * Lists orders newest first (createdAt descending, id ascending) with the shape of {@link getOrder}
+ * plus `attention` and `matchedBy`: at most `limit` (default 100, at most 500) after `offset` rows or
+ * after `cursor`, matching the filters ({@link OrderFilter}; the search as on the orders page, with the
+ * customer's e-mail only when `emails`: the caller may read personal data). Returns
+ * `{data, count, nextCursor}`: `count` matches in all, `nextCursor` continues after this page (null on
+ * the last one), by keyset, so walking 100,000 orders costs the same per page at the end as at the start.
+ */
+export async function listOrders(db: Db, query: Partial<ListQuery> = {}, options: { emails?: boolean } = {}): Promise<{ data: ListedOrder[]; count: number; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(query.limit ?? 100, 1), 500);
+  const filter = orderFilterOf(query);
+  const named = query.q ? await ordersNamedBy(db, query.q, { emails: options.emails ?? false }) : new Map<string, SearchKind[]>();
+  const ids = [...named.keys()];
+  const [rows, count] = await Promise.all([orderRowsAfter(db, filter, ids, query.cursor, limit + 1, query.offset ?? 0), countOrderRows(db, filter, ids)]);
+  const page = rows.slice(0, limit);
+  const [views, attention] = await Promise.all([Promise.all(page.map((row) => getOrder(db, row.id))), attentionOf(db, page.map((row) => row.id))]);
+  const data = views
+    .filter((order): order is OrderView => order !== null)
+    .map((order) => ({ ...order, attention: attention.get(order.id)!, matchedBy: matchedKinds(order.id, query.q, named) }));
+  const last = page.at(-1);
+  return { data, count, nextCursor: rows.length > limit && last ? encodeOrderCursor(last) : null };
 }

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+export { describeZodError } from "@/lib/format/zod-error";
 
 /** Parses UTF-8 JSON bytes; returns undefined for invalid UTF-8-decoded JSON instead of throwing. */
 export function parseJsonBody(body: Buffer): unknown {
@@ -7,14 +7,6 @@ export function parseJsonBody(body: Buffer): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Formats a zod error as one line naming each failing path (no input values are echoed). */
-export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "body"}: ${issue.message}`)
-    .join("; ");
 }
 
 /** Reads `id` from an untrusted JSON body for the decision log; undefined when absent or not a short string. */

@@ -9,6 +9,6 @@ import type { ProviderModule } from "@/lib/providers/types";
 export const providers: Record<ProviderName, ProviderModule> = {
   lab: labProvider,
   stripe: stripeProvider,
-  yolfi: yolfiProvider,
+  yolfi: yolfiProvider as ProviderModule,
   "standard-webhooks": standardWebhooksProvider as ProviderModule,
 };

@@ -1,23 +1,15 @@
 import { because } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import { parseJsonBody } from "@/lib/providers/json";
-import { parseJsonPath, readJsonPath, type JsonPathStep } from "@/lib/providers/json-path";
+import { readJsonPath, type JsonPathStep } from "@/lib/providers/json-path";
+import { customerEmailFrom, mappedPathSchema } from "@/lib/providers/search-facts";
 import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
 import { decodeStandardWebhooksSecret, STANDARD_WEBHOOKS_HEADERS, verifyStandardWebhooks } from "@/lib/providers/signatures/standard-webhooks-signature";
 import type { Effect } from "@/lib/core/effect";
 import type { EndpointContext, ParseResult, ProviderModule } from "@/lib/providers/types";
 
 /** A JSON path in the supported subset (see {@link parseJsonPath}), parsed into its steps at load time. */
-const jsonPathSchema = z
-  .string()
-  .transform((path, context) => {
-    const steps = parseJsonPath(path);
-    if (!steps) {
-      context.addIssue({ code: "custom", message: `"${path.slice(0, 60)}" is not a JSON path like $.data.order_id` });
-      return z.NEVER;
-    }
-    return { path, steps };
-  });
+const jsonPathSchema = mappedPathSchema;
 
 const typeListSchema = z.array(eventTypeSchema).default([]);
 
@@ -38,6 +30,8 @@ export const standardWebhooksOptionsSchema = z
       refundedTotal: jsonPathSchema.optional(),
       livemode: jsonPathSchema.optional(),
       account: jsonPathSchema.optional(),
+      /** The customer's e-mail, kept for search (personal data, emptied with the payload); a value that is not an e-mail is left out, never refused. */
+      customerEmail: jsonPathSchema.optional(),
     }),
     eventTypes: z.object({ payment: typeListSchema, refund: typeListSchema, paymentFailed: typeListSchema }),
     /**
@@ -117,7 +111,8 @@ function mapEffect(document: unknown, type: string, options: StandardWebhooksOpt
  * (`v1,<base64>` values) over `<id>.<timestamp>.<body>` with a `whsec_` base64 secret, tolerance 300 s.
  * The event id is `webhook-id`. The payload is the sender's own: the endpoint's field mapping says
  * where type, order, payment, amount and currency are. Live/test comes from the mapped `livemode` field
- * when the payload has it, else the endpoint's own mode; a mapped `account` is checked when present.
+ * when the payload has it, else the endpoint's own mode; a mapped `account` is checked when present; a
+ * mapped `customerEmail` is kept for search.
  */
 export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> = {
   name: "standard-webhooks",
@@ -136,6 +131,7 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
       const account = read(document, options.fields.account, idSchema.optional(), "account");
       const mapped = mapEffect(document, eventType, options);
       const timestamp = Number(input.headers.get(STANDARD_WEBHOOKS_HEADERS.timestamp));
+      const customerEmail = options.fields.customerEmail ? customerEmailFrom(readJsonPath(document, options.fields.customerEmail.steps)) : undefined;
       // A refunded total is a snapshot taken when the message was signed (webhook-timestamp, unix seconds).
       const effect: Effect = mapped.kind === "refund" && Number.isSafeInteger(timestamp) ? { ...mapped, at: timestamp } : mapped;
       return {
@@ -147,6 +143,7 @@ export const standardWebhooksProvider: ProviderModule<StandardWebhooksOptions> =
           account,
           createdAt: timestamp,
           effect,
+          ...(customerEmail ? { customerEmail } : {}),
         },
       };
     } catch (error) {

@@ -2,6 +2,7 @@ import { because } from "@/lib/reasons/reason-codes";
 import { z } from "zod";
 import { describeZodError, parseJsonBody, untrustedId } from "@/lib/providers/json";
 import { currencySchema, eventTypeSchema, idSchema, minorAmountSchema } from "@/lib/money/amount-schemas";
+import { firstEmailAt } from "@/lib/providers/search-facts";
 import { verifyTimestampedHeader } from "@/lib/providers/signatures/timestamped-header";
 import type { DisputeMovement, DisputeStatus, Effect, RefundFact } from "@/lib/core/effect";
 import type { ParseResult, ProviderModule } from "@/lib/providers/types";
@@ -105,6 +106,26 @@ const disputeSchema = z.object({
   status: z.string().max(50),
   balance_transactions: z.array(balanceTransactionSchema).max(50).nullish(),
 });
+
+/**
+ * Where a Stripe object keeps its customer's e-mail, first found wins: a Checkout Session's
+ * `customer_details.email` (what the customer typed) then `customer_email` (what the merchant
+ * prefilled); a Charge's `billing_details.email`; a PaymentIntent's or Charge's `receipt_email`
+ * (docs.stripe.com/api/checkout/sessions/object, /api/charges/object, /api/payment_intents/object).
+ */
+const STRIPE_EMAIL_FIELDS = [["customer_details", "email"], ["customer_email"], ["billing_details", "email"], ["receipt_email"]];
+
+/**
+ * The search facts of a Stripe object: its customer's e-mail ({@link STRIPE_EMAIL_FIELDS}) and the charge
+ * it is or names (a Charge's own id; `charge` on a Refund or Dispute; a PaymentIntent's `latest_charge`),
+ * each only when it is one (an e-mail address; a Stripe id).
+ */
+function stripeSearchFacts(object: Record<string, unknown>): { customerEmail?: string; chargeId?: string } {
+  const customerEmail = firstEmailAt(object, STRIPE_EMAIL_FIELDS);
+  const named = object.object === "charge" ? object.id : (object.charge ?? object.latest_charge);
+  const charge = reference.safeParse(named);
+  return { ...(customerEmail ? { customerEmail } : {}), ...(charge.success && charge.data ? { chargeId: charge.data } : {}) };
+}
 
 /** A handler reads an event's `data.object`; `created` is the event's creation time (unix seconds). */
 type Handler = (object: Record<string, unknown>, created: number) => Effect | z.ZodError;
@@ -295,7 +316,7 @@ export const stripeProvider: ProviderModule = {
     if (effect instanceof z.ZodError) {
       return { ok: false, status: 422, ...because("invalid_event_object", { type: event.type, details: describeZodError(effect) }), eventId: event.id, eventType: event.type };
     }
-    return { ok: true, event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.account, createdAt: event.created, effect } };
+    return { ok: true, event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.account, createdAt: event.created, effect, ...stripeSearchFacts(event.data.object) } };
   },
   untrustedEventId: (input) => untrustedId(input.body),
 };

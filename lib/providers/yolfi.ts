@@ -5,6 +5,8 @@ import { eventTypeSchema, idSchema } from "@/lib/money/amount-schemas";
 import { verifyBodyHmacBase64 } from "@/lib/providers/signatures/body-hmac-base64";
 import type { Effect } from "@/lib/core/effect";
 import type { ParseResult, ProviderModule } from "@/lib/providers/types";
+import { readJsonPath } from "@/lib/providers/json-path";
+import { customerEmailFrom, mappedPathSchema } from "@/lib/providers/search-facts";
 
 /** Base64 HMAC-SHA256 of the raw body with the endpoint's signing secret. */
 export const YOLFI_SIGNATURE_HEADER = "X-Yolfi-Signature";
@@ -35,6 +37,19 @@ export const yolfiEventSchema = z.object({
 });
 
 export type YolfiEvent = z.infer<typeof yolfiEventSchema>;
+
+/**
+ * A Yolfi endpoint's options: where, if anywhere, its payloads carry the payer's e-mail
+ * (`fields.customerEmail`, a JSON path such as `$.data.customerEmail`), kept for search. The payload the
+ * seed guide describes has none, so without a mapping no e-mail is kept.
+ */
+export const yolfiOptionsSchema = z
+  .object({ fields: z.object({ customerEmail: mappedPathSchema.optional() }).strict().default({}) })
+  .strict()
+  .default({ fields: {} });
+
+/** Yolfi options after validation. */
+export type YolfiOptions = z.output<typeof yolfiOptionsSchema>;
 
 /** Event types that are stored and change nothing: an invoice is not a payment, a subscription event names no single order. */
 export const YOLFI_RECORD_ONLY_TYPES: Record<string, string> = {
@@ -79,10 +94,11 @@ function yolfiEffect(event: YolfiEvent): Effect | string {
  * Only payment.confirmed delivers; it correlates by the server-stored order (merchantOrderId, else the
  * checkoutSessionId stored with the order). `orgId` must be the endpoint's account (else 422, dead letter).
  */
-export const yolfiProvider: ProviderModule = {
+export const yolfiProvider: ProviderModule<YolfiOptions> = {
   name: "yolfi",
+  optionsSchema: yolfiOptionsSchema,
   verify: (input, keys) => verifyBodyHmacBase64(YOLFI_SIGNATURE_HEADER, input.headers.get(YOLFI_SIGNATURE_HEADER), input.body, keys),
-  parse(input): ParseResult {
+  parse(input, options): ParseResult {
     const json = parseJsonBody(input.body);
     if (json === undefined) return { ok: false, status: 400, ...because("body_not_json", {}) };
     const parsed = yolfiEventSchema.safeParse(json);
@@ -94,9 +110,11 @@ export const yolfiProvider: ProviderModule = {
     }
     const effect = yolfiEffect(event);
     if (typeof effect === "string") return { ok: false, status: 422, ...because("invalid_event", { provider: "Yolfi", details: effect }), eventId: event.id, eventType: event.type };
+    const mapped = options?.fields.customerEmail;
+    const customerEmail = mapped ? customerEmailFrom(readJsonPath(json, mapped.steps)) : undefined;
     return {
       ok: true,
-      event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.orgId ?? undefined, createdAt: unixSeconds(event.createdAt), effect },
+      event: { eventId: event.id, type: event.type, livemode: event.livemode, account: event.orgId ?? undefined, createdAt: unixSeconds(event.createdAt), effect, ...(customerEmail ? { customerEmail } : {}) },
     };
   },
   untrustedEventId: (input) => untrustedId(input.body),

@@ -5,6 +5,7 @@ import type { Db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
 import { pageOf, type Page } from "@/lib/lists/paging";
 import { minorToDecimal } from "@/lib/money/minor-units";
+import { csvText } from "@/lib/format/csv";
 import type { CurrencyTotals, MismatchCode } from "@/lib/reconciliation/match-payments";
 
 /** The codes a mismatch can have, in the order the filter lists them. */
@@ -204,22 +205,6 @@ const CSV_COLUMNS = ["code", "payment_id", "order_id", "currency", "settled_mino
 /** The CSV export's header row. */
 export function mismatchCsvHeader(): string {
   return CSV_COLUMNS.join(",");
-}
-
-/** A cell a spreadsheet runs as a formula: one that starts with =, +, -, @, a tab or a carriage return (OWASP, CSV injection). */
-const FORMULA_START = /^[=+\-@\t\r]/;
-/**
- * Where else a cell can start: a spreadsheet whose list separator is ";" (most European locales, es-AR
- * among them) splits this comma-separated file at every ";" as well, quotes or not, so a formula can
- * follow a ";" (or another separator) inside a field.
- */
-const FORMULA_AFTER_SEPARATOR = /([;,\t\r\n])(?=[=+\-@])/g;
-
-/** A text cell (ids, codes, actions: report and webhook input among them), prefixed with ' wherever a cell could start a formula, then quoted when needed. */
-function csvText(value: string): string {
-  const inner = value.replace(FORMULA_AFTER_SEPARATOR, "$1'");
-  const safe = FORMULA_START.test(inner) ? `'${inner}` : inner;
-  return /[",;\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 /** One mismatch as a CSV row of the export (amounts in minor units, as numbers; lines separated by spaces). */

@@ -134,7 +134,7 @@ describe("endpoints as data: one of each provider, a signed payment credited", (
     const secret = created.json.secret as string;
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{32}$/);
     assert.equal(Buffer.from(secret.slice(6), "base64").length, 24);
-    assert.deepEqual(created.json.options, { fields: { type: "$.type", orderId: "$.data.order_id", paymentId: "$.data.payment_id", amount: "$.data.amount", currency: "$.data.currency", refundedTotal: "$.data.amount_refunded", livemode: "$.data.livemode" }, eventTypes: { payment: ["payment.succeeded"], refund: ["payment.refunded"], paymentFailed: ["payment.failed"] } });
+    assert.deepEqual(created.json.options, { fields: { type: "$.type", orderId: "$.data.order_id", paymentId: "$.data.payment_id", amount: "$.data.amount", currency: "$.data.currency", refundedTotal: "$.data.amount_refunded", livemode: "$.data.livemode", customerEmail: "$.data.customer_email" }, eventTypes: { payment: ["payment.succeeded"], refund: ["payment.refunded"], paymentFailed: ["payment.failed"] } });
     const fetched = await api("GET", `/api/endpoints/${id}`);
     assert.equal(fetched.status, 200);
     assert.equal("secret" in fetched.json, false);

@@ -47,6 +47,9 @@ function eventRow(eventId: string, fields: Partial<NewEventRow> = {}): NewEventR
     paymentKey: `pay_${eventId}`,
     payload: `{"eventId":"${eventId}"}`,
     secretLabel: "lab-current",
+    headerNames: '["content-type","lab-signature"]',
+    customerEmail: `${eventId}@example.com`,
+    chargeId: `ch_${eventId}`,
     status: "received",
     attempts: 0,
     nextAttemptAt: T0,
@@ -64,7 +67,7 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
   test("insertEvents writes every column once per key; a key already stored comes back missing, never an error", async () => {
     const client = await db();
     const first = eventRow("evt_w_insert_1");
-    const second = eventRow("evt_w_insert_2", { livemode: true, secretLabel: null, orderId: null, paymentKey: null, status: "processing", attempts: 1, nextAttemptAt: null, dueAt: null });
+    const second = eventRow("evt_w_insert_2", { livemode: true, secretLabel: null, orderId: null, paymentKey: null, headerNames: null, customerEmail: null, chargeId: null, status: "processing", attempts: 1, nextAttemptAt: null, dueAt: null });
     const inserted = await driverOf(client).transaction((session) => insertEvents(session, [first, second]));
     assert.deepEqual(
       inserted.map((row) => [row.id, row.provider, row.account, row.livemode, row.eventId]).sort(),
@@ -91,6 +94,9 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
         paymentKey: "pay_evt_w_insert_1",
         payload: '{"eventId":"evt_w_insert_1"}',
         secretLabel: "lab-current",
+        headerNames: '["content-type","lab-signature"]',
+        customerEmail: "evt_w_insert_1@example.com",
+        chargeId: "ch_evt_w_insert_1",
         status: "received",
         attempts: 0,
         nextAttemptAt: T0.toISOString(),
@@ -105,7 +111,10 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
       },
     );
     const other = await eventById(second.id);
-    assert.deepEqual([other.livemode, other.secretLabel, other.orderId, other.nextAttemptAt, other.dueAt, other.status, other.attempts], [true, null, null, null, null, "processing", 1]);
+    assert.deepEqual(
+      [other.livemode, other.secretLabel, other.orderId, other.headerNames, other.customerEmail, other.chargeId, other.nextAttemptAt, other.dueAt, other.status, other.attempts],
+      [true, null, null, null, null, null, null, null, "processing", 1],
+    );
   });
 
   test("claim, guard, retry, dead, applied and release each write exactly their columns", async () => {
@@ -166,13 +175,14 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
     const pending = eventRow("evt_w_purge_pending", { status: "failed", receivedAt: at(-3600) });
     await driverOf(client).transaction((session) => insertEvents(session, [old, fresh, pending]));
     assert.equal(await purgeEventPayloads(client, [old.id, fresh.id, pending.id], at(-60), at(10)), 1);
-    const rows = await client.webhookEvent.findMany({ where: { id: { in: [old.id, fresh.id, pending.id] } }, orderBy: { eventId: "asc" }, select: { eventId: true, payload: true, purgedAt: true } });
+    const rows = await client.webhookEvent.findMany({ where: { id: { in: [old.id, fresh.id, pending.id] } }, orderBy: { eventId: "asc" }, select: { eventId: true, payload: true, customerEmail: true, chargeId: true, headerNames: true, purgedAt: true } });
+    // The e-mail goes with the payload (personal data); the charge id and header names stay to find and explain the row.
     assert.deepEqual(
-      rows.map((row) => [row.eventId, row.payload, row.purgedAt?.toISOString() ?? null]),
+      rows.map((row) => [row.eventId, row.payload, row.customerEmail, row.chargeId, row.headerNames, row.purgedAt?.toISOString() ?? null]),
       [
-        ["evt_w_purge_new", '{"eventId":"evt_w_purge_new"}', null],
-        ["evt_w_purge_old", "", at(10).toISOString()],
-        ["evt_w_purge_pending", '{"eventId":"evt_w_purge_pending"}', null],
+        ["evt_w_purge_new", '{"eventId":"evt_w_purge_new"}', "evt_w_purge_new@example.com", "ch_evt_w_purge_new", '["content-type","lab-signature"]', null],
+        ["evt_w_purge_old", "", null, "ch_evt_w_purge_old", '["content-type","lab-signature"]', at(10).toISOString()],
+        ["evt_w_purge_pending", '{"eventId":"evt_w_purge_pending"}', "evt_w_purge_pending@example.com", "ch_evt_w_purge_pending", '["content-type","lab-signature"]', null],
       ],
     );
   });

@@ -105,7 +105,7 @@ describe("GET /api/orders's query", () => {
   });
 
   test("a parameter it does not take (page, a misspelt status) is 400 naming it, never ignored", async () => {
-    assert.deepEqual(await list("?page=99"), { status: 400, json: { error: "page: not a parameter of GET /api/orders (it takes limit, offset, status)", code: "invalid_query" } });
-    assert.deepEqual(await list("?stauts=paid&limit=5"), { status: 400, json: { error: "stauts: not a parameter of GET /api/orders (it takes limit, offset, status)", code: "invalid_query" } });
+    assert.deepEqual(await list("?page=99"), { status: 400, json: { error: "page: not a parameter of GET /api/orders (it takes limit, offset, cursor, status, currency, from, to, q, attention)", code: "invalid_query" } });
+    assert.deepEqual(await list("?stauts=paid&limit=5"), { status: 400, json: { error: "stauts: not a parameter of GET /api/orders (it takes limit, offset, cursor, status, currency, from, to, q, attention)", code: "invalid_query" } });
   });
 });

@@ -165,7 +165,7 @@ const LIFECYCLES: Lifecycle[] = [
       ["evt_y_overdue", "invoice.overdue"],
     ].map(([id, type]) => {
       const body = Buffer.from(JSON.stringify({ id, type, orgId: "org_1", livemode: true, createdAt: "2026-11-29T12:00:00.000Z", data: { paymentId: "ypay_1", merchantOrderId: "ord_y", amount: "24.95", token: "USDT" } }));
-      const parsed = yolfiProvider.parse({ headers: new Headers(), body, now }, undefined, { name: "yolfi", account: "org_1", livemode: true });
+      const parsed = yolfiProvider.parse({ headers: new Headers(), body, now }, { fields: {} }, { name: "yolfi", account: "org_1", livemode: true });
       assert.ok(parsed.ok);
       return parsed.event;
     }),

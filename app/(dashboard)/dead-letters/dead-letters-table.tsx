@@ -10,6 +10,7 @@ import { formatAge } from "@/lib/format/format";
 import type { ActionResult } from "@/lib/auth/run-action";
 import type { DeadLetterRow } from "@/lib/dead-letters/list-dead-letters";
 import { UNASSIGNED } from "@/lib/dead-letters/unassigned";
+import { eventLookupHref } from "@/lib/events/event-links";
 import { assignDeadLetterAction, resolveDeadLetterAction, retryDeadLettersAction } from "./actions";
 
 /** A row as shown: `departed` once it left the open tab (resolved) after the page was loaded. */
@@ -51,7 +52,9 @@ const eventColumn = helper.accessor("eventId", {
   header: () => <Label id="event" />,
   cell: (info) => (
     <>
-      <span className="mono">{info.getValue()}</span>
+      <Link href={eventLookupHref({ eventId: info.getValue(), provider: info.row.original.provider, endpoint: info.row.original.endpoint })} className="mono" data-testid="event-link">
+        {info.getValue()}
+      </Link>
       <br />
       <span className="muted mono">{info.row.original.eventType}</span> <span className="muted">· {info.row.original.provider}</span>
     </>

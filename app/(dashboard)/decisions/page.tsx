@@ -11,7 +11,8 @@ import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
 import { rejectionSummary } from "@/lib/decisions/rejection-summary";
 import { endpointWorthShowing } from "@/lib/decisions/provider-label";
 import { DECISION_OUTCOMES, decisionProviders, decisionQueryFromParams, listDecisionsPage, type DecisionQuery } from "@/lib/decisions/list-decisions";
-import { param, type SearchParams } from "@/lib/lists/paging";
+import { param, toQueryString, type SearchParams } from "@/lib/lists/paging";
+import { eventLookupHref } from "@/lib/events/event-links";
 import { DecisionsChart } from "./decisions-chart";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
@@ -55,6 +56,12 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
           {common("clear")}
         </Link>
       </form>
+      <div className="toolbar" data-testid="exports">
+        <a className="button secondary" href={`/api/exports/decisions.csv${toQueryString({ ...filterParams, pageSize: undefined })}`} download data-testid="export-decisions">
+          {t("export")}
+        </a>
+        <span className="help">{t("exportHelp")}</span>
+      </div>
       <Suspense key={`chart-${JSON.stringify({ ...query, page: 0 })}`} fallback={<div className="skeleton" aria-busy="true" />}>
         <Chart query={query} />
       </Suspense>
@@ -149,7 +156,13 @@ async function DecisionResults({ query, filterParams }: { query: DecisionQuery; 
                   ) : null}
                 </td>
                 <td className="mono breakable">
-                  {decision.eventId ?? "—"}
+                  {decision.eventId && decision.verified ? (
+                    <Link href={eventLookupHref({ eventId: decision.eventId, provider: decision.provider, endpoint: decision.endpoint })} data-testid="event-link">
+                      {decision.eventId}
+                    </Link>
+                  ) : (
+                    (decision.eventId ?? "—")
+                  )}
                   {decision.verified ? null : (
                     <>
                       {" "}

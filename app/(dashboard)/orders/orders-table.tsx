@@ -14,21 +14,56 @@ import type { OrderRow, OrderSort } from "@/lib/orders/list-orders";
 const features = tableFeatures({ rowSortingFeature, rowPaginationFeature });
 const helper = createColumnHelper<typeof features, OrderRow>();
 
-function Header({ id }: { id: "order" | "status" | "amount" | "credited" | "difference" | "lastEvent" | "updated" }) {
+function Header({ id }: { id: "order" | "status" | "attention" | "amount" | "credited" | "difference" | "lastEvent" | "updated" }) {
   const t = useTranslations("orders");
   return <>{t(id)}</>;
+}
+
+/**
+ * What a search found the order by ("Found by payment id"), under its id: the ids and e-mail that are not
+ * in sight. Nothing without a search, or when the text is only a part of the order id shown above.
+ */
+function MatchedBy({ kinds: all }: { kinds: OrderRow["matchedBy"] }) {
+  const t = useTranslations("orders");
+  const kinds = all.filter((kind) => kind !== "order_id");
+  if (kinds.length === 0) return null;
+  return (
+    <>
+      <br />
+      <span className="muted small" data-testid="matched-by" data-kinds={kinds.join(" ")}>
+        {t("matchedBy", { kinds: kinds.map((kind) => t(`matchKind.${kind}`)).join(", ") })}
+      </span>
+    </>
+  );
+}
+
+/** The attention mark: what is open on the order for a person (dead letters, extra charges), or nothing. */
+function AttentionMark({ attention }: { attention: OrderRow["attention"] }) {
+  const t = useTranslations("orders");
+  const { openDeadLetters, openExtraCharges } = attention;
+  if (openDeadLetters + openExtraCharges === 0) return null;
+  return (
+    <span className="badge warn wrap-badge" data-testid="attention" data-dead-letters={openDeadLetters} data-extra-charges={openExtraCharges}>
+      <span aria-hidden="true">⚑ </span>
+      {t("attentionMark", { deadLetters: openDeadLetters, extraCharges: openExtraCharges, both: openDeadLetters > 0 && openExtraCharges > 0 ? "yes" : "no" })}
+    </span>
+  );
 }
 
 const columns = helper.columns([
   helper.accessor("id", {
     header: () => <Header id="order" />,
     cell: (info) => (
-      <Link href={`/orders/${encodeURIComponent(info.getValue())}`} className="mono">
-        {info.getValue()}
-      </Link>
+      <>
+        <Link href={`/orders/${encodeURIComponent(info.getValue())}`} className="mono">
+          {info.getValue()}
+        </Link>
+        <MatchedBy kinds={info.row.original.matchedBy} />
+      </>
     ),
   }),
   helper.accessor("status", { header: () => <Header id="status" />, cell: (info) => <StatusBadge status={info.getValue()} /> }),
+  helper.accessor("attention", { header: () => <Header id="attention" />, enableSorting: false, cell: (info) => <AttentionMark attention={info.getValue()} /> }),
   helper.accessor("amount", { header: () => <Header id="amount" />, cell: (info) => <Money minor={info.getValue()} currency={info.row.original.currency} /> }),
   helper.accessor("credited", {
     header: () => <Header id="credited" />,
@@ -114,7 +149,7 @@ export function OrdersTable({ page, sort, dir }: { page: Page<OrderRow>; sort: O
           </thead>
           <tbody>
             {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} data-order-id={row.id} data-currency={row.original.currency}>
+              <tr key={row.id} data-order-id={row.id} data-currency={row.original.currency} data-attention={row.original.attention.openDeadLetters + row.original.attention.openExtraCharges > 0 ? "yes" : "no"}>
                 {row.getAllCells().map((cell) => (
                   <td key={cell.id} className={NUMERIC.has(cell.column.id) ? "num" : undefined} data-column={cell.column.id}>
                     <table.FlexRender cell={cell} />

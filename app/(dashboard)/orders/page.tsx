@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
+import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, pastLastPage, toQueryString, type SearchParams } from "@/lib/lists/paging";
@@ -12,7 +13,9 @@ export const dynamic = "force-dynamic";
 
 /** Orders: filters in a GET form (the URL is the state), the table paged and sorted on the server. */
 export default async function OrdersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requireActor("/orders");
+  const actor = await requireActor("/orders");
+  // Searching by a customer's e-mail reads personal data: support and admin (lib/auth/roles.ts).
+  const emails = can(actor.role, "payloads.read");
   const params = await searchParams;
   const query = orderQueryFromParams(params);
   const notUnderstood = orderParamsNotUnderstood(params);
@@ -28,16 +31,25 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
         <input type="hidden" name="sort" value={query.sort} />
         <input type="hidden" name="dir" value={query.dir} />
         <input type="hidden" name="pageSize" value={query.pageSize} />
-        <FilterInput id="f-q" name="q" type="search" label={t("search")} value={query.q} placeholder="ord_10" maxLength={255} />
+        <FilterInput id="f-q" name="q" type="search" label={t("search")} value={query.q} placeholder={emails ? "ord_1041, pi_…, ana@example.com" : "ord_1041, pi_…, ch_…"} maxLength={255} aria-describedby="f-q-help" size={28} />
         <FilterSelect id="f-status" name="status" label={t("status")} anyLabel={common("any")} value={query.status} options={ORDER_STATUSES.map((status) => ({ value: status, label: statuses(status) }))} />
         <FilterSelect id="f-currency" name="currency" label={t("currency")} anyLabel={common("any")} value={query.currency} options={verbatimOptions(currencies)} />
         <FilterInput id="f-from" name="from" type="date" label={t("updatedFrom")} value={day("from")} />
         <FilterInput id="f-to" name="to" type="date" label={t("updatedTo")} value={day("to")} />
+        <div className="field checkbox-field">
+          <label>
+            <input type="checkbox" name="attention" value="1" defaultChecked={query.attention === true} /> {t("attentionFilter")}
+          </label>
+        </div>
         <button type="submit">{common("filter")}</button>
         <Link href="/orders" className="button secondary">
           {common("clear")}
         </Link>
+        <p id="f-q-help" className="help filters-help">
+          {emails ? t("searchHelp") : t("searchHelpNoEmail")}
+        </p>
       </form>
+      <ExportLinks query={query} />
       {notUnderstood.length > 0 ? (
         // The list below ignores these (a bad link never fails), so it says which: else ?status=bogus reads as "any status".
         <p className="notice info" role="status">
@@ -45,9 +57,27 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
         </p>
       ) : null}
       <Suspense key={JSON.stringify(query)} fallback={<p role="status">{common("loading")}</p>}>
-        <OrdersResults query={query} filtered={Boolean(query.q || query.status || query.currency || query.from || query.to)} />
+        <OrdersResults query={query} emails={emails} filtered={Boolean(query.q || query.status || query.currency || query.from || query.to || query.attention)} />
       </Suspense>
     </>
+  );
+}
+
+/** The exports of every order these filters match (not only this page's), and of their ledger entries. */
+async function ExportLinks({ query }: { query: OrderQuery }) {
+  const t = await getTranslations("orders");
+  const { q, attention, status, currency, from, to } = queryParams(query);
+  const filters = toQueryString({ status, currency, from, to, q, attention });
+  return (
+    <div className="toolbar" data-testid="exports">
+      <a className="button secondary" href={`/api/exports/orders.csv${filters}`} download data-testid="export-orders">
+        {t("export")}
+      </a>
+      <a className="button secondary" href={`/api/exports/ledger.csv${filters}`} download data-testid="export-ledger">
+        {t("exportLedger")}
+      </a>
+      <span className="help">{t("exportHelp")}</span>
+    </div>
   );
 }
 
@@ -56,6 +86,7 @@ function queryParams(query: OrderQuery): Record<string, string | undefined> {
   const day = (date: Date | undefined, shift = 0) => (date ? new Date(date.getTime() - shift).toISOString().slice(0, 10) : undefined);
   return {
     q: query.q,
+    attention: query.attention ? "1" : undefined,
     status: query.status,
     currency: query.currency,
     from: day(query.from),
@@ -66,8 +97,8 @@ function queryParams(query: OrderQuery): Record<string, string | undefined> {
   };
 }
 
-async function OrdersResults({ query, filtered }: { query: OrderQuery; filtered: boolean }) {
-  const [page, t, common] = await Promise.all([listOrdersPage(await db(), query), getTranslations("orders"), getTranslations("common")]);
+async function OrdersResults({ query, filtered, emails }: { query: OrderQuery; filtered: boolean; emails: boolean }) {
+  const [page, t, common] = await Promise.all([listOrdersPage(await db(), query, { emails }), getTranslations("orders"), getTranslations("common")]);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
   if (pastLastPage(page)) {
     // A shared link to a page that no longer exists (fewer orders now), or a typed ?page=99: say so, offer the last page and the first.

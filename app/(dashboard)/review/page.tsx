@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { eventLookupHref } from "@/lib/events/event-links";
 import { getTranslations } from "next-intl/server";
 import { StaticTable } from "@/app/_components/static-table";
 import { DateTime, Money } from "@/app/_components/money";
@@ -43,7 +44,10 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
                 <Money minor={extra.amount} currency={extra.currency} />
               </td>
               <td className="mono">
-                {extra.eventId} <span className="muted">({extra.provider})</span>
+                <Link href={eventLookupHref({ eventId: extra.eventId, provider: extra.provider })} data-testid="event-link">
+                  {extra.eventId}
+                </Link>{" "}
+                <span className="muted">({extra.provider})</span>
               </td>
               <td>{extra.note ?? "—"}</td>
               {canManage ? (

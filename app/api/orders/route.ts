@@ -1,5 +1,6 @@
-// GET /api/orders: list orders (?limit=&offset=&status=; another parameter is 400); POST /api/orders: create one idempotently. Bearer API_TOKEN or a session.
-import { authorizeApi } from "@/lib/api/authorize-api";
+// GET /api/orders: list orders (?limit=&offset=|cursor=&status=&currency=&from=&to=&q=&attention=; another
+// parameter is 400); POST /api/orders: create one idempotently. Bearer API_TOKEN, an API key or a session.
+import { authorizeApi, callerCan } from "@/lib/api/authorize-api";
 import { invalidBody, jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { contentTypeProblem } from "@/lib/http/content-type";
@@ -8,11 +9,12 @@ import { createOrder, listOrders, newOrderSchema, parseListQuery } from "@/lib/o
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  const denied = refusal(await authorizeApi(request, "orders.read"));
-  if (denied) return denied;
+  const caller = await authorizeApi(request, "orders.read");
+  if (typeof caller === "string") return refusal(caller)!;
   const query = parseListQuery(new URL(request.url).searchParams);
   if (!query.ok) return jsonError(400, "invalid_query", query.error);
-  return withDatabaseErrors(async () => Response.json(await listOrders(await db(), query.query)));
+  // Searching by a customer's e-mail reads personal data: only for roles that may (payloads.read).
+  return withDatabaseErrors(async () => Response.json(await listOrders(await db(), query.query, { emails: callerCan(caller, "payloads.read") })));
 }
 
 export async function POST(request: Request): Promise<Response> {

@@ -10,6 +10,7 @@ import { db } from "@/lib/db/client";
 import { formatDateTime } from "@/lib/format/format";
 import { getOrderTimeline, TIMELINE_LIMIT } from "@/lib/orders/order-timeline";
 import { isDecisionSource } from "@/lib/decisions/record-decision";
+import { eventLookupHref, storedEventHref } from "@/lib/events/event-links";
 
 export const dynamic = "force-dynamic";
 
@@ -22,6 +23,12 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
   if (!timeline) notFound();
   const [t, o, nav, locale, reasons, sources] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale(), serverReasons(), getTranslations("decisionSources")]);
   const { order } = timeline;
+  // The stored event of each (endpoint, event id) of this order: a decision links to its event's page.
+  const storedIds = new Map(timeline.events.map((event) => [`${event.endpoint} ${event.eventId}`, event.id]));
+  const eventLink = (ref: { endpoint: string; eventId: string; provider: string }) => {
+    const stored = storedIds.get(`${ref.endpoint} ${ref.eventId}`);
+    return stored ? storedEventHref(stored) : eventLookupHref(ref);
+  };
   return (
     <>
       <p>
@@ -65,7 +72,14 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
                 <DateTime value={decision.at} />
               </td>
               <td className="mono">
-                {decision.eventId ?? "—"} {decision.verified ? null : <span className="badge warn">{t("unverified")}</span>}
+                {decision.eventId && decision.verified ? (
+                  <Link href={eventLink({ endpoint: decision.endpoint, eventId: decision.eventId, provider: decision.provider })} data-testid="event-link">
+                    {decision.eventId}
+                  </Link>
+                ) : (
+                  (decision.eventId ?? "—")
+                )}{" "}
+                {decision.verified ? null : <span className="badge warn">{t("unverified")}</span>}
               </td>
               <td className="mono">{decision.eventType ?? "—"}</td>
               <td>{decision.provider}</td>
@@ -84,6 +98,14 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
 
       <section aria-labelledby="ledger-h">
         <h2 id="ledger-h">{t("ledger")}</h2>
+        <div className="toolbar">
+          <a className="button secondary" href={`/api/exports/ledger.csv?orderId=${encodeURIComponent(order.id)}`} download data-testid="export-order-ledger">
+            {o("exportLedger")}
+          </a>
+          <a className="button secondary" href={`/api/exports/decisions.csv?orderId=${encodeURIComponent(order.id)}`} download data-testid="export-order-decisions">
+            {t("exportDecisions")}
+          </a>
+        </div>
         <StaticTable testId="ledger" rowCount={timeline.ledger.length} empty={t("none")} columns={[{ label: t("time") }, { label: t("businessKey") }, { label: t("kind") }, { label: o("amount"), numeric: true }, { label: t("event") }, { label: t("provider") }]}>
           {timeline.ledger.map((entry) => (
             <tr key={entry.id}>
@@ -141,7 +163,9 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
               <td className="nowrap">
                 <DateTime value={event.receivedAt} />
               </td>
-              <td className="mono">{event.eventId}</td>
+              <td className="mono">
+                <Link href={storedEventHref(event.id)}>{event.eventId}</Link>
+              </td>
               <td className="mono">{event.type}</td>
               <td>{event.provider}</td>
               <td>
@@ -161,7 +185,10 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
           <ul>
             {timeline.deadLetters.map((letter) => (
               <li key={letter.id}>
-                <span className="mono">{letter.eventId}</span> <StatusBadge status={letter.status} /> <span data-category={letter.category}>{reasons.word("category", letter.category)}</span>: {reasons.describe(letter)} ({t("attempts")}: {letter.attempts})
+                <Link href={eventLink({ endpoint: letter.endpoint, eventId: letter.eventId, provider: letter.provider })} className="mono">
+                  {letter.eventId}
+                </Link>{" "}
+                <StatusBadge status={letter.status} /> <span data-category={letter.category}>{reasons.word("category", letter.category)}</span>: {reasons.describe(letter)} ({t("attempts")}: {letter.attempts})
                 {letter.resolution ? <> — {reasons.describe({ reason: letter.resolution, reasonCode: letter.resolutionCode, reasonParams: letter.resolutionParams })}</> : null}
               </li>
             ))}
