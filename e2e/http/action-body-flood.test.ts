@@ -1,4 +1,5 @@
 import { TEST_API_TOKEN, TEST_DB, TEST_LAB_SECRET } from "../support/test-env";
+// slow-test: posts megabyte action bodies at the built server with its heap cap and waits for it to stay up
 // A server action's body is decoded by Next.js before the action checks who is asking, so what that
 // decode may cost is bounded, tried as an attacker would against the BUILT server with the heap cap
 // `npm start` gives it (--max-old-space-size=256): six concurrent posts of ~9.5 MB (an object of

@@ -1,3 +1,4 @@
+// slow-test: runs npm run demo's whole start (migrations, seed, the built app) on fresh databases
 // `npm run demo`, the README's first command, as a newcomer runs it: the whole start (settings,
 // migrations, demo seed, the built app) on a fresh database, then what only demo mode allows: the
 // public demo secrets and passwords.

@@ -1,4 +1,5 @@
 import "../support/test-env";
+// slow-test: starts the built server in demo mode and again in production on the same database
 // Red team: a demo database turned into a deployment keeps what the PUBLIC demo secrets stored.
 //
 // The authors already treat "a demo database that became a deployment" as a threat: `npm start`

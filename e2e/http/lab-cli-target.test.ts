@@ -1,3 +1,4 @@
+// slow-test: starts built servers on other ports and plays the lab against them, one target silent on purpose
 // `npm run lab` finds its server the way an operator expects: --url, else PORT (what `npm start`
 // listens on), else 3000; and when nobody answers there it says so and how to start one (exit 2).
 // The lab's main runs in this process, against a built server.

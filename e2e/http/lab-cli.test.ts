@@ -1,3 +1,4 @@
+// slow-test: plays the whole lab against a built server, reconciliation and comparison included
 // npm run lab against a built server, the comparison included: the lab's main runs in this process
 // (the server is the process under test; e2e/http/demo-mode.test.ts runs the lab's script once).
 import assert from "node:assert/strict";

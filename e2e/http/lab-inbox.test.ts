@@ -1,3 +1,4 @@
+// slow-test: plays the whole lab against a built server in inbox mode and waits for its worker to apply every event
 // `npm run lab` against a real server whose lab endpoint runs in inbox mode (LAB_PROCESSING_MODE=inbox):
 // every provider delivery is acknowledged 200 once stored, the early refund is parked by the worker
 // and applied when the approval lands, and the reconciliation finds 0 mismatches. The lab's main runs in

@@ -1,4 +1,5 @@
 import { TEST_DB } from "../support/test-env";
+// slow-test: reads the orders page's URL states from the built server in both languages
 // The orders page read from its URL as a person types or shares it, against the BUILT server: a filter
 // it does not understand is named, not silently read as "any"; a page past the last one says so and
 // links the last page (English and es-AR). The HTML as served, signed in as a merchant.

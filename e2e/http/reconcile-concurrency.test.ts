@@ -1,3 +1,4 @@
+// slow-test: reconciles a 60,000-line report in the worker process while signed deliveries are timed beside it
 // Webhooks are answered while a large reconciliation runs: the server's reconciliation worker is a process
 // beside it (RECONCILIATION_WORKER_PROCESS), its batches short driver transactions that leave SQLite's
 // write lock free between them. 60,000 Stripe report lines (every one a mismatch) against signed lab
