@@ -7,10 +7,11 @@ import { E2E, serverEnvironment } from "./e2e/browser/support/e2e-env";
 export default defineConfig({
   testDir: "e2e/browser",
   outputDir: "test-results/browser",
-  // Two spec files at a time, on the one shared server and database: each spec seeds under its own ids
-  // and asserts only on its own rows (a figure of the whole server: a server of the spec's own,
-  // support/own-server.ts). The tests of one file run in order, in one worker.
-  workers: 2,
+  // Specs seed under their own ids and assert only on their own rows (a figure of the whole server: a
+  // server of the spec's own, support/own-server.ts), so they can run two at a time; one at a time for
+  // now: with two, the dead-letters retry-flow spec's pointer check met another spec's rows shifting its
+  // list on the shared server (PostgreSQL run, 2026-12-02). The tests of one file run in order.
+  workers: 1,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
