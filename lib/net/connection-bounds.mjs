@@ -62,7 +62,10 @@ export function boundConnections(http, limits, name) {
   /** @type {Map<string, number>} */
   const perAddress = new Map();
   let open = 0;
-  const server = createNetServer({ pauseOnConnect: true, allowHalfOpen: true }, (socket) => {
+  // As node:http's own listening server does: half-open allowed (HTTP decides when to close) and Nagle's
+  // algorithm off. With Nagle on, an answer written in pieces (Next.js writes headers, then chunks)
+  // waited for the client's delayed ACK: ~40 ms more per request, no CPU spent.
+  const server = createNetServer({ pauseOnConnect: true, allowHalfOpen: true, noDelay: true }, (socket) => {
     const address = socket.remoteAddress ?? "";
     const fromAddress = perAddress.get(address) ?? 0;
     const overAddress = limits.maxConnectionsPerAddress > 0 && fromAddress >= limits.maxConnectionsPerAddress;

@@ -171,3 +171,8 @@ test("fifteen posts with bodies on one kept-alive connection are all served, and
   assert.equal(seen.length, 15);
   assert.deepEqual(warnings, []);
 });
+
+test("accepted connections have Nagle's algorithm off, as node:http's own server has (an answer written in pieces waited ~40 ms for the client's delayed ACK)", async () => {
+  const { server } = await listen();
+  assert.equal((server.server as unknown as { noDelay: boolean }).noDelay, true);
+});
