@@ -91,11 +91,16 @@ function cache(): EndpointCache {
   return holder[CACHE];
 }
 
-/** Drops this process's cached endpoints (the store calls it after every committed change). */
+/**
+ * Drops this process's cached endpoints (the store calls it after every committed change) and makes the
+ * next resolution read the change counter first: otherwise the counter this process bumped itself would
+ * drop the freshly loaded entries once more at the next check.
+ */
 export function forgetCachedEndpoints(): void {
   const state = cache();
   state.entries.clear();
   state.generation += 1;
+  state.checkedAtMs = 0;
 }
 
 /**

@@ -17,7 +17,7 @@ import { createApiKeyAs } from "@/lib/auth/api-keys";
 import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
-import { ENDPOINTS_VERSION_CHECK_MS, forgetCachedEndpoints, LAST_MATCHED_WRITE_MS } from "@/lib/endpoints/data-endpoints";
+import { ENDPOINTS_VERSION_CHECK_MS, forgetCachedEndpoints, LAST_MATCHED_WRITE_MS, resolveDataEndpoint } from "@/lib/endpoints/data-endpoints";
 import { createEndpoint, rotateSecret, type EndpointActor } from "@/lib/endpoints/endpoint-store";
 import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
@@ -382,6 +382,29 @@ describe("disabled, deleted, and changes seen by every process", () => {
     assert.equal(later.status, 503);
   });
 
+  test("a change made in this process is not taken for another process's: the endpoint is loaded once, also after the next check of the counter", async () => {
+    // The counter is known before the change, as in a process that has served deliveries.
+    await resolveDataEndpoint(await db(), "ep_00000000000000000000", new Date());
+    const created = await api("POST", "/api/endpoints", { provider: "lab", account: "lab-own-change", livemode: true, processingMode: "inline" });
+    const id = created.json.id as string;
+    const driver = driverOf(await db());
+    const original = driver.all.bind(driver);
+    const statements: string[] = [];
+    driver.all = ((sql: string, params?: never) => {
+      statements.push(sql);
+      return original(sql, params);
+    }) as typeof driver.all;
+    try {
+      assert.equal((await resolveDataEndpoint(await db(), id, new Date())).kind, "served");
+      await new Promise((resolve) => setTimeout(resolve, ENDPOINTS_VERSION_CHECK_MS + 50));
+      assert.equal((await resolveDataEndpoint(await db(), id, new Date())).kind, "served");
+    } finally {
+      driver.all = original;
+    }
+    assert.equal(statements.filter((sql) => sql.includes('FROM "Endpoint"')).length, 1);
+    assert.equal(statements.filter((sql) => sql.includes('FROM "ConfigVersion"')).length, 2);
+  });
+
   test("resolving costs one indexed read per endpoint, then none while nothing changes; lastMatchedAt is written at most once a minute", async () => {
     const created = await api("POST", "/api/endpoints", { provider: "lab", account: "lab-reads", livemode: true, processingMode: "inline" });
     const id = created.json.id as string;
@@ -405,7 +428,10 @@ describe("disabled, deleted, and changes seen by every process", () => {
       driver.all = original;
     }
     assert.equal(statements.filter((sql) => sql.includes('FROM "Endpoint"')).length, 1);
-    assert.ok(statements.filter((sql) => sql.includes('FROM "ConfigVersion"')).length <= 1);
+    // The change counter: read before the first load, then at most once a second (a loaded machine may
+    // take longer than a second for the five).
+    const versionReads = statements.filter((sql) => sql.includes('FROM "ConfigVersion"')).length;
+    assert.ok(versionReads >= 1 && versionReads <= 5, `${versionReads} reads of the change counter`);
     // Deliveries at +0, +20, +40, +60, +80 s: written at +0 and +60 s only.
     const stored = await (await db()).endpointSecret.findFirstOrThrow({ where: { endpointId: id, label: "secret-1" } });
     assert.equal(stored.lastMatchedAt?.toISOString(), new Date(T.getTime() + LAST_MATCHED_WRITE_MS).toISOString());
