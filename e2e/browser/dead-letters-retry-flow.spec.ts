@@ -1,17 +1,21 @@
 // The retry flow without surprises: results named by event and order, rows that keep their place under
 // the pointer after an action, and review-first dead letters (amount or currency mismatch) that ask
-// before a retry that would fail again, in English and es-AR.
-import { expect, test, type Browser, type Page } from "@playwright/test";
+// before a retry that would fail again, in English and es-AR. On a server of its own: the pointer check
+// reads where rows stand on the page after a retry, and another spec's dead letters parked meanwhile on a
+// shared server would move them.
+import { expect, type Browser, type Page } from "@playwright/test";
 import { createOrder, deliverLab } from "./support/api";
-import { deadLetterOf, query } from "./support/database";
-import { screenshot, storageStateOf } from "./support/roles";
+import { testOnOwnServer, type OwnServer } from "./support/own-server";
+import { screenshot } from "./support/roles";
+
+const test = testOnOwnServer("retry-flow");
 
 /** The support colleague of this spec's own: the dead letters handed to them are the only rows of `?owner=`. */
 const DESK = { email: "rows-desk@support.test", password: "umber-lantern-fjord-52" };
 
 /** An admin creates {@link DESK} as a support user in the Users page. */
-async function createDesk(browser: Browser): Promise<void> {
-  const admin = await browser.newContext({ storageState: storageStateOf("admin") });
+async function createDesk(browser: Browser, own: OwnServer): Promise<void> {
+  const admin = await browser.newContext({ baseURL: own.url, storageState: await own.storageStateOf("admin") });
   const page = await admin.newPage();
   await page.goto("/admin/users");
   await page.getByLabel("Email").fill(DESK.email);
@@ -39,17 +43,17 @@ async function clickRetry(page: Page, eventId: string): Promise<{ x: number; y: 
   return point;
 }
 
-function auditCount(letterId: string): number {
-  return Number(query<{ n: number }>("SELECT COUNT(*) AS n FROM AuditEntry WHERE targetId = ?", letterId)[0].n);
+function auditCount(own: OwnServer, letterId: string): number {
+  return Number(own.db.query<{ n: number }>("SELECT COUNT(*) AS n FROM AuditEntry WHERE targetId = ?", letterId)[0].n);
 }
 
 test.describe("as support, in English", () => {
-  test.use({ storageState: storageStateOf("support") });
+  test.use({ role: "support" });
 
-  test("a review-first dead letter asks first: cancel and Escape change nothing; the dialog says why and offers the order", async ({ page, request }, testInfo) => {
+  test("a review-first dead letter asks first: cancel and Escape change nothing; the dialog says why and offers the order", async ({ own, page, request }, testInfo) => {
     await createOrder(request, "ord_e2e_rf_amount", 100_000);
     expect((await deliverLab(request, { id: "evt_e2e_rf_amount", type: "payment.approved", orderId: "ord_e2e_rf_amount", paymentId: "pay_e2e_rf_1", amount: 90_000 })).status).toBe(422);
-    const letter = deadLetterOf("evt_e2e_rf_amount");
+    const letter = own.db.deadLetterOf("evt_e2e_rf_amount");
 
     await page.goto("/dead-letters");
     const row = page.locator('tr[data-event-id="evt_e2e_rf_amount"]');
@@ -71,8 +75,8 @@ test.describe("as support, in English", () => {
     await page.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
     await expect(row.getByTestId("attempts")).toHaveText("1");
-    expect(deadLetterOf("evt_e2e_rf_amount")).toMatchObject({ status: "open", attempts: 1 });
-    expect(auditCount(letter.id)).toBe(0);
+    expect(own.db.deadLetterOf("evt_e2e_rf_amount")).toMatchObject({ status: "open", attempts: 1 });
+    expect(auditCount(own, letter.id)).toBe(0);
 
     // Selected with others, a bulk retry skips it and says why; still attempt 1.
     await page.getByLabel("Select dead letter of evt_e2e_rf_amount").check();
@@ -80,19 +84,19 @@ test.describe("as support, in English", () => {
     await expect(page.getByTestId("action-result")).toContainText(
       "evt_e2e_rf_amount (order ord_e2e_rf_amount): not retried, review first. The payment's amount is not the order's amount: a retry compares them again. Settle the payment in the provider's dashboard, then resolve with a note; nothing changed.",
     );
-    expect(deadLetterOf("evt_e2e_rf_amount").attempts).toBe(1);
+    expect(own.db.deadLetterOf("evt_e2e_rf_amount").attempts).toBe(1);
 
     // "Retry anyway" runs it: it fails again, named by event and order, attempt 2.
     await retry.click();
     await dialog.getByRole("button", { name: "Retry anyway" }).click();
     await expect(page.getByTestId("action-result")).toContainText("evt_e2e_rf_amount (order ord_e2e_rf_amount): failed again (attempt 2).");
     await expect(row.getByTestId("attempts")).toHaveText("2");
-    expect(deadLetterOf("evt_e2e_rf_amount")).toMatchObject({ status: "open", attempts: 2 });
-    expect(auditCount(letter.id)).toBe(1);
+    expect(own.db.deadLetterOf("evt_e2e_rf_amount")).toMatchObject({ status: "open", attempts: 2 });
+    expect(auditCount(own, letter.id)).toBe(1);
   });
 
-  test("after a retry the row under the pointer is the same row, whether it applied or failed again", async ({ browser, page, request }, testInfo) => {
-    await createDesk(browser);
+  test("after a retry the row under the pointer is the same row, whether it applied or failed again", async ({ browser, own, page, request }, testInfo) => {
+    await createDesk(browser, own);
     for (const name of ["a", "b", "c"]) {
       await createOrder(request, `ord_e2e_rf_${name}`, 100_000);
       const parked = await deliverLab(request, { id: `evt_e2e_rf_${name}`, type: "payment.refunded", orderId: `ord_e2e_rf_${name}`, paymentId: `pay_e2e_rf_${name}`, amount: 100_000 });
@@ -133,14 +137,14 @@ test.describe("as support, in English", () => {
     // Loaded again, the applied one has left the open tab and the others keep their order.
     await page.reload();
     expect(await order()).toEqual(before.filter((eventId) => eventId !== "evt_e2e_rf_b"));
-    expect(deadLetterOf("evt_e2e_rf_b").status).toBe("resolved");
+    expect(own.db.deadLetterOf("evt_e2e_rf_b").status).toBe("resolved");
   });
 });
 
 test.describe("as support, in Spanish", () => {
-  test.use({ storageState: storageStateOf("support"), locale: "es-AR" });
+  test.use({ role: "support", locale: "es-AR" });
 
-  test("the confirmation and the results in es-AR", async ({ page, request }, testInfo) => {
+  test("the confirmation and the results in es-AR", async ({ own, page, request }, testInfo) => {
     await createOrder(request, "ord_e2e_rf_currency", 100_000, "ARS");
     expect((await deliverLab(request, { id: "evt_e2e_rf_currency", type: "payment.approved", orderId: "ord_e2e_rf_currency", paymentId: "pay_e2e_rf_cur", amount: 100_000, currency: "USD" })).status).toBe(422);
 
@@ -154,11 +158,11 @@ test.describe("as support, in Spanish", () => {
     await expect(dialog.getByRole("link", { name: "Abrir la orden ord_e2e_rf_currency" })).toBeVisible();
     await screenshot(page, testInfo, "dead-letters-review-first-confirm-es-AR");
     await dialog.getByRole("button", { name: "Cancelar" }).click();
-    expect(deadLetterOf("evt_e2e_rf_currency").attempts).toBe(1);
+    expect(own.db.deadLetterOf("evt_e2e_rf_currency").attempts).toBe(1);
 
     await retry.click();
     await dialog.getByRole("button", { name: "Reintentar igual" }).click();
     await expect(page.getByTestId("action-result")).toContainText("evt_e2e_rf_currency (orden ord_e2e_rf_currency): volvió a fallar (intento 2).");
-    expect(deadLetterOf("evt_e2e_rf_currency").attempts).toBe(2);
+    expect(own.db.deadLetterOf("evt_e2e_rf_currency").attempts).toBe(2);
   });
 });
