@@ -7,11 +7,10 @@ import { E2E, serverEnvironment } from "./e2e/browser/support/e2e-env";
 export default defineConfig({
   testDir: "e2e/browser",
   outputDir: "test-results/browser",
-  // Specs seed under their own ids and assert only on their own rows (a figure of the whole server: a
-  // server of the spec's own, support/own-server.ts), so they can run two at a time; one at a time for
-  // now: with two, the dead-letters retry-flow spec's pointer check met another spec's rows shifting its
-  // list on the shared server (PostgreSQL run, 2026-12-02). The tests of one file run in order.
-  workers: 1,
+  // Specs seed under their own ids and assert only on their own rows (a figure of the whole server, or a
+  // page whose rows others would move: a server of the spec's own, support/own-server.ts), so two run at
+  // a time. The tests of one file run in order.
+  workers: 2,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,

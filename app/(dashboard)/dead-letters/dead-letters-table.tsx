@@ -255,10 +255,6 @@ export function DeadLettersTable({
     state: { rowSelection: selection },
     onRowSelectionChange: (updater: Updater<RowSelectionState>) => setSelection((current) => (typeof updater === "function" ? updater(current) : updater)),
   });
-  // A departed row keeps the height it had (its actions give way to a shorter badge): a page scrolled to
-  // its end would otherwise get shorter, the browser would scroll it up, and the rows would move under
-  // the pointer.
-  const rowHeights = useRef(new Map<string, number>());
   const selectedIds = Object.keys(selection).filter((id) => selection[id] && rows.some((row) => row.id === id));
   const visible = shown.length > 0;
 
@@ -304,8 +300,6 @@ export function DeadLettersTable({
             {table.getRowModel().rows.map((row) => (
               <tr
                 key={row.id}
-                ref={row.original.departed ? undefined : (element) => void (element && rowHeights.current.set(row.id, element.offsetHeight))}
-                style={row.original.departed && rowHeights.current.has(row.id) ? { height: rowHeights.current.get(row.id) } : undefined}
                 data-dead-letter-id={row.id}
                 data-event-id={row.original.eventId}
                 data-state={row.original.departed ? "departed" : row.original.status}
@@ -317,7 +311,15 @@ export function DeadLettersTable({
                       <Age from={row.original.firstFailedAt} now={now} />
                     ) : cell.column.id === "actions" ? (
                       row.original.departed ? (
-                        <span className="badge ok">{t("departed")}</span>
+                        // The actions stay laid out, hidden and inert, under the badge: the table's column
+                        // widths, and so every row's height, stay as they were, and a page scrolled to its
+                        // end does not get shorter and scroll up under the pointer.
+                        <div className="departed-actions">
+                          <span className="badge ok">{t("departed")}</span>
+                          <div className="departed-placeholder" inert aria-hidden="true">
+                            <RowActions row={row.original} viewer={viewer} assignees={assignees} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
+                          </div>
+                        </div>
                       ) : (
                         <RowActions row={row.original} viewer={viewer} assignees={assignees} busy={busy} retryAction={retryAction} assignAction={assignAction} resolveAction={resolveAction} />
                       )
