@@ -201,6 +201,8 @@ const settingsSchema = z.object({
   /** Days a new API key is valid unless the admin picks another expiry (at most 365). */
   API_KEY_DEFAULT_DAYS: z.coerce.number().int().min(1).max(365).default(90),
   // ---- end access control ----
+  /** Where Stripe's API is called (backfill): Stripe's own, or a local fake in tests. */
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */

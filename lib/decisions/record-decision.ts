@@ -28,8 +28,8 @@ export interface DecisionInput {
   source?: DecisionSource;
 }
 
-/** Who wrote a decision: the webhook receiver, the inbox worker, a dashboard retry, a CLI, an applied replay. */
-export const DECISION_SOURCES = ["receiver", "worker", "retry", "cli", "replay"] as const;
+/** Who wrote a decision: the webhook receiver, the inbox worker, a dashboard retry, a CLI, an applied replay, a backfill or the gap check (events fetched over the provider's API). */
+export const DECISION_SOURCES = ["receiver", "worker", "retry", "cli", "replay", "backfill", "gap-check"] as const;
 export type DecisionSource = (typeof DECISION_SOURCES)[number];
 
 /** True when `source` (a stored row's) is one of {@link DECISION_SOURCES}. */

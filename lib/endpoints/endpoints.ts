@@ -34,6 +34,8 @@ export interface EndpointDefinition {
   toleranceSeconds?: number;
   /** Provider-specific options, validated by the provider module's schema when the endpoints are loaded. */
   options?: unknown;
+  /** Environment variable holding the provider API key of this endpoint's account and mode (a Stripe restricted key with read access to events), for a backfill; never logged or shown. */
+  apiKeyEnv?: string;
 }
 
 /** An endpoint ready for use: its definition with validated options, loaded secrets and tolerance (seconds). */
@@ -121,6 +123,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       mode: providerMode,
       secretsEnv: "STRIPE_WEBHOOK_SECRET",
       retiredSecretsEnv: "STRIPE_WEBHOOK_RETIRED_SECRETS",
+      apiKeyEnv: "STRIPE_API_KEY",
       demoSecrets: DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET,
     },
     {
@@ -132,6 +135,7 @@ export function endpointDefinitions(env: Record<string, string | undefined> = pr
       mode: providerMode,
       secretsEnv: "STRIPE_TEST_WEBHOOK_SECRET",
       retiredSecretsEnv: "STRIPE_TEST_WEBHOOK_RETIRED_SECRETS",
+      apiKeyEnv: "STRIPE_TEST_API_KEY",
       demoSecrets: DEMO_ENDPOINT_SECRETS.STRIPE_TEST_WEBHOOK_SECRET,
     },
     {
@@ -335,6 +339,16 @@ export function validateEndpoints(definitions: EndpointDefinition[], env: Record
  */
 export function loadEndpoints(env: Record<string, string | undefined> = process.env): EndpointSet {
   return validateEndpoints(endpointDefinitions(env), env);
+}
+
+/**
+ * The provider API key of an environment-configured endpoint: `{apiKey, keyLabel}` (the label is the
+ * variable's name, for messages), or undefined when the endpoint has no `apiKeyEnv` or it is unset.
+ */
+export function endpointApiKey(name: string, env: Record<string, string | undefined> = process.env): { apiKey: string; keyLabel: string } | undefined {
+  const variable = endpointDefinitions(env).find((candidate) => candidate.name === name)?.apiKeyEnv;
+  const apiKey = variable ? env[variable]?.trim() : undefined;
+  return variable && apiKey ? { apiKey, keyLabel: variable } : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { decisionBaseOf, orderIdOf, type ProcessResult, type VerifiedDelivery } from "@/lib/ingest/delivery";
-import type { EventKey } from "@/lib/core/event-key";
+import { isSameEvent, type EventKey } from "@/lib/core/event-key";
 import { ApplyFailure } from "@/lib/core/failures";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
@@ -72,7 +72,7 @@ export async function answerStoredEvent(db: Db, delivery: VerifiedDelivery, key:
   }
   if (!stored) return undefined;
   const orderId = stored.orderId ?? orderIdOf(delivery.event);
-  if (stored.bodyHash === delivery.bodyHash) {
+  if (isSameEvent(stored.bodyHash, delivery.bodyHash)) {
     const answer: ProcessResult = { httpStatus: 200, outcome: "duplicate", ...duplicateBecause(key.eventId, stored.status), orderId: stored.orderId ?? undefined, eventStatus: stored.status };
     return answerDelivery(db, delivery, answer, { orderId });
   }

@@ -13,7 +13,8 @@ export interface VerifiedDelivery {
   event: NormalizedEvent;
   bodyHash: string;
   secretLabel?: string;
-  source?: "receiver" | "retry" | "cli";
+  /** Where it came from: a signed request (receiver), a retry, the CLI, or the provider's API (backfill, gap-check: authentic without a signature, fetched with the endpoint's API key). */
+  source?: "receiver" | "retry" | "cli" | "backfill" | "gap-check";
   /** The header names it came with, as stored ({@link headerNamesJson}); absent on a retry, which has no request. */
   headerNames?: string;
 }

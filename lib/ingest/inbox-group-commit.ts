@@ -1,6 +1,7 @@
 import { notifyWork } from "@/lib/jobs/signals";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
+import { isSameEvent } from "@/lib/core/event-key";
 import { driverOf, type SqlSession } from "@/lib/db/driver";
 import { decisionRow, insertDecisions, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { insertEvents } from "@/lib/events/webhook-events";
@@ -217,7 +218,7 @@ async function writeBatch(session: SqlSession, batch: Waiting[]): Promise<{ outc
     for (const index of repeats) {
       const { delivery } = batch[index];
       const row = stored.get(keyText(delivery));
-      if (!row || row.bodyHash !== delivery.bodyHash) continue;
+      if (!row || !isSameEvent(row.bodyHash, delivery.bodyHash)) continue;
       outcomes[index] = { kind: "duplicate", status: row.status, orderId: row.orderId };
       decide(index, decisionRow({ ...decisionBaseOf(delivery), orderId: row.orderId ?? orderIdOf(delivery.event), outcome: "duplicate", httpStatus: 200, ...duplicateBecause(delivery.event.eventId, row.status) }));
     }

@@ -1,0 +1,112 @@
+import Stripe from "stripe";
+import { errorMessage } from "@/lib/log/error-message";
+
+/** Stripe's API, unless STRIPE_API_BASE points the calls elsewhere (tests: a local fake). */
+export const DEFAULT_STRIPE_API_BASE = "https://api.stripe.com";
+
+/** Events per page of `GET /v1/events` (Stripe's maximum). */
+export const STRIPE_EVENTS_PAGE_SIZE = 100;
+
+/** Attempts of one page request when Stripe answers 429 (rate limited), with doubling waits from 500 ms. */
+const RATE_LIMIT_ATTEMPTS = 6;
+const RATE_LIMIT_FIRST_WAIT_MS = 500;
+
+/** Why a call to the provider's API failed, in words an operator acts on; never the key. */
+export class ProviderApiError extends Error {
+  constructor(
+    /** `bad_key` (401), `forbidden` (403: the key lacks a permission), `rate_limited` (429 after every retry), `unavailable` (5xx or network after retries), `wrong_mode` (a test key for a live endpoint, or the reverse), `other`. */
+    readonly code: "bad_key" | "forbidden" | "rate_limited" | "unavailable" | "wrong_mode" | "other",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ProviderApiError";
+  }
+}
+
+/** What the Stripe client needs: the endpoint's key and mode, where the API is, and (Connect) the account called for. */
+export interface StripeApiAccess {
+  apiKey: string;
+  /** The endpoint's mode: a key of the other mode is refused before any call. */
+  livemode: boolean;
+  /** STRIPE_API_BASE (default {@link DEFAULT_STRIPE_API_BASE}). */
+  apiBase?: string;
+  /** The label that names the key in messages (`STRIPE_API_KEY`, `endpoint ep_…`), never its value. */
+  keyLabel: string;
+  /** Waits between rate-limited attempts (tests pass a quick one). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The mode a Stripe key is for, from its prefix (`sk_live_`, `rk_test_`, ...), or undefined when it has none of Stripe's prefixes. */
+export function stripeKeyMode(apiKey: string): "live" | "test" | undefined {
+  const match = /^(?:sk|rk)_(live|test)_/.exec(apiKey);
+  return match ? (match[1] as "live" | "test") : undefined;
+}
+
+/** A Stripe client for `access`, through the official `stripe` package (its own retries of 5xx and network errors: 2). Throws {@link ProviderApiError} `wrong_mode` for a key of the other mode. */
+function stripeClient(access: StripeApiAccess): Stripe {
+  const mode = stripeKeyMode(access.apiKey);
+  if (mode !== undefined && (mode === "live") !== access.livemode) {
+    throw new ProviderApiError("wrong_mode", `${access.keyLabel} is a ${mode}-mode key, but the endpoint is ${access.livemode ? "live" : "test"}: it can only list the other mode's events`);
+  }
+  const base = new URL(access.apiBase ?? DEFAULT_STRIPE_API_BASE);
+  return new Stripe(access.apiKey, {
+    host: base.hostname,
+    port: base.port || (base.protocol === "http:" ? 80 : 443),
+    protocol: base.protocol === "http:" ? "http" : "https",
+    maxNetworkRetries: 2,
+    timeout: 30_000,
+    telemetry: false,
+    appInfo: { name: "Acredita" },
+  });
+}
+
+/** Maps an error of the `stripe` package to a {@link ProviderApiError} naming the key's label, never its value. */
+function apiError(error: unknown, access: StripeApiAccess): ProviderApiError {
+  if (error instanceof ProviderApiError) return error;
+  if (error instanceof Stripe.errors.StripeAuthenticationError) return new ProviderApiError("bad_key", `Stripe refused ${access.keyLabel} (401): the key is wrong, expired or revoked`);
+  if (error instanceof Stripe.errors.StripePermissionError) return new ProviderApiError("forbidden", `${access.keyLabel} lacks a permission Stripe asked for (403): give the restricted key read access to events`);
+  if (error instanceof Stripe.errors.StripeRateLimitError) return new ProviderApiError("rate_limited", `Stripe kept answering 429 (rate limited) after ${RATE_LIMIT_ATTEMPTS} attempts`);
+  if (error instanceof Stripe.errors.StripeConnectionError || (error instanceof Stripe.errors.StripeError && (error.statusCode ?? 0) >= 500)) {
+    return new ProviderApiError("unavailable", `Stripe's API could not be reached or failed after retries: ${errorMessage(error).slice(0, 200)}`);
+  }
+  return new ProviderApiError("other", `Stripe's API refused the call: ${errorMessage(error).slice(0, 200)}`);
+}
+
+/** Runs one API call, again after a wait while Stripe answers 429, up to {@link RATE_LIMIT_ATTEMPTS} times. */
+async function withRateLimitRetries<T>(access: StripeApiAccess, call: () => Promise<T>): Promise<T> {
+  const sleep = access.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof Stripe.errors.StripeRateLimitError) || attempt >= RATE_LIMIT_ATTEMPTS) throw apiError(error, access);
+      await sleep(RATE_LIMIT_FIRST_WAIT_MS * 2 ** (attempt - 1));
+    }
+  }
+}
+
+/**
+ * Every event of the key's account and mode created at or after `since` (Stripe: `GET /v1/events` with
+ * `created[gte]`, newest first, every page through `starting_after`; events are listable for 30 days),
+ * each as the JSON object the API returned. `stripeAccount` calls on behalf of a connected account
+ * (`Stripe-Account`). Yields page by page, so a long window is never held whole. Throws
+ * {@link ProviderApiError} (a bad key is reported at the first page, once).
+ */
+export async function* listStripeEvents(access: StripeApiAccess, since: Date, options: { stripeAccount?: string } = {}): AsyncGenerator<Record<string, unknown>> {
+  let client: Stripe;
+  try {
+    client = stripeClient(access);
+  } catch (error) {
+    throw apiError(error, access);
+  }
+  const gte = Math.floor(since.getTime() / 1000);
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await withRateLimitRetries(access, () =>
+      client.events.list({ created: { gte }, limit: STRIPE_EVENTS_PAGE_SIZE, ...(startingAfter ? { starting_after: startingAfter } : {}) }, options.stripeAccount ? { stripeAccount: options.stripeAccount } : undefined),
+    );
+    for (const event of page.data) yield event as unknown as Record<string, unknown>;
+    if (!page.has_more || page.data.length === 0) return;
+    startingAfter = page.data[page.data.length - 1].id;
+  }
+}

@@ -1,0 +1,122 @@
+// npm run backfill -- --endpoint <id or name> --since <72h | 30m | 2d | ISO time> [--dry-run]
+// Fetches every event of the endpoint's Stripe account and mode created since then (GET /v1/events,
+// every page) with the endpoint's API key (STRIPE_API_KEY for `stripe`, STRIPE_TEST_API_KEY for
+// `stripe-test`), and stores each one the inbox lacks through the same path as a delivery (decision
+// source `backfill`); the worker applies them as any other event. Prints {"listed","alreadyStored",
+// "stored","skipped"} as JSON; with --dry-run, `stored` counts what it would store and nothing is stored.
+// Exit: 0 done; 1 the API or the database failed (one line saying which, never the key); 2 bad usage,
+// an unknown endpoint, or one without an API key.
+// Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
+import "@/lib/log/cli-logs-to-stderr";
+import "@/lib/config/env-files";
+import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
+import { runCli } from "@/lib/background/run-cli";
+import { backfillEvents, BackfillStoreError } from "@/lib/backfill/backfill";
+import { readSettings, SettingsError, type Settings } from "@/lib/config/settings";
+import { cliSchemaExitCode } from "@/lib/db/cli-schema";
+import { withOwnDb } from "@/lib/db/client";
+import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
+import { EndpointConfigError, endpointApiKey, resolveEndpoint } from "@/lib/endpoints/endpoints";
+import { terminalSafe } from "@/lib/format/terminal-safe";
+import { listStripeEvents, ProviderApiError } from "@/lib/provider-api/stripe-api";
+
+const USAGE = "usage: npm run backfill -- --endpoint <id or name> --since <72h | 30m | 2d | ISO time> [--dry-run]";
+
+/** Stripe keeps events listable for 30 days: a window reaching further back lists only what it keeps. */
+const STRIPE_EVENTS_KEPT_DAYS = 30;
+
+/**
+ * The start of the window: `<n>m`, `<n>h` or `<n>d` before `now`, or an ISO 8601 time with its zone
+ * (`2026-12-01T09:00:00Z`). Returns undefined for anything else, a time in the future included.
+ */
+export function parseSince(text: string, now: Date): Date | undefined {
+  const relative = /^(\d{1,6})([mhd])$/.exec(text.trim());
+  if (relative) return new Date(now.getTime() - Number(relative[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as "m" | "h" | "d"]);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text.trim())) return undefined;
+  const at = new Date(text.trim());
+  return Number.isNaN(at.getTime()) || at > now ? undefined : at;
+}
+
+/**
+ * `npm run backfill`: takes the arguments after the script, the environment (DATABASE_URL, the
+ * endpoints' variables, STRIPE_API_KEY / STRIPE_TEST_API_KEY, STRIPE_API_BASE) and the streams; resolves
+ * with the exit status (0 done, 1 the API or the database failed, 2 bad usage or no usable endpoint).
+ */
+export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
+  const fail = (line: string) => writeLine(io.stderr, terminalSafe(`backfill: ${line}`));
+  let endpointName: string | undefined;
+  let sinceText: string | undefined;
+  let dryRun = false;
+  for (let index = 0; index < argv.length; index++) {
+    if (argv[index] === "--dry-run") dryRun = true;
+    else if (argv[index] === "--endpoint" && argv[index + 1] !== undefined && endpointName === undefined) endpointName = argv[++index];
+    else if (argv[index] === "--since" && argv[index + 1] !== undefined && sinceText === undefined) sinceText = argv[++index];
+    else {
+      writeLine(io.stderr, USAGE);
+      return 2;
+    }
+  }
+  const now = new Date();
+  const since = sinceText === undefined ? undefined : parseSince(sinceText, now);
+  if (endpointName === undefined || since === undefined) {
+    if (sinceText !== undefined && since === undefined) fail(`--since ${sinceText}: not a duration (72h, 30m, 2d) or a past ISO time with its zone (2026-12-01T09:00:00Z)`);
+    writeLine(io.stderr, USAGE);
+    return 2;
+  }
+  let config: Settings;
+  try {
+    config = readSettings(env);
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      fail(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  if (isDataEndpointId(endpointName)) {
+    fail(`endpoint ${endpointName} is stored as data, and API keys are held only for the environment-configured stripe and stripe-test endpoints (STRIPE_API_KEY, STRIPE_TEST_API_KEY) in this version`);
+    return 2;
+  }
+  let endpoint;
+  try {
+    endpoint = resolveEndpoint(endpointName, env);
+  } catch (error) {
+    if (!(error instanceof EndpointConfigError)) throw error;
+    fail(`endpoint ${endpointName} is misconfigured: ${error.message}`);
+    return 2;
+  }
+  if (!endpoint) {
+    fail(`no endpoint named ${endpointName} is served here (its signing secret is not set, or the name is unknown)`);
+    return 2;
+  }
+  if (endpoint.provider !== "stripe") {
+    fail(`endpoint ${endpointName} receives ${endpoint.provider} events; a backfill reads Stripe's API only`);
+    return 2;
+  }
+  const key = endpointApiKey(endpointName, env);
+  if (!key) {
+    fail(`endpoint ${endpointName} has no API key: set ${endpoint.livemode ? "STRIPE_API_KEY" : "STRIPE_TEST_API_KEY"} to a restricted key with read access to events`);
+    return 2;
+  }
+  if (now.getTime() - since.getTime() > STRIPE_EVENTS_KEPT_DAYS * 86_400_000) {
+    writeLine(io.stderr, `backfill: Stripe keeps events for ${STRIPE_EVENTS_KEPT_DAYS} days; older ones cannot be listed`);
+  }
+  const schemaExit = await cliSchemaExitCode("backfill", config.DATABASE_URL, { apply: true, stderr: io.stderr });
+  if (schemaExit !== undefined) return schemaExit;
+  return withOwnDb(config, async (database) => {
+    try {
+      const events = listStripeEvents({ apiKey: key.apiKey, keyLabel: key.keyLabel, livemode: endpoint.livemode, apiBase: config.STRIPE_API_BASE }, since);
+      const report = await backfillEvents(database, endpoint, events, { dryRun, source: "backfill" });
+      writeLine(io.stdout, JSON.stringify(report));
+      return 0;
+    } catch (error) {
+      if (error instanceof ProviderApiError || error instanceof BackfillStoreError) {
+        fail(error.message);
+        return 1;
+      }
+      throw error;
+    }
+  });
+}
+
+if (require.main === module) runCli("backfill", main);
