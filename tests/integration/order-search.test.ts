@@ -9,6 +9,9 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { after, before, describe, test } from "node:test";
 import * as ordersRoute from "@/app/api/orders/route";
+import * as ordersCsvRoute from "@/app/api/exports/orders.csv/route";
+import * as ledgerCsvRoute from "@/app/api/exports/ledger.csv/route";
+import * as ledgerRoute from "@/app/api/ledger/route";
 import { createApiKeyAs } from "@/lib/auth/api-keys";
 import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
@@ -165,6 +168,27 @@ describe("GET /api/orders: the search, attention and the cursor through HTTP", (
       ["ord_Search_Lab_1", { openDeadLetters: 0, openExtraCharges: 1 }],
       ["ord_search_dl", { openDeadLetters: 1, openExtraCharges: 0 }],
     ]);
+  });
+
+  test("the exports and the ledger list search by e-mail for support only: a merchant's key gets the header row and nothing else", async () => {
+    const get = async (handler: (request: Request) => Promise<Response>, path: string, bearer: string) => {
+      const response = await handler(new Request(`http://127.0.0.1${path}`, { headers: { authorization: `Bearer ${bearer}` } }));
+      return { status: response.status, text: await response.text() };
+    };
+    const orderIds = (csv: string) => csv.trim().split("\r\n").slice(1).map((line) => line.split(",")[0]).sort();
+    const support = await get(ordersCsvRoute.GET, "/api/exports/orders.csv?q=ANA.search%40example.com", keys.support);
+    assert.equal(support.status, 200);
+    assert.deepEqual(orderIds(support.text), ["ord_search_stripe_1", "ord_search_stripe_2"]);
+    const merchant = await get(ordersCsvRoute.GET, "/api/exports/orders.csv?q=ANA.search%40example.com", keys.merchant);
+    assert.equal(merchant.status, 200);
+    assert.deepEqual(orderIds(merchant.text), []);
+    assert.equal(merchant.text.includes("@"), false);
+    assert.deepEqual(orderIds((await get(ordersCsvRoute.GET, "/api/exports/orders.csv?q=pi_search_1", keys.merchant)).text), ["ord_search_stripe_1"]);
+    const ledgerOrders = (csv: string) => [...new Set(csv.trim().split("\r\n").slice(1).map((line) => line.split(",")[2]))].sort();
+    assert.deepEqual(ledgerOrders((await get(ledgerCsvRoute.GET, "/api/exports/ledger.csv?q=ana.search%40example.com", keys.support)).text), ["ord_search_stripe_1", "ord_search_stripe_2"]);
+    assert.deepEqual(ledgerOrders((await get(ledgerCsvRoute.GET, "/api/exports/ledger.csv?q=ana.search%40example.com", keys.merchant)).text), []);
+    const list = async (bearer: string) => JSON.parse((await get(ledgerRoute.GET, "/api/ledger?q=ana.search%40example.com", bearer)).text) as { count: number };
+    assert.deepEqual([(await list(keys.support)).count > 0, (await list(keys.merchant)).count], [true, 0]);
   });
 
   test("cursor walks every match once in the list's order; nextCursor is null on the last page; bad cursors are 400", async () => {
