@@ -8,7 +8,7 @@ import { driverOf, type SqlSession, type SqlValue } from "@/lib/db/driver";
 import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
 
 /** The columns of a new event row, in the order {@link insertEvents} writes them. */
-export const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "headerNames", "customerEmail", "chargeId", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
+export const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "headerNames", "customerEmail", "chargeId", "checkoutSessionId", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
 
 /**
  * A new WebhookEvent row: the UNIQUE event key (provider, account, livemode, eventId), the body hash and
@@ -33,6 +33,8 @@ export interface NewEventRow {
   customerEmail: string | null;
   /** The provider's charge id for search. */
   chargeId: string | null;
+  /** The checkout session the event names, for search. */
+  checkoutSessionId: string | null;
   status: string;
   attempts: number;
   nextAttemptAt: Date | null;

@@ -44,6 +44,11 @@ export function chargeIdOf(event: NormalizedEvent): string | undefined {
   return event.chargeId ?? ("chargeId" in event.effect ? event.effect.chargeId : undefined);
 }
 
+/** The checkout session an event names (Stripe `cs_…`, Yolfi's), when it names one: kept for search. */
+export function checkoutSessionIdOf(event: NormalizedEvent): string | undefined {
+  return "orderRef" in event.effect ? event.effect.orderRef.checkoutSessionId : undefined;
+}
+
 /**
  * The WebhookEvent row of a delivery (the UNIQUE key, the body hash and the normalised payload; never
  * the raw body or a signature), with the processing fields the caller chooses.
@@ -65,6 +70,7 @@ export function storedEventData(delivery: VerifiedDelivery, fields: { status: st
     headerNames: delivery.headerNames ?? null,
     customerEmail: delivery.event.customerEmail ?? null,
     chargeId: chargeIdOf(delivery.event) ?? null,
+    checkoutSessionId: checkoutSessionIdOf(delivery.event) ?? null,
     status: fields.status,
     attempts: fields.attempts,
     nextAttemptAt: fields.nextAttemptAt ?? null,

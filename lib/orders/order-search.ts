@@ -18,8 +18,9 @@ export type NamedOrders = Map<string, SearchKind[]>;
 
 /**
  * The orders `q` names exactly, by one index seek per kind: an order whose checkout session is `q`
- * (Order.checkoutSessionId), and the orders of the stored events whose payment id, charge id or provider
- * event id is `q`, or whose customer's e-mail is `q` in any case when `emails` is true (the caller's role
+ * (Order.checkoutSessionId), and the orders of the stored events whose checkout session, payment id,
+ * charge id or provider event id is `q` (an order created without its session is found through the
+ * session its events named), or whose customer's e-mail is `q` in any case when `emails` is true (the caller's role
  * may read personal data: lib/auth/roles.ts, `payloads.read`), and the orders of dead letters of event
  * `q` (an event dead-lettered in inline mode is not stored, its dead letter is). An e-mail is kept only
  * while its event's payload is (retention empties both), so a purged event is no longer found by it.
@@ -34,7 +35,7 @@ export async function ordersNamedBy(db: Db, q: string, options: { emails: boolea
   const statement = namedEventsStatement(text, email);
   const [sessions, events, letters] = await Promise.all([
     db.order.findMany({ where: { checkoutSessionId: text }, select: { id: true }, take: MAX_NAMED_ORDERS }),
-    driver.all<{ orderId: string | null; paymentKey: string | null; chargeId: string | null; eventId: string; customerEmail: string | null }>(statement.sql, statement.params),
+    driver.all<{ orderId: string | null; paymentKey: string | null; chargeId: string | null; checkoutSessionId: string | null; eventId: string; customerEmail: string | null }>(statement.sql, statement.params),
     db.deadLetter.findMany({ where: { eventId: text, orderId: { not: null } }, select: { orderId: true }, take: MAX_NAMED_ORDERS }),
   ]);
   const add = (orderId: string | null, kind: SearchKind) => {
@@ -46,6 +47,7 @@ export async function ordersNamedBy(db: Db, q: string, options: { emails: boolea
   };
   for (const order of sessions) add(order.id, "checkout_session_id");
   for (const event of events) {
+    if (event.checkoutSessionId === text) add(event.orderId, "checkout_session_id");
     if (event.paymentKey === text) add(event.orderId, "payment_id");
     if (event.chargeId === text) add(event.orderId, "charge_id");
     if (event.eventId === text) add(event.orderId, "event_id");
@@ -58,16 +60,17 @@ export async function ordersNamedBy(db: Db, q: string, options: { emails: boolea
 
 /**
  * The statement that finds the stored events a search text names (exported so a test can EXPLAIN the
- * very statement the search runs): payment id, charge id or event id equal to `text`, or the customer's
- * e-mail equal to `email` (already lower-cased; left out when undefined), each an index of WebhookEvent
- * (`paymentKey`, `chargeId`, `eventId`, `customerEmail`): the planners OR the four index seeks
+ * very statement the search runs): payment id, charge id, checkout session id or event id equal to
+ * `text`, or the customer's e-mail equal to `email` (already lower-cased; left out when undefined), each
+ * an index of WebhookEvent (`paymentKey`, `chargeId`, `checkoutSessionId`, `eventId`, `customerEmail`):
+ * the planners OR the five index seeks
  * (SQLite's multi-index OR, PostgreSQL's BitmapOr). Newest first, at most {@link MAX_NAMED_ORDERS} rows.
  */
 export function namedEventsStatement(text: string, email: string | undefined): { sql: string; params: SqlValue[] } {
-  const kinds = [`"paymentKey" = ?`, `"chargeId" = ?`, `"eventId" = ?`, ...(email ? [`"customerEmail" = ?`] : [])];
+  const kinds = [`"paymentKey" = ?`, `"chargeId" = ?`, `"checkoutSessionId" = ?`, `"eventId" = ?`, ...(email ? [`"customerEmail" = ?`] : [])];
   return {
-    sql: `SELECT "orderId", "paymentKey", "chargeId", "eventId", "customerEmail" FROM "WebhookEvent" WHERE (${kinds.join(" OR ")}) AND "orderId" IS NOT NULL ORDER BY "receivedAt" DESC LIMIT ?`,
-    params: [text, text, text, ...(email ? [email] : []), MAX_NAMED_ORDERS],
+    sql: `SELECT "orderId", "paymentKey", "chargeId", "checkoutSessionId", "eventId", "customerEmail" FROM "WebhookEvent" WHERE (${kinds.join(" OR ")}) AND "orderId" IS NOT NULL ORDER BY "receivedAt" DESC LIMIT ?`,
+    params: [text, text, text, text, ...(email ? [email] : []), MAX_NAMED_ORDERS],
   };
 }
 

@@ -50,6 +50,7 @@ function eventRow(eventId: string, fields: Partial<NewEventRow> = {}): NewEventR
     headerNames: '["content-type","lab-signature"]',
     customerEmail: `${eventId}@example.com`,
     chargeId: `ch_${eventId}`,
+    checkoutSessionId: `cs_${eventId}`,
     status: "received",
     attempts: 0,
     nextAttemptAt: T0,
@@ -67,7 +68,7 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
   test("insertEvents writes every column once per key; a key already stored comes back missing, never an error", async () => {
     const client = await db();
     const first = eventRow("evt_w_insert_1");
-    const second = eventRow("evt_w_insert_2", { livemode: true, secretLabel: null, orderId: null, paymentKey: null, headerNames: null, customerEmail: null, chargeId: null, status: "processing", attempts: 1, nextAttemptAt: null, dueAt: null });
+    const second = eventRow("evt_w_insert_2", { livemode: true, secretLabel: null, orderId: null, paymentKey: null, headerNames: null, customerEmail: null, chargeId: null, checkoutSessionId: null, status: "processing", attempts: 1, nextAttemptAt: null, dueAt: null });
     const inserted = await driverOf(client).transaction((session) => insertEvents(session, [first, second]));
     assert.deepEqual(
       inserted.map((row) => [row.id, row.provider, row.account, row.livemode, row.eventId]).sort(),
@@ -97,6 +98,7 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
         headerNames: '["content-type","lab-signature"]',
         customerEmail: "evt_w_insert_1@example.com",
         chargeId: "ch_evt_w_insert_1",
+        checkoutSessionId: "cs_evt_w_insert_1",
         status: "received",
         attempts: 0,
         nextAttemptAt: T0.toISOString(),
@@ -112,8 +114,8 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
     );
     const other = await eventById(second.id);
     assert.deepEqual(
-      [other.livemode, other.secretLabel, other.orderId, other.headerNames, other.customerEmail, other.chargeId, other.nextAttemptAt, other.dueAt, other.status, other.attempts],
-      [true, null, null, null, null, null, null, null, "processing", 1],
+      [other.livemode, other.secretLabel, other.orderId, other.headerNames, other.customerEmail, other.chargeId, other.checkoutSessionId, other.nextAttemptAt, other.dueAt, other.status, other.attempts],
+      [true, null, null, null, null, null, null, null, null, "processing", 1],
     );
   });
 

@@ -9,6 +9,9 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { after, before, describe, test } from "node:test";
 import * as ordersRoute from "@/app/api/orders/route";
+import * as ordersCsvRoute from "@/app/api/exports/orders.csv/route";
+import * as ledgerCsvRoute from "@/app/api/exports/ledger.csv/route";
+import * as ledgerRoute from "@/app/api/ledger/route";
 import { createApiKeyAs } from "@/lib/auth/api-keys";
 import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
@@ -53,6 +56,8 @@ before(async () => {
     ["ord_search_stripe_2", 1000, "USD", {}],
     ["ord_search_dl", 3000, "ARS", {}],
     ["ordXsearch_9", 4000, "ARS", {}],
+    // Created without its checkout session: the session names it only through client_reference_id.
+    ["ord_cs_ref_3", 3500, "USD", {}],
   ] as const) {
     assert.equal((await createOrder(id, amount, currency, extra)).status, 201);
   }
@@ -65,6 +70,7 @@ before(async () => {
   // second order of the same customer paid by an intent with a receipt e-mail.
   await stripe(stripeEvent("evt_s_cs_1", "checkout.session.completed", { ...checkoutSession({ id: "cs_search_1", paymentIntent: "pi_search_1", amount: 2500, currency: "usd" }), customer_details: { email: "Ana.Search@Example.COM", name: "Ana" } }));
   await stripe(stripeEvent("evt_s_ch_1", "charge.refunded", { ...charge({ id: "ch_search_1", paymentIntent: "pi_search_1", amount: 2500, amountRefunded: 500, currency: "usd", orderId: "ord_search_stripe_1" }), billing_details: { email: "ana.search@example.com" } }, { created: 1764400100 }));
+  await stripe(stripeEvent("evt_s_cs_3", "checkout.session.completed", checkoutSession({ id: "cs_search_3", paymentIntent: "pi_search_3", clientReferenceId: "ord_cs_ref_3", amount: 3500, currency: "usd" })));
   await stripe(stripeEvent("evt_s_pi_2", "payment_intent.succeeded", { ...paymentIntent({ id: "pi_search_2", orderId: "ord_search_stripe_2", amount: 1000, currency: "usd" }), receipt_email: "ANA.search@example.com" }));
 
   const client = await db();
@@ -93,6 +99,9 @@ describe("search: each kind of id, the e-mail, and case", () => {
 
   test("a checkout session, payment, charge or event id finds its order, exactly and in its own case", async () => {
     assert.deepEqual(await search("cs_search_1"), [["ord_search_stripe_1", "checkout_session_id"]]);
+    // An order the merchant created without its session is found by the session its events named.
+    assert.deepEqual(await search("cs_search_3"), [["ord_cs_ref_3", "checkout_session_id"]]);
+    assert.deepEqual(await search("cs_search"), []);
     assert.deepEqual(await search("pi_search_1"), [["ord_search_stripe_1", "payment_id"]]);
     assert.deepEqual(await search("pi_search_2"), [["ord_search_stripe_2", "payment_id"]]);
     assert.deepEqual(await search("ch_search_1"), [["ord_search_stripe_1", "charge_id"]]);
@@ -167,6 +176,27 @@ describe("GET /api/orders: the search, attention and the cursor through HTTP", (
     ]);
   });
 
+  test("the exports and the ledger list search by e-mail for support only: a merchant's key gets the header row and nothing else", async () => {
+    const get = async (handler: (request: Request) => Promise<Response>, path: string, bearer: string) => {
+      const response = await handler(new Request(`http://127.0.0.1${path}`, { headers: { authorization: `Bearer ${bearer}` } }));
+      return { status: response.status, text: await response.text() };
+    };
+    const orderIds = (csv: string) => csv.trim().split("\r\n").slice(1).map((line) => line.split(",")[0]).sort();
+    const support = await get(ordersCsvRoute.GET, "/api/exports/orders.csv?q=ANA.search%40example.com", keys.support);
+    assert.equal(support.status, 200);
+    assert.deepEqual(orderIds(support.text), ["ord_search_stripe_1", "ord_search_stripe_2"]);
+    const merchant = await get(ordersCsvRoute.GET, "/api/exports/orders.csv?q=ANA.search%40example.com", keys.merchant);
+    assert.equal(merchant.status, 200);
+    assert.deepEqual(orderIds(merchant.text), []);
+    assert.equal(merchant.text.includes("@"), false);
+    assert.deepEqual(orderIds((await get(ordersCsvRoute.GET, "/api/exports/orders.csv?q=pi_search_1", keys.merchant)).text), ["ord_search_stripe_1"]);
+    const ledgerOrders = (csv: string) => [...new Set(csv.trim().split("\r\n").slice(1).map((line) => line.split(",")[2]))].sort();
+    assert.deepEqual(ledgerOrders((await get(ledgerCsvRoute.GET, "/api/exports/ledger.csv?q=ana.search%40example.com", keys.support)).text), ["ord_search_stripe_1", "ord_search_stripe_2"]);
+    assert.deepEqual(ledgerOrders((await get(ledgerCsvRoute.GET, "/api/exports/ledger.csv?q=ana.search%40example.com", keys.merchant)).text), []);
+    const list = async (bearer: string) => JSON.parse((await get(ledgerRoute.GET, "/api/ledger?q=ana.search%40example.com", bearer)).text) as { count: number };
+    assert.deepEqual([(await list(keys.support)).count > 0, (await list(keys.merchant)).count], [true, 0]);
+  });
+
   test("cursor walks every match once in the list's order; nextCursor is null on the last page; bad cursors are 400", async () => {
     const everything = await apiList("?q=search&limit=500");
     const expected = everything.json.data!.map((order) => order.id);
@@ -191,12 +221,12 @@ describe("GET /api/orders: the search, attention and the cursor through HTTP", (
 });
 
 describe("each kind of search is an index read", () => {
-  test("SQLite: the events a text names are four index seeks; the order id's part reads the primary key's index, no table row", { skip: onPostgres ? "SQLite only" : false }, async () => {
+  test("SQLite: the events a text names are five index seeks; the order id's part reads the primary key's index, no table row", { skip: onPostgres ? "SQLite only" : false }, async () => {
     const sqlite = new Database(TEST_DB.file!, { readonly: true });
     try {
       const named = namedEventsStatement("pi_x", "ana@example.com");
       const plan = (sqlite.prepare(`EXPLAIN QUERY PLAN ${named.sql}`).all(...(named.params as never[])) as { detail: string }[]).map((row) => row.detail).join("\n");
-      for (const index of ["WebhookEvent_paymentKey_idx", "WebhookEvent_chargeId_idx", "WebhookEvent_eventId_idx", "WebhookEvent_customerEmail_idx"]) assert.match(plan, new RegExp(`USING INDEX ${index}`), plan);
+      for (const index of ["WebhookEvent_paymentKey_idx", "WebhookEvent_chargeId_idx", "WebhookEvent_checkoutSessionId_idx", "WebhookEvent_eventId_idx", "WebhookEvent_customerEmail_idx"]) assert.match(plan, new RegExp(`USING INDEX ${index}`), plan);
       assert.doesNotMatch(plan, /SCAN WebhookEvent\b/, plan);
       const { count } = orderPageStatements("sqlite", { q: "abc" }, [], { sort: "id", dir: "asc", offset: 0, limit: 50 });
       const countPlan = (sqlite.prepare(`EXPLAIN QUERY PLAN ${count.sql}`).all(...(count.params.map((value) => (value instanceof Date ? sqliteDate(value) : value)) as never[])) as { detail: string }[]).map((row) => row.detail).join("\n");
@@ -206,7 +236,7 @@ describe("each kind of search is an index read", () => {
     }
   });
 
-  test("PostgreSQL: a part of an order id reads the trigram index; the events a text names are a BitmapOr of four indexes", { skip: onPostgres ? false : "PostgreSQL only" }, async () => {
+  test("PostgreSQL: a part of an order id reads the trigram index; the events a text names are a BitmapOr of five indexes", { skip: onPostgres ? false : "PostgreSQL only" }, async () => {
     const client = new pg.Client({ connectionString: TEST_DB.url });
     await client.connect();
     try {
@@ -227,7 +257,7 @@ describe("each kind of search is an index read", () => {
       assert.doesNotMatch(countPlan, /Seq Scan/, countPlan);
       const named = namedEventsStatement("pay_bulk_77", "c77@example.com");
       const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${numbered(named.sql)}`, named.params)).rows.map((row) => row["QUERY PLAN"]).join("\n");
-      for (const index of ["WebhookEvent_paymentKey_idx", "WebhookEvent_chargeId_idx", "WebhookEvent_eventId_idx", "WebhookEvent_customerEmail_idx"]) assert.match(plan, new RegExp(`Bitmap Index Scan on "${index}"`), plan);
+      for (const index of ["WebhookEvent_paymentKey_idx", "WebhookEvent_chargeId_idx", "WebhookEvent_checkoutSessionId_idx", "WebhookEvent_eventId_idx", "WebhookEvent_customerEmail_idx"]) assert.match(plan, new RegExp(`Bitmap Index Scan on "${index}"`), plan);
       assert.doesNotMatch(plan, /Seq Scan/, plan);
       // The rows found are those of the ids and e-mail given, whatever else the table holds.
       assert.deepEqual((await listOrdersPage(await db(), { ...base, q: "pay_bulk_77" })).data.map((row) => row.matchedBy), [["payment_id"]]);

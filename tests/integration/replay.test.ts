@@ -10,6 +10,9 @@ import { closeDb, db } from "@/lib/db/client";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { onWork } from "@/lib/jobs/signals";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
+import { GET as listReplaysRoute } from "@/app/api/replays/route";
+import { createApiKeyAs } from "@/lib/auth/api-keys";
+import { createUserWithPassword } from "@/lib/auth/users";
 
 // A fulfilment target, so an apply that makes an order paid queues its outbox message (and a preview must not).
 process.env.FULFILMENT_WEBHOOK_URL = "http://127.0.0.1:9/fulfil";
@@ -233,6 +236,38 @@ describe("replay with a money diff", () => {
     }
   });
 
+  test("a payment and its full refund replayed together: both entries listed, the zero sum left out of the delta", async () => {
+    assert.equal((await deliverLab(labEvent("evt_rp_z_pay", "payment.approved", "ord_rp_z", "pay_rp_z", 25_000))).status, 409);
+    assert.equal((await deliverLab(labEvent("evt_rp_z_ref", "payment.refunded", "ord_rp_z", "pay_rp_z", 25_000))).status, 409);
+    assert.equal((await createOrder("ord_rp_z", 25_000)).status, 201);
+    const { status, json } = await preview({ orderId: "ord_rp_z" });
+    assert.equal(status, 201);
+    assert.deepEqual(
+      json.events.map((event: any) => [event.eventId, event.outcome]),
+      [
+        ["evt_rp_z_pay", "applied"],
+        ["evt_rp_z_ref", "applied"],
+      ],
+    );
+    assert.deepEqual(json.orders, [
+      {
+        orderId: "ord_rp_z",
+        before: { status: "created", credited: 0, refunded: 0 },
+        after: { status: "refunded", credited: 0, refunded: 25_000 },
+        ledger: [
+          { kind: "credit", amount: 25_000, currency: "ARS", businessKey: "credit:lab:lab:live:pay_rp_z", eventId: "evt_rp_z_pay" },
+          { kind: "refund", amount: -25_000, currency: "ARS", businessKey: json.orders[0].ledger[1]?.businessKey, eventId: "evt_rp_z_ref" },
+        ],
+        delta: {},
+      },
+    ]);
+    assert.match(json.orders[0].ledger[1].businessKey, /^refund:lab:lab:live:pay_rp_z:/);
+    // Applied, both dead letters are resolved and the order ends as previewed.
+    assert.equal((await apply(json.id)).json.applied, 2);
+    assert.equal((await readOrder("ord_rp_z")).status, "refunded");
+    assert.equal(await (await db()).deadLetter.count({ where: { orderId: "ord_rp_z", status: "open" } }), 0);
+  });
+
   test("the filter is checked: at least one field, a known reason code, a dry run first, and an empty match is 422", async () => {
     assert.equal((await preview({})).status, 400);
     const unknown = await preview({ reason: "no_such_code" });
@@ -274,5 +309,51 @@ describe("dead-letter bulk retry by filter", () => {
     assert.equal((await client.deadLetter.findFirstOrThrow({ where: { eventId: "evt_rp_bulk_b" } })).attempts, 2);
     // Now one is left.
     assert.equal((await retries({ filter, dryRun: true })).json.count, 1);
+  });
+});
+
+describe("who may replay", () => {
+  test("a merchant's key may not preview, list, show or apply a replay, nor count or retry dead letters by filter: 403, nothing changes; a support key may", async () => {
+    const client = await db();
+    const admin = { id: "admin-replay", email: "admin@replay.test", name: "Admin", role: "admin" as const };
+    const keys: Record<string, string> = {};
+    for (const role of ["merchant", "support"] as const) {
+      const user = await createUserWithPassword(client, { email: `${role}@replay.test`, name: role, role, password: "quiet-harbour-lantern-2026" });
+      if (user.kind !== "created") assert.fail("user not created");
+      const key = await createApiKeyAs(client, admin, { userId: user.user.id, name: "replay", days: 30 });
+      keys[role] = key.kind === "created" ? key.key : assert.fail("no key");
+    }
+    assert.equal((await deliverLab(labEvent("evt_rp_acl", "payment.approved", "ord_rp_acl", "pay_rp_acl", 7_000))).status, 409);
+    assert.equal((await createOrder("ord_rp_acl", 7_000)).status, 201);
+    const as = (role: string) => ({ authorization: `Bearer ${keys[role]}`, "content-type": "application/json" });
+    const filter = { eventIds: ["evt_rp_acl"] };
+    const replaysBefore = await client.replay.count();
+    const before = await counts();
+
+    const post = (role: string) => postReplays(new Request("http://127.0.0.1/api/replays", { method: "POST", headers: as(role), body: JSON.stringify({ filter, dryRun: true }) }));
+    const merchantPreview = await post("merchant");
+    assert.deepEqual([merchantPreview.status, ((await merchantPreview.json()) as { code: string }).code], [403, "forbidden"]);
+    assert.equal((await listReplaysRoute(new Request("http://127.0.0.1/api/replays", { headers: as("merchant") }))).status, 403);
+    for (const body of [{ filter, dryRun: true }, { filter, expectedCount: 1 }]) {
+      const answer = await postRetries(new Request("http://127.0.0.1/api/dead-letters/retries", { method: "POST", headers: as("merchant"), body: JSON.stringify(body) }));
+      assert.equal(answer.status, 403, JSON.stringify(body));
+    }
+    assert.equal(await client.replay.count(), replaysBefore);
+
+    // Support previews; the merchant can neither read nor apply that replay.
+    const previewed = await post("support");
+    assert.equal(previewed.status, 201);
+    const { id } = (await previewed.json()) as { id: string };
+    assert.equal((await getReplay(new Request(`http://127.0.0.1/api/replays/${id}`, { headers: as("merchant") }), { params: Promise.resolve({ id }) })).status, 403);
+    const merchantApply = await postApply(new Request(`http://127.0.0.1/api/replays/${id}/apply`, { method: "POST", headers: as("merchant") }), { params: Promise.resolve({ id }) });
+    assert.equal(merchantApply.status, 403);
+    assert.deepEqual(await counts(), before);
+    assert.equal((await client.replay.findUniqueOrThrow({ where: { id } })).status, "previewed");
+    assert.equal((await readOrder("ord_rp_acl")).status, "created");
+
+    const supportApply = await postApply(new Request(`http://127.0.0.1/api/replays/${id}/apply`, { method: "POST", headers: as("support") }), { params: Promise.resolve({ id }) });
+    assert.equal(supportApply.status, 200);
+    assert.equal(((await supportApply.json()) as { applied: number }).applied, 1);
+    assert.equal((await client.auditEntry.findFirstOrThrow({ where: { action: "replay.apply", targetId: id } })).actorEmail, "support@replay.test");
   });
 });
