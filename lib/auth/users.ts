@@ -8,6 +8,8 @@ import { runMode } from "@/lib/config/settings";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
+import { membershipRole, NO_DEFAULT_MEMBERSHIP_ROLE, setMembership } from "@/lib/organizations/memberships";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 import { because } from "@/lib/reasons/reason-codes";
 
 /**
@@ -43,18 +45,25 @@ export interface UserView {
 
 /**
  * Creates a user with an email-and-password credential, hashed by better-auth's own hasher (scrypt) so
- * its sign-in verifies it. Returns the user, or `exists` when the email is taken (UNIQUE, insert first).
+ * its sign-in verifies it, and a member of `organizationId` (default: the default organization) with
+ * `input.role`, all in one transaction. `User.role` mirrors the default organization's membership
+ * (lib/organizations/memberships.ts), so a user made in another organization holds "merchant" there.
+ * Returns the user (`role`: the role in its organization), or `exists` when the email is taken (UNIQUE,
+ * insert first). The organization must exist (the caller resolved it: create-user's `--org`).
  */
-export async function createUserWithPassword(db: Db, input: NewUser): Promise<{ kind: "created"; user: UserView } | { kind: "exists" }> {
+export async function createUserWithPassword(db: Db, input: NewUser, options: { organizationId?: string } = {}): Promise<{ kind: "created"; user: UserView } | { kind: "exists" }> {
   const id = randomUUID();
   const hash = await hashPassword(input.password);
+  const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
   try {
     const user = await db.$transaction(async (tx) => {
-      const created = await tx.user.create({ data: { id, email: input.email, name: input.name, role: input.role, emailVerified: true } });
+      const mirrored = organizationId === DEFAULT_ORGANIZATION.id ? input.role : NO_DEFAULT_MEMBERSHIP_ROLE;
+      const created = await tx.user.create({ data: { id, email: input.email, name: input.name, role: mirrored, emailVerified: true } });
       await tx.account.create({ data: { id: randomUUID(), accountId: id, providerId: "credential", userId: id, password: hash } });
+      await setMembership(tx, id, organizationId, input.role, created.createdAt);
       return created;
     });
-    return { kind: "created", user: { id: user.id, email: user.email, name: user.name, role: user.role, createdAt: user.createdAt, deactivated: false, activeSessions: 0 } };
+    return { kind: "created", user: { id: user.id, email: user.email, name: user.name, role: input.role, createdAt: user.createdAt, deactivated: false, activeSessions: 0 } };
   } catch (error) {
     if (uniqueViolationFields(error)?.includes("email")) return { kind: "exists" };
     throw error;
@@ -109,7 +118,8 @@ export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promis
 }
 
 /**
- * Admin changes a user's role (the admin plugin's set-role), then ends all of that user's sessions so
+ * Admin changes a user's role in the default organization (the dashboard acts there for now): the admin
+ * plugin's set-role writes `User.role`, then the membership (lib/organizations/memberships.ts), then ends all of that user's sessions so
  * the change holds at once everywhere; audits `user.role`. Checks `users.manage`; an admin cannot
  * demote themself (the last way back in would be the database). Setting the role a user already has
  * changes nothing and ends no session. Throws ForbiddenError.
@@ -119,8 +129,11 @@ export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, use
   if (userId === actor.id && role !== "admin") return "self";
   const user = await db.user.findUnique({ where: { id: userId }, select: { role: true, email: true } });
   if (!user) return "not_found";
-  if (user.role === role) return "unchanged";
+  const current = await membershipRole(db, userId, DEFAULT_ORGANIZATION.id);
+  if (current === role && user.role === role) return "unchanged";
   await calls.setRole(userId, role);
+  // The membership is what Acredita's checks read; setMembership writes User.role too (the plugin just did).
+  await setMembership(db, userId, DEFAULT_ORGANIZATION.id, role);
   await calls.revokeSessions(userId);
   await recordAudit(db, actor, { action: "user.role", targetType: "user", targetId: userId, note: because("audit_user_role", { email: user.email, from: user.role, to: role }) });
   return "updated";
