@@ -70,9 +70,19 @@ export async function createUserWithPassword(db: Db, input: NewUser, options: { 
   }
 }
 
-/** Lists users by email with their live session count (admin page). */
+/**
+ * The Users page acts in the default organization: it lists and manages that organization's members
+ * only, so an admin there never sees, bans or re-roles a user who belongs only to another organization
+ * (that user is `not_found`).
+ */
+function defaultMember(userId?: string) {
+  return { ...(userId === undefined ? {} : { id: userId }), memberships: { some: { organizationId: DEFAULT_ORGANIZATION.id } } };
+}
+
+/** Lists the default organization's members by email with their live session count (admin page). */
 export async function listUsers(db: Db, now = new Date()): Promise<UserView[]> {
   const rows = await db.user.findMany({
+    where: defaultMember(),
     orderBy: { email: "asc" },
     take: 500,
     select: { id: true, email: true, name: true, role: true, createdAt: true, banned: true, _count: { select: { sessions: { where: { expiresAt: { gt: now } } } } } },
@@ -127,7 +137,7 @@ export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promis
 export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, role: Role): Promise<"updated" | "unchanged" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
   if (userId === actor.id && role !== "admin") return "self";
-  const user = await db.user.findUnique({ where: { id: userId }, select: { role: true, email: true } });
+  const user = await db.user.findFirst({ where: defaultMember(userId), select: { role: true, email: true } });
   if (!user) return "not_found";
   const current = await membershipRole(db, userId, DEFAULT_ORGANIZATION.id);
   if (current === role && user.role === role) return "unchanged";
@@ -150,7 +160,7 @@ export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, use
 export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean, now = new Date()): Promise<"updated" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
   if (userId === actor.id) return "self";
-  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true } });
+  const user = await db.user.findFirst({ where: defaultMember(userId), select: { email: true } });
   if (!user) return "not_found";
   if (active) await calls.unban(userId);
   else {
@@ -165,7 +175,7 @@ export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, u
 /** Admin ends every session of a user (the admin plugin's revoke-user-sessions); audits `user.sessions_revoke`. */
 export async function revokeUserSessionsAs(db: Db, actor: Actor, calls: AdminCalls, userId: string): Promise<"revoked" | "not_found"> {
   assertCan(actor, "users.manage");
-  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true } });
+  const user = await db.user.findFirst({ where: defaultMember(userId), select: { email: true } });
   if (!user) return "not_found";
   await calls.revokeSessions(userId);
   await recordAudit(db, actor, { action: "user.sessions_revoke", targetType: "user", targetId: userId, note: user.email });

@@ -16,7 +16,7 @@ import * as ordersRoute from "@/app/api/orders/route";
 import * as orgsRoute from "@/app/api/orgs/route";
 import { createApiKeyAs } from "@/lib/auth/api-keys";
 import { authTrustedOrigins, getAuth } from "@/lib/auth/auth";
-import { createUserWithPassword } from "@/lib/auth/users";
+import { createUserWithPassword, listUsers, revokeUserSessionsAs, setUserActiveAs, setUserRoleAs, type AdminCalls } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 import { setMembership } from "@/lib/organizations/memberships";
 
@@ -254,5 +254,19 @@ describe("people act where they are members, with the membership's role", () => 
     await client.membership.delete({ where: { userId_organizationId: { userId: ownerId, organizationId: "org_default" } } });
     assert.equal((await call("GET", "/api/orders", bearer(key))).status, 401);
     assert.equal((await call("GET", "/api/orders", bearer(capped.json.key as string))).status, 401);
+  });
+
+  test("the Users page (the default organization's) neither lists nor manages a user who belongs only to another organization", async () => {
+    const client = await db();
+    const made: string[] = [];
+    const calls: AdminCalls = { setRole: async (id) => made.push(`setRole ${id}`), ban: async (id) => made.push(`ban ${id}`), unban: async (id) => made.push(`unban ${id}`), revokeSessions: async (id) => made.push(`revoke ${id}`) };
+    const olga = await client.user.findUniqueOrThrow({ where: { email: "olga@acme.test" }, select: { id: true } });
+    const admin = { id: "u_page_admin", email: "page-admin@shop.test", name: "Page Admin", role: "admin" as const };
+    assert.equal((await listUsers(client)).some((user) => user.email === "olga@acme.test"), false);
+    assert.ok((await listUsers(client)).some((user) => user.email === "dana@shop.test"));
+    assert.equal(await setUserRoleAs(client, admin, calls, olga.id, "support"), "not_found");
+    assert.equal(await setUserActiveAs(client, admin, calls, olga.id, false), "not_found");
+    assert.equal(await revokeUserSessionsAs(client, admin, calls, olga.id), "not_found");
+    assert.deepEqual(made, []);
   });
 });
