@@ -1,6 +1,7 @@
-// npm run create-user -- --email a@b.c --name "Ana" --role admin [--locale en|es-AR]   (password read from
+// npm run create-user -- --email a@b.c --name "Ana" --role admin [--org <slug>] [--locale en|es-AR]   (password read from
 // ACREDITA_NEW_PASSWORD or prompted on stdin, never from argv, so it does not land in the shell history or `ps`).
-// Exit 0 created, 1 the email exists, 2 bad usage or a refused field (a weak password, with why).
+// The user becomes a member of the organization --org names (the default organization without it) with --role.
+// Exit 0 created, 1 the email exists, 2 bad usage, an unknown organization or a refused field (a weak password, with why).
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
 import "@/lib/log/cli-logs-to-stderr";
 import "@/lib/config/env-files";
@@ -12,12 +13,13 @@ import { createUserWithPassword } from "@/lib/auth/users";
 import { readSettings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
+import { DEFAULT_ORGANIZATION, findOrganizationBySlug } from "@/lib/organizations/organizations";
 import { cliLocale, cliReasons } from "@/lib/reasons/cli-reasons";
 import { issueReason } from "@/lib/reasons/reason-codes";
 import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 
-const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
+const USAGE = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--org <slug>] [--locale en|es-AR]';
 
 /**
  * The new password from ACREDITA_NEW_PASSWORD, else one line of `io.stdin`, never echoed: the prompt goes to
@@ -44,13 +46,14 @@ async function readPassword(env: CliEnv, io: CliIo): Promise<string | null> {
 /**
  * `npm run create-user`: takes the arguments after the script, the environment (DATABASE_URL and the other
  * settings, ACREDITA_NEW_PASSWORD, the locale's LANG) and the streams; resolves with the exit status
- * (0 created, 1 the email exists, 2 bad usage or a refused field, or the schema step's status).
+ * (0 created, 1 the email exists, 2 bad usage, an unknown `--org` slug or a refused field, or the schema
+ * step's status). The user is a member of the `--org` organization (default: the default one) with `--role`.
  */
 export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<number> {
   const refuse = (line: string) => writeLine(io.stderr, line);
-  let values: { email?: string; name?: string; role?: string; locale?: string };
+  let values: { email?: string; name?: string; role?: string; org?: string; locale?: string };
   try {
-    ({ values } = parseArgs({ args: argv, options: { email: { type: "string" }, name: { type: "string" }, role: { type: "string", default: "merchant" }, locale: { type: "string" } } }));
+    ({ values } = parseArgs({ args: argv, options: { email: { type: "string" }, name: { type: "string" }, role: { type: "string", default: "merchant" }, org: { type: "string" }, locale: { type: "string" } } }));
   } catch (error) {
     refuse(`create-user: ${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -76,6 +79,12 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
     refuse(`create-user: ${fieldIssues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}\n${USAGE}`);
     return 2;
   }
+  // The organization too: an unknown slug must not cost the person a password typed for nothing.
+  const organization = values.org === undefined ? DEFAULT_ORGANIZATION : await withOwnDb(config, (database) => findOrganizationBySlug(database, values.org!));
+  if (!organization) {
+    refuse(`create-user: --org ${values.org}: no organization has this slug (npm run orgs -- list)`);
+    return 2;
+  }
   const password = await readPassword(env, io);
   if (password === null) {
     refuse("create-user: no password given (standard input ended before a line); set ACREDITA_NEW_PASSWORD or type it");
@@ -88,12 +97,12 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
     refuse(`create-user: ${issues.join("; ")}`);
     return 2;
   }
-  const result = await withOwnDb(config, (database) => createUserWithPassword(database, parsed.data));
+  const result = await withOwnDb(config, (database) => createUserWithPassword(database, parsed.data, { organizationId: organization.id }));
   if (result.kind === "exists") {
     refuse(`create-user: ${parsed.data.email} already exists`);
     return 1;
   }
-  writeLine(io.stdout, `created ${result.user.email} (${result.user.role})`);
+  writeLine(io.stdout, values.org === undefined ? `created ${result.user.email} (${result.user.role})` : `created ${result.user.email} (${result.user.role} in ${organization.slug})`);
   return 0;
 }
 

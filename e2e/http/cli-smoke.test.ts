@@ -25,6 +25,11 @@ describe("each command runs its main when executed directly and exits with its s
     assert.deepEqual([run.code, run.stdout], [0, "created smoke@shop.test (admin)\n"], run.stderr);
   });
 
+  test("npm run orgs -- list: exit 0, the default organization as a JSON line", async () => {
+    const run = await spawnCommand("scripts/orgs.ts", ["list"], env());
+    assert.deepEqual([run.code, run.stdout], [0, '{"id":"org_default","slug":"default","name":"Default organization"}\n'], run.stderr);
+  });
+
   test("npm run outbox: exit 0, the count line", async () => {
     const run = await spawnCommand("scripts/outbox.ts", ["list"], env());
     assert.deepEqual([run.code, run.stdout], [0, "0 outbox messages\n"], run.stderr);

@@ -48,11 +48,20 @@ export function crossSite(): Response {
   return jsonError(403, "cross_site", "a change made with a session cookie must come from the dashboard's own origin (Origin header)");
 }
 
-/** Maps {@link authorizeApi}'s refusals to 401/403; undefined when the caller may proceed. */
-export function refusal(result: "unauthenticated" | "forbidden" | "cross_site" | object): Response | undefined {
+/**
+ * 404 for an organization the caller cannot act in (an unknown `Acredita-Org` slug, another organization
+ * than the key's, or one the user is not a member of): the same answer for each, so existence does not leak.
+ */
+export function organizationNotFound(): Response {
+  return jsonError(404, "not_found", "organization not found: the Acredita-Org header names no organization this caller can act in");
+}
+
+/** Maps {@link authorizeApi}'s refusals to 401/403/404; undefined when the caller may proceed. */
+export function refusal(result: "unauthenticated" | "forbidden" | "cross_site" | "organization_not_found" | object): Response | undefined {
   if (result === "unauthenticated") return unauthorized();
   if (result === "forbidden") return forbidden();
   if (result === "cross_site") return crossSite();
+  if (result === "organization_not_found") return organizationNotFound();
   return undefined;
 }
 

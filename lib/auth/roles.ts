@@ -17,7 +17,8 @@ export function isRole(value: string): value is Role {
  * and the endpoints' health (no secret value, only labels), and read personal data (`payloads.read`: a
  * stored event's payload, customers' e-mails, and searching orders by one); admin: also create orders,
  * manage users and API keys, and manage the endpoints stored as data (create, disable, delete, rotate
- * their signing secrets).
+ * their signing secrets). `organizations.manage` (creating organizations) is no role's: only the
+ * operator's API_TOKEN, which may do everything, and the `npm run orgs` command.
  */
 export type Permission =
   | "orders.read"
@@ -33,7 +34,8 @@ export type Permission =
   | "endpoints.read"
   | "payloads.read"
   | "users.manage"
-  | "endpoints.manage";
+  | "endpoints.manage"
+  | "organizations.manage";
 
 // Each role holds the one below it and more: support what merchants may, admin what support may.
 const MERCHANT: Permission[] = ["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"];

@@ -3,18 +3,23 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { getAuth, validSession } from "@/lib/auth/auth";
 import { assertCan, can, ForbiddenError, roleSchema, type Actor, type Permission } from "@/lib/auth/roles";
+import { db } from "@/lib/db/client";
 import { REQUEST_PATH_HEADER } from "@/lib/http/request-path";
+import { membershipRole } from "@/lib/organizations/memberships";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 /**
  * The signed-in user of the current request (server components, server actions, route handlers), or
- * null. The role is read from the database with the session on every request, so a changed role
- * applies at once; a session past SESSION_MAX_AGE_DAYS is deleted and counts as none. Deduplicated per request (React `cache`).
+ * null. The dashboard acts in the default organization for now, so the role is the user's membership
+ * role there, read from the database on every request (a changed role applies at once); a user who is
+ * not a member there, or holds an unknown role, counts as none. A session past SESSION_MAX_AGE_DAYS is
+ * deleted and counts as none. Deduplicated per request (React `cache`).
  */
 export const currentActor = cache(async (): Promise<Actor | null> => {
   const auth = await getAuth();
   const session = await validSession(auth, await headers());
   if (!session) return null;
-  const role = roleSchema.safeParse(session.user.role);
+  const role = roleSchema.safeParse(await membershipRole(await db(), session.user.id, DEFAULT_ORGANIZATION.id));
   if (!role.success) return null;
   return { id: session.user.id, email: session.user.email, name: session.user.name, role: role.data };
 });

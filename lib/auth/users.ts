@@ -8,6 +8,8 @@ import { runMode } from "@/lib/config/settings";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
+import { membershipRole, NO_DEFAULT_MEMBERSHIP_ROLE, setMembership } from "@/lib/organizations/memberships";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 import { because } from "@/lib/reasons/reason-codes";
 
 /**
@@ -43,27 +45,44 @@ export interface UserView {
 
 /**
  * Creates a user with an email-and-password credential, hashed by better-auth's own hasher (scrypt) so
- * its sign-in verifies it. Returns the user, or `exists` when the email is taken (UNIQUE, insert first).
+ * its sign-in verifies it, and a member of `organizationId` (default: the default organization) with
+ * `input.role`, all in one transaction. `User.role` mirrors the default organization's membership
+ * (lib/organizations/memberships.ts), so a user made in another organization holds "merchant" there.
+ * Returns the user (`role`: the role in its organization), or `exists` when the email is taken (UNIQUE,
+ * insert first). The organization must exist (the caller resolved it: create-user's `--org`).
  */
-export async function createUserWithPassword(db: Db, input: NewUser): Promise<{ kind: "created"; user: UserView } | { kind: "exists" }> {
+export async function createUserWithPassword(db: Db, input: NewUser, options: { organizationId?: string } = {}): Promise<{ kind: "created"; user: UserView } | { kind: "exists" }> {
   const id = randomUUID();
   const hash = await hashPassword(input.password);
+  const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
   try {
     const user = await db.$transaction(async (tx) => {
-      const created = await tx.user.create({ data: { id, email: input.email, name: input.name, role: input.role, emailVerified: true } });
+      const mirrored = organizationId === DEFAULT_ORGANIZATION.id ? input.role : NO_DEFAULT_MEMBERSHIP_ROLE;
+      const created = await tx.user.create({ data: { id, email: input.email, name: input.name, role: mirrored, emailVerified: true } });
       await tx.account.create({ data: { id: randomUUID(), accountId: id, providerId: "credential", userId: id, password: hash } });
+      await setMembership(tx, id, organizationId, input.role, created.createdAt);
       return created;
     });
-    return { kind: "created", user: { id: user.id, email: user.email, name: user.name, role: user.role, createdAt: user.createdAt, deactivated: false, activeSessions: 0 } };
+    return { kind: "created", user: { id: user.id, email: user.email, name: user.name, role: input.role, createdAt: user.createdAt, deactivated: false, activeSessions: 0 } };
   } catch (error) {
     if (uniqueViolationFields(error)?.includes("email")) return { kind: "exists" };
     throw error;
   }
 }
 
-/** Lists users by email with their live session count (admin page). */
+/**
+ * The Users page acts in the default organization: it lists and manages that organization's members
+ * only, so an admin there never sees, bans or re-roles a user who belongs only to another organization
+ * (that user is `not_found`).
+ */
+function defaultMember(userId?: string) {
+  return { ...(userId === undefined ? {} : { id: userId }), memberships: { some: { organizationId: DEFAULT_ORGANIZATION.id } } };
+}
+
+/** Lists the default organization's members by email with their live session count (admin page). */
 export async function listUsers(db: Db, now = new Date()): Promise<UserView[]> {
   const rows = await db.user.findMany({
+    where: defaultMember(),
     orderBy: { email: "asc" },
     take: 500,
     select: { id: true, email: true, name: true, role: true, createdAt: true, banned: true, _count: { select: { sessions: { where: { expiresAt: { gt: now } } } } } },
@@ -109,7 +128,8 @@ export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promis
 }
 
 /**
- * Admin changes a user's role (the admin plugin's set-role), then ends all of that user's sessions so
+ * Admin changes a user's role in the default organization (the dashboard acts there for now): the admin
+ * plugin's set-role writes `User.role`, then the membership (lib/organizations/memberships.ts), then ends all of that user's sessions so
  * the change holds at once everywhere; audits `user.role`. Checks `users.manage`; an admin cannot
  * demote themself (the last way back in would be the database). Setting the role a user already has
  * changes nothing and ends no session. Throws ForbiddenError.
@@ -117,10 +137,13 @@ export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promis
 export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, role: Role): Promise<"updated" | "unchanged" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
   if (userId === actor.id && role !== "admin") return "self";
-  const user = await db.user.findUnique({ where: { id: userId }, select: { role: true, email: true } });
+  const user = await db.user.findFirst({ where: defaultMember(userId), select: { role: true, email: true } });
   if (!user) return "not_found";
-  if (user.role === role) return "unchanged";
+  const current = await membershipRole(db, userId, DEFAULT_ORGANIZATION.id);
+  if (current === role && user.role === role) return "unchanged";
   await calls.setRole(userId, role);
+  // The membership is what Acredita's checks read; setMembership writes User.role too (the plugin just did).
+  await setMembership(db, userId, DEFAULT_ORGANIZATION.id, role);
   await calls.revokeSessions(userId);
   await recordAudit(db, actor, { action: "user.role", targetType: "user", targetId: userId, note: because("audit_user_role", { email: user.email, from: user.role, to: role }) });
   return "updated";
@@ -137,7 +160,7 @@ export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, use
 export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean, now = new Date()): Promise<"updated" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
   if (userId === actor.id) return "self";
-  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true } });
+  const user = await db.user.findFirst({ where: defaultMember(userId), select: { email: true } });
   if (!user) return "not_found";
   if (active) await calls.unban(userId);
   else {
@@ -152,7 +175,7 @@ export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, u
 /** Admin ends every session of a user (the admin plugin's revoke-user-sessions); audits `user.sessions_revoke`. */
 export async function revokeUserSessionsAs(db: Db, actor: Actor, calls: AdminCalls, userId: string): Promise<"revoked" | "not_found"> {
   assertCan(actor, "users.manage");
-  const user = await db.user.findUnique({ where: { id: userId }, select: { email: true } });
+  const user = await db.user.findFirst({ where: defaultMember(userId), select: { email: true } });
   if (!user) return "not_found";
   await calls.revokeSessions(userId);
   await recordAudit(db, actor, { action: "user.sessions_revoke", targetType: "user", targetId: userId, note: user.email });

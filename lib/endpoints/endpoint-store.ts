@@ -6,7 +6,7 @@ import type { ProviderName } from "@/lib/core/effect";
 import type { Db, Tx } from "@/lib/db/client";
 import { generatedSigningSecret, isDataEndpointId, newDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 import { ENDPOINTS_CONFIG, forgetCachedEndpoints, isActiveSecret, secretContext } from "@/lib/endpoints/data-endpoints";
-import { endpointAccountSchema, isDemoAccount, signingSecretProblem, STANDARD_WEBHOOKS_DEFAULT_OPTIONS, type ProcessingMode } from "@/lib/endpoints/endpoints";
+import { endpointAccountSchema, endpointDefinitions, isDemoAccount, signingSecretProblem, STANDARD_WEBHOOKS_DEFAULT_OPTIONS, type ProcessingMode } from "@/lib/endpoints/endpoints";
 import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 import { providers } from "@/lib/providers/registry";
 import { because } from "@/lib/reasons/reason-codes";
@@ -93,7 +93,7 @@ export type EndpointRefusal =
   | { kind: "invalid"; problem: EndpointProblem; message: string }
   | { kind: "forbidden"; problem: "role" | "connect_operator"; message: string }
   | { kind: "not_found"; message: string }
-  | { kind: "conflict"; code: "last_active_secret" | "no_active_secret"; message: string }
+  | { kind: "conflict"; code: "last_active_secret" | "no_active_secret" | "account_taken"; message: string }
   | { kind: "secrets_key"; code: "secrets_key_missing" | "secrets_key_invalid"; message: string };
 
 type StoredEndpoint = NonNullable<Awaited<ReturnType<typeof findEndpoint>>>;
@@ -230,13 +230,31 @@ function defaultProcessingMode(provider: ProviderName, env: Record<string, strin
 const isRefusal = (value: object): value is EndpointRefusal => "kind" in value && "message" in value;
 
 /**
+ * 409 `account_taken` when the provider account (provider, account, live/test) of a new endpoint is
+ * already bound to another organization: by one of its endpoints that is not deleted, or, for any
+ * organization but the default one, by an environment-configured endpoint (those are the default
+ * organization's) whose secrets variable is set. Events are keyed by provider account (lib/core/event-key.ts),
+ * so an account's events and books belong to one organization; another endpoint of the same
+ * organization on the same account is allowed (moving an endpoint: docs/endpoints.md).
+ */
+async function accountOwnedElsewhere(tx: Tx, organizationId: string, input: NewEndpoint, env: Record<string, string | undefined> = process.env): Promise<EndpointRefusal | undefined> {
+  const other = await tx.endpoint.findFirst({ where: { provider: input.provider, account: input.account, livemode: input.livemode, deletedAt: null, organizationId: { not: organizationId } }, select: { id: true } });
+  const environment =
+    organizationId !== DEFAULT_ORGANIZATION.id &&
+    endpointDefinitions(env).some((definition) => definition.provider === input.provider && definition.account === input.account && definition.livemode === input.livemode && Boolean(env[definition.secretsEnv]?.trim()));
+  if (!other && !environment) return undefined;
+  return { kind: "conflict", code: "account_taken", message: `account: ${input.provider} account ${input.account} (${input.livemode ? "live" : "test"}) belongs to another organization; an account's events belong to one organization` };
+}
+
+/**
  * Creates a data endpoint in `organizationId` (default: the default organization) with its first
  * signing secret (`secret-1`, encrypted at rest). Stripe and Yolfi need the provider's secret; Standard
  * Webhooks (`whsec_` + base64 of 24 random bytes) and lab (64 hex characters) get one made here unless
  * supplied. Only the operator may create a Stripe Connect endpoint. The processing mode defaults to the
  * environment-configured endpoints' rule (providers inbox unless WEBHOOK_PROCESSING_MODE=inline; the lab
  * inline). Audited as `endpoint.create`. Returns the endpoint and, when generated, the secret (shown in
- * this answer only), or a refusal: invalid (400), forbidden (403), secrets_key (503: ACREDITA_SECRETS_KEY unset or malformed).
+ * this answer only), or a refusal: invalid (400), forbidden (403), conflict `account_taken` (409: the
+ * provider account belongs to another organization), secrets_key (503: ACREDITA_SECRETS_KEY unset or malformed).
  */
 export async function createEndpoint(db: Db, input: NewEndpoint, actor: EndpointActor, options: { organizationId?: string; now?: Date } = {}): Promise<{ kind: "created"; endpoint: EndpointView; secret?: string } | EndpointRefusal> {
   const refused = refusedActor(actor);
@@ -257,15 +275,19 @@ export async function createEndpoint(db: Db, input: NewEndpoint, actor: Endpoint
   const now = options.now ?? new Date();
   const mode: ProcessingMode = input.processingMode ?? defaultProcessingMode(input.provider);
   const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
-  const created = await change(db, async (tx) => {
+  const created = await change(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
+    // After the counter's write: concurrent creations are serialised, so two organizations cannot both take an account.
+    const taken = await accountOwnedElsewhere(tx, organizationId, input);
+    if (taken) return taken;
     await tx.endpoint.create({
       data: { id, organizationId, provider: input.provider, account: input.account, livemode: input.livemode, processingMode: mode, options: stored.options, connect: input.connect ?? false, status: "enabled", createdAt: now, updatedAt: now },
     });
     await tx.endpointSecret.create({ data: { id: `${id}_${label}`, endpointId: id, label, ciphertext, createdAt: now } });
     await recordAudit(tx, actor, { action: "endpoint.create", targetType: "endpoint", targetId: id, note: because("audit_endpoint_created", { provider: input.provider, account: input.account, mode: input.livemode ? "live" : "test" }) }, now);
-    return findEndpoint(tx, organizationId, id);
+    return (await findEndpoint(tx, organizationId, id))!;
   });
-  return { kind: "created", endpoint: endpointView(created!, now), ...(secret.generated ? { secret: secret.secret } : {}) };
+  if (isRefusal(created)) return created;
+  return { kind: "created", endpoint: endpointView(created, now), ...(secret.generated ? { secret: secret.secret } : {}) };
 }
 
 /** The endpoints of an organization that are not deleted, oldest first, as {@link EndpointView}s. */

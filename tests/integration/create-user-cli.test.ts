@@ -5,6 +5,7 @@ import { TEST_DB } from "@/e2e/support/test-env";
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { createUserAs } from "@/lib/auth/users";
+import { createOrganization } from "@/lib/organizations/organizations";
 import { closeDb, db } from "@/lib/db/client";
 import { runMain } from "@/e2e/support/cli";
 import { main } from "@/scripts/create-user";
@@ -26,7 +27,7 @@ test("a short, a common and a self-named password are refused with the reason; n
   // In es-AR (--locale): the reason and zxcvbn's advice in Spanish; an unknown option is a usage error, not a stack trace.
   assert.deepEqual(await createUser("contraseña123", "ana@shop.test", "--locale", "es-AR"), { code: 2, stdout: "", stderr: "create-user: password: demasiado débil (fortaleza 1 de 4, se necesita 3): Agregá más palabras menos comunes." });
   const unknown = await createUser("amber-kettle-meadow-41", "ana@shop.test", "--bogus");
-  assert.deepEqual([unknown.code, unknown.stdout, unknown.stderr.split("\n").at(-1)], [2, "", 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]']);
+  assert.deepEqual([unknown.code, unknown.stdout, unknown.stderr.split("\n").at(-1)], [2, "", 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--org <slug>] [--locale en|es-AR]']);
   const self = await createUser("ana.lopez@shop.test", "ana.lopez@shop.test");
   assert.equal(self.code, 2);
   assert.match(self.stderr, /^create-user: password: too weak \(strength 0 of 4, 3 needed\): There should not be any personal or page related data\./);
@@ -69,8 +70,28 @@ test("standard input that ends before a password, or a bad field, exits 2 and cr
   };
   const before = await (await db()).user.count();
   assert.deepEqual(await run(["--email", "eof@shop.test", "--role", "admin"]), { code: 2, lastLine: "create-user: no password given (standard input ended before a line); set ACREDITA_NEW_PASSWORD or type it" });
-  const usage = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--locale en|es-AR]';
+  const usage = 'usage: npm run create-user -- --email a@b.c [--name "Ana"] [--role merchant|support|admin] [--org <slug>] [--locale en|es-AR]';
   assert.deepEqual(await run(["--email", "eof@shop.test", "--role", "owner"]), { code: 2, lastLine: usage });
   assert.deepEqual(await run(["--role", "admin"]), { code: 2, lastLine: usage });
   assert.equal(await (await db()).user.count(), before);
+});
+
+test("--org makes the user a member of that organization with --role; without it, of the default one; an unknown slug exits 2 with one line", async () => {
+  const client = await db();
+  await createOrganization(client, { slug: "acme-cli", name: "Acme" }, { id: "test", email: "test@example.test" });
+  const env = { ...process.env, DATABASE_URL: TEST_DB.url, ACREDITA_NEW_PASSWORD: "saffron-glacier-tunnel-88" };
+  const inAcme = await runMain(main, ["--email", "org-admin@acme.test", "--name", "Olga Admin", "--role", "admin", "--org", "acme-cli"], env);
+  assert.deepEqual([inAcme.code, inAcme.stdout, inAcme.stderr], [0, "created org-admin@acme.test (admin in acme-cli)\n", ""]);
+  const inDefault = await runMain(main, ["--email", "org-support@shop.test", "--name", "Dario Support", "--role", "support"], env);
+  assert.deepEqual([inDefault.code, inDefault.stdout, inDefault.stderr], [0, "created org-support@shop.test (support)\n", ""]);
+  const unknown = await runMain(main, ["--email", "nobody@acme.test", "--role", "admin", "--org", "no-such-org"], env);
+  assert.deepEqual([unknown.code, unknown.stdout, unknown.stderr], [2, "", "create-user: --org no-such-org: no organization has this slug (npm run orgs -- list)\n"]);
+
+  const rows = await client.membership.findMany({ where: { user: { email: { in: ["org-admin@acme.test", "org-support@shop.test", "nobody@acme.test"] } } }, select: { user: { select: { email: true, role: true } }, organization: { select: { slug: true } }, role: true }, orderBy: { role: "asc" } });
+  // User.role mirrors the default organization's membership: "merchant" for a user who has none there.
+  assert.deepEqual(rows.map((row) => [row.user.email, row.organization.slug, row.role, row.user.role]), [
+    ["org-admin@acme.test", "acme-cli", "admin", "merchant"],
+    ["org-support@shop.test", "default", "support", "support"],
+  ]);
+  assert.equal(await client.user.count({ where: { email: "nobody@acme.test" } }), 0);
 });

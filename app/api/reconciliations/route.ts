@@ -13,7 +13,7 @@ export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
   const caller = await authorizeApi(request, "reconciliation.run");
-  if (caller === "unauthenticated" || caller === "forbidden" || caller === "cross_site") return refusal(caller) as Response;
+  if (typeof caller === "string") return refusal(caller) as Response;
   const via: UploadVia = caller.kind === "key" ? { kind: "key", keyStart: caller.keyStart } : caller.kind === "token" ? { kind: "token" } : { kind: "dashboard" };
   const result = await submitReport(await db(), { body: request.body, contentLength: request.headers.get("content-length"), params: Object.fromEntries(new URL(request.url).searchParams), actor: apiActor(caller), via });
   if (result.kind === "too_large") return Response.json({ error: result.message, code: "too_large", limitBytes: result.limitBytes }, { status: 413, headers: { connection: "close" } });

@@ -13,7 +13,7 @@ export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
   const caller = await authorizeApi(request, "dead_letters.manage");
-  if (caller === "unauthenticated" || caller === "forbidden" || caller === "cross_site") return refusal(caller) as Response;
+  if (typeof caller === "string") return refusal(caller) as Response;
   const body = await readBody(request, previewRequestSchema);
   if (!body.ok) return jsonError(body.status, body.code, body.message);
   if (!body.data.dryRun) return jsonError(400, "dry_run_required", "a replay is previewed first: send dryRun: true, then POST /api/replays/<id>/apply");

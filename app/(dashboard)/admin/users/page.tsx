@@ -96,7 +96,7 @@ export default async function UsersPage() {
                 <td>{key.name}</td>
                 <td className="mono">{key.start}…</td>
                 <td className="mono">
-                  {key.ownerEmail} ({key.ownerRole})
+                  {key.ownerEmail ?? "API_TOKEN"} ({key.ownerRole})
                 </td>
                 <td>{key.expiresAt ? <DateTime value={key.expiresAt} /> : "—"}</td>
                 <td>{key.lastUsedAt ? <DateTime value={key.lastUsedAt} /> : t("never")}</td>

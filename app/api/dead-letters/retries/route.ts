@@ -13,7 +13,7 @@ export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
   const caller = await authorizeApi(request, "dead_letters.manage");
-  if (caller === "unauthenticated" || caller === "forbidden" || caller === "cross_site") return refusal(caller) as Response;
+  if (typeof caller === "string") return refusal(caller) as Response;
   const body = await readBody(request, filterRetryRequestSchema);
   if (!body.ok) return jsonError(body.status, body.code, body.message);
   const { filter, dryRun, expectedCount, confirmReviewFirst } = body.data;

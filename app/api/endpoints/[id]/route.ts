@@ -1,5 +1,6 @@
 // GET /api/endpoints/[id]: one endpoint stored as data (never a secret value); PATCH {status}: enable or
-// disable it; DELETE: its URL answers 404 from then on (its history is kept). An admin or API_TOKEN.
+// disable it; DELETE: its URL answers 404 from then on (its history is kept). An admin or API_TOKEN, in
+// the organization it acts in: another organization's endpoint is 404.
 import { authorizeApi } from "@/lib/api/authorize-api";
 import { endpointActor, endpointRefusalResponse, readJsonBody } from "@/lib/api/endpoint-answers";
 import { invalidBody, jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
@@ -11,17 +12,18 @@ export const dynamic = "force-dynamic";
 type Context = { params: Promise<{ id: string }> };
 
 export async function GET(request: Request, context: Context): Promise<Response> {
-  const denied = refusal(await authorizeApi(request, "endpoints.manage"));
-  if (denied) return denied;
+  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
+  const denied = refusal(caller);
+  if (denied || typeof caller === "string") return denied!;
   const { id } = await context.params;
   return withDatabaseErrors(async () => {
-    const endpoint = await getEndpoint(await db(), id);
+    const endpoint = await getEndpoint(await db(), id, { organizationId: caller.organizationId });
     return endpoint ? Response.json(endpoint) : jsonError(404, "not_found", `endpoint ${id.slice(0, 40)} not found`);
   });
 }
 
 export async function PATCH(request: Request, context: Context): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage");
+  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
   const denied = refusal(caller);
   if (denied || typeof caller === "string") return denied!;
   const { id } = await context.params;
@@ -30,18 +32,18 @@ export async function PATCH(request: Request, context: Context): Promise<Respons
   const parsed = endpointPatchSchema.safeParse(body.json);
   if (!parsed.success) return invalidBody(parsed.error);
   return withDatabaseErrors(async () => {
-    const result = await setEndpointStatus(await db(), id, parsed.data.status, endpointActor(caller));
+    const result = await setEndpointStatus(await db(), id, parsed.data.status, endpointActor(caller), { organizationId: caller.organizationId });
     return result.kind === "updated" ? Response.json(result.endpoint) : endpointRefusalResponse(result);
   });
 }
 
 export async function DELETE(request: Request, context: Context): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage");
+  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
   const denied = refusal(caller);
   if (denied || typeof caller === "string") return denied!;
   const { id } = await context.params;
   return withDatabaseErrors(async () => {
-    const result = await deleteEndpoint(await db(), id, endpointActor(caller));
+    const result = await deleteEndpoint(await db(), id, endpointActor(caller), { organizationId: caller.organizationId });
     return result.kind === "deleted" ? new Response(null, { status: 204 }) : endpointRefusalResponse(result);
   });
 }

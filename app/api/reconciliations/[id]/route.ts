@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
   const caller = await authorizeApi(request, "reconciliation.read");
-  if (caller === "unauthenticated" || caller === "forbidden" || caller === "cross_site") return refusal(caller) as Response;
+  if (typeof caller === "string") return refusal(caller) as Response;
   const { id } = await context.params;
   const search = new URL(request.url).searchParams;
   const number = (name: string) => (search.has(name) ? Number(search.get(name)) : undefined);

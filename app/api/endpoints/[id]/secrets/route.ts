@@ -9,7 +9,7 @@ import { rotateSecret, rotationSchema } from "@/lib/endpoints/endpoint-store";
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage");
+  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
   const denied = refusal(caller);
   if (denied || typeof caller === "string") return denied!;
   const { id } = await context.params;
@@ -18,7 +18,7 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
   const parsed = rotationSchema.safeParse(body.json);
   if (!parsed.success) return invalidBody(parsed.error);
   return withDatabaseErrors(async () => {
-    const result = await rotateSecret(await db(), id, parsed.data, endpointActor(caller));
+    const result = await rotateSecret(await db(), id, parsed.data, endpointActor(caller), { organizationId: caller.organizationId });
     if (result.kind !== "rotated") return endpointRefusalResponse(result);
     return Response.json({ label: result.label, ...(result.secret ? { secret: result.secret } : {}), previousExpiresAt: result.previousExpiresAt }, { status: 201, headers: { "cache-control": "no-store" } });
   });

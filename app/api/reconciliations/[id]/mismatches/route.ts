@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
   const caller = await authorizeApi(request, "reconciliation.read");
-  if (caller === "unauthenticated" || caller === "forbidden" || caller === "cross_site") return refusal(caller) as Response;
+  if (typeof caller === "string") return refusal(caller) as Response;
   const { id } = await context.params;
   const code = new URL(request.url).searchParams.get("code") ?? undefined;
   if (code && !(MISMATCH_CODES as readonly string[]).includes(code)) return jsonError(400, "invalid_query", `code: must be one of ${MISMATCH_CODES.join(", ")}`);

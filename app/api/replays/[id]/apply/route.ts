@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
   const caller = await authorizeApi(request, "dead_letters.manage");
-  if (caller === "unauthenticated" || caller === "forbidden" || caller === "cross_site") return refusal(caller) as Response;
+  if (typeof caller === "string") return refusal(caller) as Response;
   const { id } = await context.params;
   return withDatabaseErrors(async () => {
     const result = await applyReplay(await db(), apiActor(caller), id.slice(0, 100));

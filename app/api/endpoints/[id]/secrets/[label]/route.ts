@@ -9,12 +9,12 @@ import { retireSecret } from "@/lib/endpoints/endpoint-store";
 export const dynamic = "force-dynamic";
 
 export async function DELETE(request: Request, context: { params: Promise<{ id: string; label: string }> }): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage");
+  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
   const denied = refusal(caller);
   if (denied || typeof caller === "string") return denied!;
   const { id, label } = await context.params;
   return withDatabaseErrors(async () => {
-    const result = await retireSecret(await db(), id, label, endpointActor(caller));
+    const result = await retireSecret(await db(), id, label, endpointActor(caller), { organizationId: caller.organizationId });
     return result.kind === "retired" ? Response.json(result.secret) : endpointRefusalResponse(result);
   });
 }
