@@ -3,7 +3,8 @@
 // every page) with the endpoint's API key (STRIPE_API_KEY for `stripe`, STRIPE_TEST_API_KEY for
 // `stripe-test`), and stores each one the inbox lacks through the same path as a delivery (decision
 // source `backfill`); the worker applies them as any other event. Prints {"listed","alreadyStored",
-// "stored","skipped"} as JSON; with --dry-run, `stored` counts what it would store and nothing is stored.
+// "stored","skipped"} as JSON, and records the run (GapCheck, trigger cli); with --dry-run, `stored` counts
+// what it would store and nothing is stored or recorded.
 // Exit: 0 done; 1 the API or the database failed (one line saying which, never the key); 2 bad usage,
 // an unknown endpoint, or one without an API key.
 // Log lines to stderr: this command's stdout is its output. First import, before anything loads the logger.
@@ -11,14 +12,15 @@ import "@/lib/log/cli-logs-to-stderr";
 import "@/lib/config/env-files";
 import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
-import { backfillEvents, BackfillStoreError } from "@/lib/backfill/backfill";
+import { BackfillStoreError } from "@/lib/backfill/backfill";
+import { backfillEndpoint } from "@/lib/backfill/gap-check";
 import { readSettings, SettingsError, type Settings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
 import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 import { EndpointConfigError, endpointApiKey, resolveEndpoint } from "@/lib/endpoints/endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
-import { listStripeEvents, ProviderApiError } from "@/lib/provider-api/stripe-api";
+import { ProviderApiError } from "@/lib/provider-api/stripe-api";
 
 const USAGE = "usage: npm run backfill -- --endpoint <id or name> --since <72h | 30m | 2d | ISO time> [--dry-run]";
 
@@ -105,8 +107,7 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   if (schemaExit !== undefined) return schemaExit;
   return withOwnDb(config, async (database) => {
     try {
-      const events = listStripeEvents({ apiKey: key.apiKey, keyLabel: key.keyLabel, livemode: endpoint.livemode, apiBase: config.STRIPE_API_BASE }, since);
-      const report = await backfillEvents(database, endpoint, events, { dryRun, source: "backfill" });
+      const report = await backfillEndpoint(database, { endpoint, ...key }, { since, trigger: "cli", apiBase: config.STRIPE_API_BASE, dryRun });
       writeLine(io.stdout, JSON.stringify(report));
       return 0;
     } catch (error) {

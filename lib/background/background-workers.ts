@@ -7,8 +7,9 @@ import { OutboxDispatcher, type OutboxDispatcherOptions } from "@/lib/outbox/out
 import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
 import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 import { BooksCheckScheduler } from "@/lib/verification/books-check-schedule";
+import { GapCheckScheduler } from "@/lib/backfill/gap-check";
 
-/** The background work of one process: an inbox worker, an outbox dispatcher, a reconciliation worker, the daily payload retention and the daily check of the books. */
+/** The background work of one process: an inbox worker, an outbox dispatcher, a reconciliation worker, the daily payload retention, the daily check of the books and the gap check. */
 export interface BackgroundWorkers {
   inbox: InboxWorker;
   outbox: OutboxDispatcher;
@@ -19,6 +20,8 @@ export interface BackgroundWorkers {
   retention: RetentionScheduler;
   /** The daily check of the books (rebuild and compare; lib/verification). */
   booksCheck: BooksCheckScheduler;
+  /** The gap check (lib/backfill): missed events fetched from the provider's API; absent when GAP_CHECK_INTERVAL_SECONDS is 0. */
+  gapCheck?: GapCheckScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
 }
@@ -40,6 +43,8 @@ export function startBackgroundWorkers(
   const outbox = new OutboxDispatcher(database, options.outbox);
   const retention = new RetentionScheduler(database);
   const booksCheck = new BooksCheckScheduler(database);
+  const gapCheckSeconds = settings().GAP_CHECK_INTERVAL_SECONDS;
+  const gapCheck = gapCheckSeconds > 0 ? new GapCheckScheduler(database, { intervalMs: gapCheckSeconds * 1000, apiBase: settings().STRIPE_API_BASE }) : undefined;
   const reconciliation = new ReconciliationWorker(database);
   inbox.start();
   if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
@@ -51,6 +56,7 @@ export function startBackgroundWorkers(
   }
   retention.start();
   booksCheck.start();
+  gapCheck?.start();
   logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? `process ${reconciliationProcess.pid()}` : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
@@ -58,10 +64,11 @@ export function startBackgroundWorkers(
     outbox,
     retention,
     booksCheck,
+    gapCheck,
     reconciliation,
     reconciliationProcess,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop(), gapCheck?.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

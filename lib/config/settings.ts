@@ -203,6 +203,8 @@ const settingsSchema = z.object({
   // ---- end access control ----
   /** Where Stripe's API is called (backfill): Stripe's own, or a local fake in tests. */
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
+  /** Seconds between gap checks (missed events of the Stripe endpoints with an API key, last three days, fetched and stored); 0 turns it off. */
+  GAP_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3_600),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */

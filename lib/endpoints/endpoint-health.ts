@@ -1,3 +1,4 @@
+import { latestGapChecks, type GapCheckView } from "@/lib/monitoring/gap-checks";
 import { DEMO_SECRET_LABEL_SUFFIX } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { EndpointConfigError, endpointDefinitions, validateEndpoints, type EndpointDefinition, type ProcessingMode } from "@/lib/endpoints/endpoints";
@@ -73,6 +74,11 @@ export interface EndpointHealth {
   /** Inbox events stored and not yet finished (received, processing, failed), and the oldest one's arrival. */
   pending: { count: number; oldestReceivedAt: string | null };
   secrets: SecretLabelHealth[];
+  /**
+   * The endpoint's provider API access (a Stripe endpoint's `apiKeyEnv`): the variable (never its value),
+   * whether it is set, and the last gap check (null before the first); null for an endpoint without one.
+   */
+  api: { keyEnv: string; keySet: boolean; lastGapCheck: GapCheckView | null } | null;
 }
 
 /** The Endpoints page's data. */
@@ -160,7 +166,7 @@ export async function endpointsHealth(db: Db, { env = process.env, now = new Dat
     return { start: new Date(end.getTime() - DAY_MS), end };
   });
 
-  const [sliceCounts, pending, lastDeliveries, seen] = await Promise.all([
+  const [sliceCounts, pending, lastDeliveries, seen, gapChecks] = await Promise.all([
     Promise.all(
       slices.map(async ({ start, end }) => {
         const [decisions, refusals] = await Promise.all([
@@ -193,6 +199,7 @@ export async function endpointsHealth(db: Db, { env = process.env, now = new Dat
         return new Map(labels.flatMap((label, index) => (rows[index] ? [[label, rows[index].at] as const] : [])));
       }),
     ),
+    latestGapChecks(db, endpoints.filter(({ definition }) => definition.apiKeyEnv).map(({ definition }) => definition.name)),
   ]);
 
   return {
@@ -223,6 +230,7 @@ export async function endpointsHealth(db: Db, { env = process.env, now = new Dat
         slices: perSlice,
         pending: { count: waiting?._count._all ?? 0, oldestReceivedAt: waiting?._min.receivedAt?.toISOString() ?? null },
         secrets: rotationStatus(active, retired, seen[index], now),
+        api: definition.apiKeyEnv ? { keyEnv: definition.apiKeyEnv, keySet: Boolean(env[definition.apiKeyEnv]?.trim()), lastGapCheck: gapChecks.get(definition.name) ?? null } : null,
       };
     }),
   };

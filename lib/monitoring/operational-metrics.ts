@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/client";
 import { latestBooksCheck } from "@/lib/monitoring/books-checks";
+import { recentGapChecks } from "@/lib/monitoring/gap-checks";
 
 /** Inbox statuses that still wait to be applied: stored, held by a worker, or parked for a retry. */
 export const PENDING_INBOX_STATUSES = ["received", "processing", "failed"] as const;
@@ -39,12 +40,18 @@ export interface OperationalMetrics {
    * rebuilt or have events still waiting. Null before the first. Alert on `differing > 0`.
    */
   books: { checkedAt: string; orders: number; agreeing: number; differing: number; unverifiable: number; waiting: number } | null;
+  /**
+   * The last gap check of each endpoint checked in the last 7 days (missed events listed over the
+   * provider's API and stored): when it started, its status, how many events it listed and how many the
+   * inbox lacked (`missing`, stored by it), and why it failed. Alert on `missing > 0` or `failed`.
+   */
+  gapChecks: { endpoint: string; checkedAt: string; status: "done" | "failed"; listed: number; missing: number; error: string | null }[];
 }
 
 /** Counts the operational metrics at `now`. Read-only; every figure is one indexed count. Throws the database's errors. */
 export async function collectOperationalMetrics(db: Db, now = new Date()): Promise<OperationalMetrics> {
   const hourAgo = new Date(now.getTime() - 3_600_000);
-  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders, rejectionsLastHour, rejectionTotals, books] = await Promise.all([
+  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders, rejectionsLastHour, rejectionTotals, books, gapChecks] = await Promise.all([
     db.webhookEvent.groupBy({ by: ["status"], where: { status: { in: [...PENDING_INBOX_STATUSES] } }, _count: { _all: true } }),
     db.webhookEvent.findFirst({ where: { status: { in: [...PENDING_INBOX_STATUSES] } }, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
     db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: hourAgo } } }),
@@ -57,6 +64,7 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
     db.rejectionCount.groupBy({ by: ["reason"], where: { minute: { gt: new Date(hourAgo.getTime() - 60_000), lte: now } }, _sum: { count: true }, orderBy: { reason: "asc" } }),
     db.rejectionCount.groupBy({ by: ["endpoint", "reason"], _sum: { count: true }, orderBy: [{ endpoint: "asc" }, { reason: "asc" }] }),
     latestBooksCheck(db),
+    recentGapChecks(db, now),
   ]);
   const inboxCount = (status: string) => inboxGroups.find((group) => group.status === status)?._count._all ?? 0;
   const outboxCount = (status: string) => outboxGroups.find((group) => group.status === status)?._count._all ?? 0;
@@ -85,5 +93,6 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
     books: books
       ? { checkedAt: books.startedAt, orders: books.ordersChecked, agreeing: books.ordersAgreeing, differing: books.ordersDiffering, unverifiable: books.ordersUnverifiable, waiting: books.ordersWaiting }
       : null,
+    gapChecks: gapChecks.map((check) => ({ endpoint: check.endpoint, checkedAt: check.startedAt, status: check.status === "failed" ? "failed" : "done", listed: check.listed, missing: check.stored, error: check.error })),
   };
 }

@@ -40,6 +40,16 @@ export async function renderPrometheus(metrics: OperationalMetrics, serverRestar
     for (const verdict of ["agreeing", "differing", "unverifiable", "waiting"] as const) books.set({ verdict }, metrics.books[verdict]);
     gauge("acredita_books_checked_timestamp_seconds", "When the last check of the books started (unix seconds).").set(Math.floor(Date.parse(metrics.books.checkedAt) / 1000));
   }
+  if (metrics.gapChecks.length > 0) {
+    const checked = gauge("acredita_gap_check_timestamp_seconds", "When the last gap check of an endpoint started (unix seconds).", ["endpoint"]);
+    const missing = gauge("acredita_gap_check_missing_events", "Events the last gap check of an endpoint found missing from the inbox (and stored).", ["endpoint"]);
+    const failed = gauge("acredita_gap_check_failed", "1 when the last gap check of an endpoint failed (a refused API key, the API unavailable), else 0.", ["endpoint"]);
+    for (const check of metrics.gapChecks) {
+      checked.set({ endpoint: check.endpoint }, Math.floor(Date.parse(check.checkedAt) / 1000));
+      missing.set({ endpoint: check.endpoint }, check.missing);
+      failed.set({ endpoint: check.endpoint }, check.status === "failed" ? 1 : 0);
+    }
+  }
   if (serverRestarts !== undefined) {
     new Counter({ name: "acredita_server_restarts_total", help: "Times npm start restarted this server's process after it died (crash, kill, out of memory), since npm start began.", registers: [registry] }).inc(serverRestarts);
   }

@@ -5,6 +5,10 @@ import { startFakeStripeApi, type FakeStripeApi } from "@/e2e/support/fake-strip
 import { createOrder, deliver, readOrder } from "@/e2e/support/http";
 import { paymentIntent, stripeEvent, stripeHeader } from "@/e2e/support/providers";
 import { backfillEvents } from "@/lib/backfill/backfill";
+import { GAP_CHECK_WINDOW_MS, GapCheckScheduler, runGapCheck } from "@/lib/backfill/gap-check";
+import { endpointsHealth } from "@/lib/endpoints/endpoint-health";
+import { collectOperationalMetrics } from "@/lib/monitoring/operational-metrics";
+import { renderPrometheus } from "@/lib/monitoring/prometheus";
 import { closeDb, db } from "@/lib/db/client";
 import { resolveEndpoint } from "@/lib/endpoints/endpoints";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
@@ -145,6 +149,8 @@ describe("npm run backfill", () => {
     const run = await runMain(main, ["--endpoint", "stripe", "--since", new Date(Date.now() - 7_200_000).toISOString()], env());
     assert.deepEqual([run.code, run.stdout, run.stderr], [0, '{"listed":1,"alreadyStored":0,"stored":1,"skipped":0}\n', ""]);
     assert.deepEqual((await storedRows("evt_bf_cli")).map((row) => row.status), ["received"]);
+    // The run is recorded (the dry run is not).
+    assert.deepEqual(await (await db()).gapCheck.findMany({ where: { trigger: "cli" }, select: { endpoint: true, status: true, listed: true, stored: true } }), [{ endpoint: "stripe", status: "done", listed: 1, stored: 1 }]);
     // Stripe was asked from 72 h and from 2 h back (created[gte] in unix seconds).
     const gtes = api.requests.slice(-2).map((request) => Number(new URL(request.path, api.url).searchParams.get("created[gte]")));
     assert.ok(Math.abs(Date.now() / 1000 - 72 * 3600 - gtes[0]) < 60 && Math.abs(Date.now() / 1000 - 2 * 3600 - gtes[1]) < 60, JSON.stringify(gtes));
@@ -172,3 +178,88 @@ describe("npm run backfill", () => {
     assert.deepEqual(refused, { code: 1, stdout: "", stderr: "backfill: Stripe refused STRIPE_API_KEY (401): the key is wrong, expired or revoked\n" });
   });
 });
+
+describe("the gap check", () => {
+  test("every served Stripe endpoint with a key, the last three days, source gap-check, recorded; one endpoint's refused key is recorded failed and the others go on; the metrics and the Endpoints page's data show it", async () => {
+    const nowMs = Date.now();
+    assert.equal((await createOrder("ord_bf_gap", 990, "USD")).status, 201);
+    api.events = [
+      stripeEvent("evt_bf_gap_old", "payment_intent.succeeded", paymentIntent({ id: "pi_bf_gap_old", orderId: "ord_bf_gap", amount: 990, currency: "usd" }), { created: Math.floor(nowMs / 1000) - 4 * 86_400 }),
+      stripeEvent("evt_bf_gap", "payment_intent.succeeded", paymentIntent({ id: "pi_bf_gap", orderId: "ord_bf_gap", amount: 990, currency: "usd" }), { created: Math.floor(nowMs / 1000) - 86_400 }),
+    ];
+    const env = { ...process.env, STRIPE_API_KEY: API_KEY, STRIPE_TEST_WEBHOOK_SECRET: "whsec_backfill_tests_test_0001", STRIPE_TEST_API_KEY: "rk_test_refused_0000001" };
+    const results = await runGapCheck(await db(), { env, apiBase: api.url, sleep: async () => undefined });
+    assert.deepEqual(results, [
+      { endpoint: "stripe", report: { listed: 1, alreadyStored: 0, stored: 1, skipped: 0 } },
+      { endpoint: "stripe-test", error: "Stripe refused STRIPE_TEST_API_KEY (401): the key is wrong, expired or revoked" },
+    ]);
+    // Three days back: the four-day-old event was not listed.
+    assert.equal((await storedRows("evt_bf_gap_old")).length, 0);
+    assert.deepEqual(await (await db()).decision.findMany({ where: { eventId: "evt_bf_gap" }, select: { outcome: true, source: true } }), [{ outcome: "accepted", source: "gap-check" }]);
+
+    const checks = await (await db()).gapCheck.findMany({ where: { trigger: "scheduled" }, orderBy: { endpoint: "asc" }, select: { endpoint: true, status: true, listed: true, stored: true, error: true, since: true } });
+    assert.deepEqual(
+      checks.map(({ since, ...check }) => check),
+      [
+        { endpoint: "stripe", status: "done", listed: 1, stored: 1, error: null },
+        { endpoint: "stripe-test", status: "failed", listed: 0, stored: 0, error: "Stripe refused STRIPE_TEST_API_KEY (401): the key is wrong, expired or revoked" },
+      ],
+    );
+    assert.ok(Math.abs(checks[0].since.getTime() - (nowMs - GAP_CHECK_WINDOW_MS)) < 60_000);
+
+    const metrics = await collectOperationalMetrics(await db());
+    assert.deepEqual(
+      metrics.gapChecks.map(({ checkedAt, ...check }) => check),
+      [
+        { endpoint: "stripe", status: "done", listed: 1, missing: 1, error: null },
+        { endpoint: "stripe-test", status: "failed", listed: 0, missing: 0, error: "Stripe refused STRIPE_TEST_API_KEY (401): the key is wrong, expired or revoked" },
+      ],
+    );
+    const prometheus = await renderPrometheus(metrics);
+    assert.match(prometheus, /^acredita_gap_check_missing_events\{endpoint="stripe"\} 1$/m);
+    assert.match(prometheus, /^acredita_gap_check_failed\{endpoint="stripe-test"\} 1$/m);
+
+    const health = await endpointsHealth(await db(), { env });
+    const apiOf = (name: string) => health.endpoints.find((endpoint) => endpoint.name === name)!.api;
+    assert.deepEqual([apiOf("stripe")?.keyEnv, apiOf("stripe")?.keySet, apiOf("stripe")?.lastGapCheck?.stored], ["STRIPE_API_KEY", true, 1]);
+    assert.deepEqual([apiOf("stripe-test")?.lastGapCheck?.status], ["failed"]);
+    assert.equal(apiOf("lab"), null);
+  });
+
+  test("the scheduler runs one interval after its start, then once an interval across processes", async () => {
+    let clock = Date.now() + 30 * 86_400_000;
+    process.env.STRIPE_API_KEY = API_KEY;
+    api.events = [];
+    const before = api.requests.length;
+    const intervalMs = 6_000;
+    const first = new GapCheckScheduler(db, { intervalMs, apiBase: api.url, now: () => new Date(clock) });
+    const second = new GapCheckScheduler(db, { intervalMs, apiBase: api.url, now: () => new Date(clock) });
+    try {
+      first.start();
+      // Another process, half a second apart (two looking at the very same moment may both run, which is harmless).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      second.start();
+      // Looks every second (an interval / 6); none runs before an interval has passed since its start.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      assert.equal(api.requests.length, before);
+      clock += intervalMs;
+      await waitUntil(() => api.requests.length > before);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // One run for both processes: the second saw the first's recorded start within the interval.
+      const runs = await (await db()).gapCheck.count({ where: { trigger: "scheduled", startedAt: { gte: new Date(clock - 1_000) } } });
+      assert.equal(runs, 1);
+    } finally {
+      delete process.env.STRIPE_API_KEY;
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  });
+});
+
+/** Waits (polling every 50 ms, at most 10 s) until `condition` holds. */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met within 10 s");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

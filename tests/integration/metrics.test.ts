@@ -54,6 +54,7 @@ describe("operational metrics", () => {
       rejectionsLastHour: { total: 0, byReason: {} },
       rejectionTotals: [],
       books: null,
+      gapChecks: [],
     });
   });
 

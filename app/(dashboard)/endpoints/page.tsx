@@ -90,6 +90,22 @@ export default async function EndpointsPage() {
                       <span className="muted">{t("never")}</span>
                     )}
                   </dd>
+                  {endpoint.api ? (
+                    <>
+                      <dt>{t("gapCheck")}</dt>
+                      <dd data-testid="gap-check">
+                        {!endpoint.api.keySet ? (
+                          <span className="muted">{t("gapCheckNoKey", { variable: endpoint.api.keyEnv })}</span>
+                        ) : endpoint.api.lastGapCheck === null ? (
+                          <span className="muted">{t("gapCheckNotYet")}</span>
+                        ) : endpoint.api.lastGapCheck.status === "failed" ? (
+                          <span className="badge bad">{t("gapCheckFailed", { age: age(endpoint.api.lastGapCheck.startedAt), error: endpoint.api.lastGapCheck.error ?? "" })}</span>
+                        ) : (
+                          t("gapCheckValue", { age: age(endpoint.api.lastGapCheck.startedAt), missing: endpoint.api.lastGapCheck.stored })
+                        )}
+                      </dd>
+                    </>
+                  ) : null}
                   <dt>{t("pending")}</dt>
                   <dd data-testid="pending">{t("pendingValue", { count: endpoint.pending.count, age: endpoint.pending.oldestReceivedAt ? age(endpoint.pending.oldestReceivedAt) : "" })}</dd>
                 </dl>
