@@ -2,7 +2,7 @@
 // (as `node --import tsx scripts/worker.ts`, one PID), each a child with its own environment, killed
 // with real signals. Every test file gets its own SQLite file and free ports.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
@@ -33,13 +33,32 @@ function sleepSync(ms: number): void {
  * or a source file is newer than it (`npm test` builds first, so CI never builds here). A lock folder
  * keeps two test files from building at the same time.
  */
+/** Whether the build lock's holder (the pid it wrote) is no longer running; false while it is, or before it wrote its pid. */
+function lockHolderGone(): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(path.join(BUILD_LOCK, "pid"), "utf8"));
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
 export function ensureBuilt(): void {
   for (;;) {
     try {
       mkdirSync(BUILD_LOCK);
+      writeFileSync(path.join(BUILD_LOCK, "pid"), String(process.pid));
       break;
     } catch {
-      if (Date.now() - statSync(BUILD_LOCK, { throwIfNoEntry: false })!.mtimeMs > 600_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      // A lock whose holder has died (a run stopped mid-build) is stale at once, not after ten minutes.
+      if (lockHolderGone() || Date.now() - (statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 600_000) rmSync(BUILD_LOCK, { recursive: true, force: true });
       sleepSync(200);
     }
   }
