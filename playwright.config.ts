@@ -1,6 +1,7 @@
 // Browser tests in Debian's Chromium (never `npx playwright install`) against the BUILT app, started by
 // scripts/e2e-server.ts on 127.0.0.1 with its own fresh database: SQLite in a temporary folder, or a new
 // database on the PostgreSQL test cluster (TEST_DATABASE=postgres; see e2e/browser/support/e2e-env.ts).
+import { availableParallelism } from "node:os";
 import { defineConfig } from "@playwright/test";
 import { E2E, serverEnvironment } from "./e2e/browser/support/e2e-env";
 
@@ -8,9 +9,11 @@ export default defineConfig({
   testDir: "e2e/browser",
   outputDir: "test-results/browser",
   // Specs seed under their own ids and assert only on their own rows (a figure of the whole server, or a
-  // page whose rows others would move: a server of the spec's own, support/own-server.ts), so two run at
-  // a time. The tests of one file run in order.
-  workers: 2,
+  // page whose rows others would move: a server of the spec's own, support/own-server.ts), so two can
+  // run at a time; they do on a machine of 4 cores or more. On 2 cores the browser pass already shares
+  // them with the PostgreSQL node pass: two workers made it slower (2026-12-02: browser 441 s -> 524 s,
+  // the PostgreSQL pass 307 s -> 557 s, walk-es-ar.spec.ts 41 s -> 123 s). The tests of one file run in order.
+  workers: availableParallelism() >= 4 ? 2 : 1,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
