@@ -12,9 +12,9 @@ import "@/lib/log/cli-logs-to-stderr";
 import "@/lib/config/env-files";
 import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
+import { cliSettings } from "@/lib/background/cli-settings";
 import { BackfillStoreError } from "@/lib/backfill/backfill";
 import { backfillEndpoint } from "@/lib/backfill/gap-check";
-import { readSettings, SettingsError, type Settings } from "@/lib/config/settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
 import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
@@ -65,16 +65,8 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
     writeLine(io.stderr, USAGE);
     return 2;
   }
-  let config: Settings;
-  try {
-    config = readSettings(env);
-  } catch (error) {
-    if (error instanceof SettingsError) {
-      fail(error.message);
-      return 2;
-    }
-    throw error;
-  }
+  const config = cliSettings(env, fail);
+  if (!config) return 2;
   if (isDataEndpointId(endpointName)) {
     fail(`endpoint ${endpointName} is stored as data, and API keys are held only for the environment-configured stripe and stripe-test endpoints (STRIPE_API_KEY, STRIPE_TEST_API_KEY) in this version`);
     return 2;

@@ -87,6 +87,18 @@ before(async () => {
 });
 after(closeDb);
 
+
+/** Records the SQL of every read the driver runs until `restore()`. */
+function recordReads(driver: ReturnType<typeof driverOf>): { statements: string[]; restore: () => void } {
+  const original = driver.all.bind(driver);
+  const statements: string[] = [];
+  driver.all = ((sql: string, params?: never) => {
+    statements.push(sql);
+    return original(sql, params);
+  }) as typeof driver.all;
+  return { statements, restore: () => void (driver.all = original) };
+}
+
 describe("endpoints as data: one of each provider, a signed payment credited", () => {
   test("Stripe: the provider's secret is required and never echoed; a delivery signed with it credits the order once", async () => {
     const missing = await api("POST", "/api/endpoints", { provider: "stripe", account: STRIPE_ACCOUNT, livemode: true });
@@ -387,19 +399,13 @@ describe("disabled, deleted, and changes seen by every process", () => {
     await resolveDataEndpoint(await db(), "ep_00000000000000000000", new Date());
     const created = await api("POST", "/api/endpoints", { provider: "lab", account: "lab-own-change", livemode: true, processingMode: "inline" });
     const id = created.json.id as string;
-    const driver = driverOf(await db());
-    const original = driver.all.bind(driver);
-    const statements: string[] = [];
-    driver.all = ((sql: string, params?: never) => {
-      statements.push(sql);
-      return original(sql, params);
-    }) as typeof driver.all;
+    const { statements, restore } = recordReads(driverOf(await db()));
     try {
       assert.equal((await resolveDataEndpoint(await db(), id, new Date())).kind, "served");
       await new Promise((resolve) => setTimeout(resolve, ENDPOINTS_VERSION_CHECK_MS + 50));
       assert.equal((await resolveDataEndpoint(await db(), id, new Date())).kind, "served");
     } finally {
-      driver.all = original;
+      restore();
     }
     assert.equal(statements.filter((sql) => sql.includes('FROM "Endpoint"')).length, 1);
     assert.equal(statements.filter((sql) => sql.includes('FROM "ConfigVersion"')).length, 2);
@@ -410,13 +416,7 @@ describe("disabled, deleted, and changes seen by every process", () => {
     const id = created.json.id as string;
     const secret = created.json.secret as string;
     forgetCachedEndpoints();
-    const driver = driverOf(await db());
-    const original = driver.all.bind(driver);
-    const statements: string[] = [];
-    driver.all = ((sql: string, params?: never) => {
-      statements.push(sql);
-      return original(sql, params);
-    }) as typeof driver.all;
+    const { statements, restore } = recordReads(driverOf(await db()));
     const T = new Date();
     try {
       for (let index = 0; index < 5; index++) {
@@ -425,7 +425,7 @@ describe("disabled, deleted, and changes seen by every process", () => {
         await receiveWebhook({ endpointName: id, headers: new Headers({ "content-type": "application/json", "Lab-Signature": signTimestamped(secret, Math.floor(now.getTime() / 1000), body) }), body: Buffer.from(body), now });
       }
     } finally {
-      driver.all = original;
+      restore();
     }
     assert.equal(statements.filter((sql) => sql.includes('FROM "Endpoint"')).length, 1);
     // The change counter: read before the first load, then at most once a second (a loaded machine may
