@@ -126,8 +126,9 @@ class Rebuilt extends Error {
 /**
  * Rebuilds one order inside `session`: empties its bookings, disputes, refund facts of its payments and
  * outbox messages, puts it back to `created`, applies its events in order (each in a savepoint: a rule's
- * refusal is recorded and rolls back only that event), reads the books it came to, and rolls all of it
- * back to the savepoint. Returns the rebuilt books and the refusals.
+ * refusal is recorded and rolls back only that event; one waiting for a transition is tried again after
+ * each later event that applies, as the inbox wakes a parked event), reads the books it came to, and
+ * rolls all of it back to the savepoint. Returns the rebuilt books and the refusals.
  */
 async function rebuildOne(session: SqlSession, orderId: string, books: OrderBooks, events: readonly AppliedRow[], now: Date): Promise<{ rebuilt: OrderBooks | null; refused: RefusedEvent[] }> {
   const refused: RefusedEvent[] = [];
@@ -144,7 +145,8 @@ async function rebuildOne(session: SqlSession, orderId: string, books: OrderBook
       await clearRefundFactsForRebuild(session, [...payments.values()]);
       await clearOutboxForRebuild(session, orderId);
       await resetOrderForRebuild(session, orderId);
-      for (const event of events) {
+      /** Applies one event in a savepoint; returns the rule's refusal, if any. */
+      const apply = async (event: AppliedRow): Promise<ApplyFailure | undefined> => {
         const key = { provider: event.provider, account: event.account, livemode: event.livemode, eventId: event.eventId };
         try {
           await session.savepoint(() =>
@@ -156,11 +158,37 @@ async function rebuildOne(session: SqlSession, orderId: string, books: OrderBook
               [],
             ),
           );
+          return undefined;
         } catch (error) {
           if (!(error instanceof ApplyFailure)) throw error;
-          refused.push({ eventId: event.eventId, category: error.category, reason: error.reason, ...(error.reasonRef ? { reasonRef: error.reasonRef } : {}) });
+          return error;
+        }
+      };
+      // An event that waits for a transition (a refund before its payment's credit) is held and tried
+      // again after each event that applies, as the inbox parks it and wakes it when the order moves:
+      // the books must not depend on the order the provider's clock gives the events.
+      let waiting: { event: AppliedRow; failure: ApplyFailure }[] = [];
+      const refuse = ({ event, failure }: { event: AppliedRow; failure: ApplyFailure }) =>
+        refused.push({ eventId: event.eventId, category: failure.category, reason: failure.reason, ...(failure.reasonRef ? { reasonRef: failure.reasonRef } : {}) });
+      for (const event of events) {
+        const failure = await apply(event);
+        if (failure?.category === "transition") waiting.push({ event, failure });
+        else if (failure) refuse({ event, failure });
+        else {
+          for (let progress = true; progress && waiting.length > 0; ) {
+            progress = false;
+            const still: typeof waiting = [];
+            for (const held of waiting) {
+              const again = await apply(held.event);
+              if (again === undefined) progress = true;
+              else if (again.category === "transition") still.push({ event: held.event, failure: again });
+              else refuse({ event: held.event, failure: again });
+            }
+            waiting = still;
+          }
         }
       }
+      for (const held of waiting) refuse(held);
       throw new Rebuilt(await readOrderBooks(session, orderId));
     });
   } catch (error) {

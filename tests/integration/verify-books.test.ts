@@ -11,6 +11,7 @@ import { BooksCheckScheduler, runBooksCheckIfDue } from "@/lib/verification/book
 import { checkOrders } from "@/lib/verification/rebuild-orders";
 import { latestBooksReport, reportSummary, verifyBooks } from "@/lib/verification/verify-books";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
+import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { charge, checkoutSession, deliverStripe, disputeObject, refundObject, stripeEvent } from "@/e2e/support/providers";
 
 // Rebuild and compare on real books: orders paid, refunded, disputed (some of their events delivered in
@@ -202,5 +203,22 @@ describe("rebuild and compare", () => {
     const checks = await client.booksCheck.findMany({ orderBy: { startedAt: "asc" }, select: { trigger: true, status: true, startedAt: true } });
     assert.deepEqual(checks.map((check) => [check.trigger, check.status]), [["daily", "done"], ["daily", "done"], ["daily", "done"]]);
     assert.equal(checks[2].startedAt.toISOString(), later.toISOString());
+  });
+});
+
+describe("a refund the provider's clock puts before its payment", () => {
+  test("rebuilt as the inbox applies it, after the payment, the books agree (the lab's refund-before-approval scenario)", async () => {
+    assert.equal((await createOrder("ord_vb_clock", 15_000)).status, 201);
+    const body = (id: string, type: string, created: number) => JSON.stringify({ id, type, created, data: { payment_id: "pay_vb_clock", order_id: "ord_vb_clock", amount: 15_000, currency: "ARS" } });
+    // The refund is created (and delivered) first: it waits for the payment; the approval comes later.
+    assert.equal((await deliverLab(body("evt_vb_clock_r", "payment.refunded", 1_760_181_300))).status, 409);
+    assert.equal((await deliverLab(body("evt_vb_clock_a", "payment.approved", 1_760_181_330))).json.outcome, "applied");
+    const [letter] = await (await db()).deadLetter.findMany({ where: { eventId: "evt_vb_clock_r" }, select: { id: true } });
+    assert.equal((await retryDeadLetter(await db(), letter.id, "support@verify-books.test")).outcome, "applied");
+    assert.equal((await readOrder("ord_vb_clock")).status, "refunded");
+
+    const [check] = await checkOrders(await db(), ["ord_vb_clock"]);
+    assert.deepEqual(check.events.map((event) => event.eventId), ["evt_vb_clock_r", "evt_vb_clock_a"]);
+    assert.deepEqual([check.verdict, check.refused, check.rebuilt], ["agree", [], { status: "refunded", refunded: 15_000, disputed: 0 }]);
   });
 });
