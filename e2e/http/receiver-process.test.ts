@@ -134,6 +134,8 @@ test("answers carry the dashboard's security headers; a trailing slash is a 308 
   const live = await fetch(`${receiver.url}/api/health/live?probe=1`);
   assert.deepEqual([live.status, live.headers.get("x-frame-options"), live.headers.get("x-content-type-options"), live.headers.get("referrer-policy")], [200, "DENY", "nosniff", "same-origin"]);
   assert.match(live.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+  // The server's liveness contract: the mode, which `npm run lab` checks before playing.
+  assert.deepEqual(await live.json(), { ok: true, mode: "production" });
   const slash = await fetch(`${receiver.url}/api/webhooks/lab/?x=1`, { method: "POST", body: "{}", headers: { "content-type": "application/json" }, redirect: "manual" });
   assert.deepEqual([slash.status, slash.headers.get("location")], [308, "/api/webhooks/lab?x=1"]);
 });

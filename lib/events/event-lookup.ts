@@ -4,7 +4,7 @@ import { parseStrictQuery } from "@/lib/lists/strict-query";
 
 /** Query of `GET /api/events`: the provider's event id (required), and optionally its provider and endpoint. */
 export const eventLookupSchema = z.object({
-  eventId: idSchema,
+  eventId: z.string({ error: (issue) => (issue.input === undefined ? "required: the provider's event id (e.g. evt_…); GET /api/events/<id> takes Acredita's stored-event id" : undefined) }).pipe(idSchema),
   provider: z.string().min(1).max(50).optional(),
   endpoint: z.string().min(1).max(63).optional(),
 });

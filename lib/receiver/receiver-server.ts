@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Server } from "node:net";
-import { settings } from "@/lib/config/settings";
+import { runMode, settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { securityHeaders } from "@/lib/security/security-headers.mjs";
@@ -112,7 +112,8 @@ export function createReceiverServer(options: { db?: Db; limits?: Partial<Receiv
     const { pathname, query } = targetOf(request.url ?? "/");
     const webhook = WEBHOOK_PATH.exec(pathname);
     if (!webhook) {
-      if (pathname === "/api/health/live" && (request.method === "GET" || request.method === "HEAD")) return send(response, 200, { ok: true });
+      // The same contract as the server's route: the mode lets `npm run lab` tell a demo from production.
+      if (pathname === "/api/health/live" && (request.method === "GET" || request.method === "HEAD")) return send(response, 200, { ok: true, mode: runMode(process.env) });
       return send(response, 404, { error: "not found: this process serves /api/webhooks/{endpoint} only", code: "not_found" });
     }
     if (webhook[2] === "/") {

@@ -149,7 +149,7 @@ describe("GET /api/events?eventId=", () => {
     ]);
     assert.deepEqual((await lookup("?eventId=evt_ev_stripe&endpoint=stripe-test")).json.data.map((event: Json) => event.livemode), [false]);
     assert.deepEqual((await lookup("?eventId=evt_ev_stripe&provider=lab")).json, { data: [], count: 0 });
-    assert.deepEqual(await lookup("?provider=stripe"), { status: 400, json: { error: "eventId: Invalid input: expected string, received undefined", code: "invalid_query" } });
+    assert.deepEqual(await lookup("?provider=stripe"), { status: 400, json: { error: "eventId: required: the provider's event id (e.g. evt_…); GET /api/events/<id> takes Acredita's stored-event id", code: "invalid_query" } });
     assert.deepEqual(await lookup("?eventId=x&event=y"), { status: 400, json: { error: "event: not a parameter of GET /api/events (it takes eventId, provider, endpoint)", code: "invalid_query" } });
     assert.equal((await lookup("?eventId=x", {})).status, 401);
   });
