@@ -123,8 +123,11 @@ test.describe("as support, in English", () => {
     expect(before).toEqual(["evt_e2e_rf_c", "evt_e2e_rf_b", "evt_e2e_rf_a"]);
     // Scrolled to the page's end, where a row that gets shorter would make the browser scroll the page up.
     await page.setViewportSize({ width: 1280, height: 480 });
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+    // Once the resize has been laid out (it may take a frame), and without smooth scrolling.
+    await expect(async () => {
+      await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight, behavior: "instant" }));
+      expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
+    }).toPass({ timeout: 5_000 });
 
     const atB = await clickRetry(page, "evt_e2e_rf_b");
     await expect(page.getByTestId("action-result")).toContainText("evt_e2e_rf_b (order ord_e2e_rf_b): applied.");
