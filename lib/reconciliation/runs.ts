@@ -18,6 +18,8 @@ export type RunStatus = "queued" | "running" | "done" | "failed";
 
 /** What a new run needs: where the report is (a spooled file, for queued runs), its format and scope, who asked. */
 export interface NewRun {
+  /** The organization whose books the run compares (the uploader's). */
+  organizationId: string;
   source: string;
   format: SettlementFormat;
   scope: RunScope;
@@ -44,6 +46,7 @@ export interface ClaimedRun {
 export async function queueRun(db: Db, run: NewRun, now = new Date()): Promise<string> {
   const created = await db.reconciliationRun.create({
     data: {
+      organizationId: run.organizationId,
       source: run.source.slice(0, 255),
       format: run.format,
       provider: run.scope.provider,
