@@ -2,7 +2,7 @@
 // for both databases (the driver's prepared statements): status, currency, last-update range, a search
 // text and "needs attention". A search text matches any part of the order id in any case (PostgreSQL:
 // ILIKE through the trigram index Order_id_trgm_idx; SQLite: LIKE, ASCII case-insensitive, reading the
-// primary key's index) or names the order exactly (lib/orders/order-search.ts).
+// organization's entries of a covering index) or names the order exactly (lib/orders/order-search.ts).
 import type { Db } from "@/lib/db/client";
 import { driverOf, type SqlValue } from "@/lib/db/driver";
 import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
