@@ -4,10 +4,13 @@
 // a server action's post (a POST with `Next-Action`, or any POST to a page) without a signed session
 // cookie is answered 403 here, before Next.js decodes its body (every action needs a signed-in user;
 // the language switch posts to /api/locale instead); every other request gets its address in
-// REQUEST_PATH_HEADER for the sign-in redirect and the not-found pages.
+// REQUEST_PATH_HEADER for the sign-in redirect and the not-found pages, and a dashboard address of
+// another organization than the default one (`/o/<slug>/orders`) is served as its page (`/orders`) with
+// the slug in ORGANIZATION_PATH_HEADER.
 import { NextResponse, type NextRequest } from "next/server";
 import { malformedPathPage } from "@/lib/http/malformed-path-page";
 import { isWellEncodedPath, pageAddress, REQUEST_PATH_HEADER } from "@/lib/http/request-path";
+import { ORGANIZATION_HEADER, ORGANIZATION_PATH_HEADER, splitOrganizationPath } from "@/lib/http/organization-path";
 import { LOCALE_COOKIE, resolveLocale } from "@/lib/i18n/locales";
 import { hasSignedSessionCookie, isActionPost } from "@/lib/auth/session-cookie.mjs";
 import { settings } from "@/lib/config/settings";
@@ -33,6 +36,18 @@ export function proxy(request: NextRequest): Response {
   }
   const headers = new Headers(request.headers);
   headers.set(REQUEST_PATH_HEADER, pageAddress(url));
+  // The organization a dashboard address names (`/o/<slug>/...`) reaches the page only from here: a
+  // client's own header of that name is dropped, so only the address decides (lib/auth/session.ts then
+  // checks the user is a member there).
+  headers.delete(ORGANIZATION_PATH_HEADER);
+  const { slug, path } = splitOrganizationPath(url.pathname);
+  if (slug !== undefined) {
+    // A page's own API calls and downloads (`/o/<slug>/api/exports/orders.csv`) act in the same
+    // organization: the API's own header (Acredita-Org), which authorizeApi checks like any other.
+    if (path === "/api" || path.startsWith("/api/")) headers.set(ORGANIZATION_HEADER, slug);
+    else headers.set(ORGANIZATION_PATH_HEADER, slug);
+    return NextResponse.rewrite(new URL(`${path}${url.search}`, request.url), { request: { headers } });
+  }
   return NextResponse.next({ request: { headers } });
 }
 

@@ -1,4 +1,6 @@
-import Link from "next/link";
+import { headers } from "next/headers";
+import Link, { OrganizationBaseProvider } from "@/app/_components/organization-link";
+import { OrganizationSwitcher } from "@/app/_components/organization-switcher";
 import { Suspense, type ReactNode } from "react";
 import { getTranslations } from "next-intl/server";
 import { HealthStrip, HealthStripSkeleton } from "@/app/_components/health-strip";
@@ -7,6 +9,10 @@ import { NavLinks } from "@/app/_components/nav-links";
 import { SignOutButton } from "@/app/_components/sign-out-button";
 import { can } from "@/lib/auth/roles";
 import { requireActor } from "@/lib/auth/session";
+import { db } from "@/lib/db/client";
+import { REQUEST_PATH_HEADER } from "@/lib/http/request-path";
+import { organizationBase, splitOrganizationPath } from "@/lib/http/organization-path";
+import { userOrganizations } from "@/lib/organizations/memberships";
 import { runMode } from "@/lib/config/settings";
 
 export const dynamic = "force-dynamic";
@@ -14,7 +20,16 @@ export const dynamic = "force-dynamic";
 // Every page below also checks the session itself: a layout is not re-run on client navigation.
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  const [t, roles, endpoints] = await Promise.all([getTranslations("nav"), getTranslations("roles"), getTranslations("endpoints")]);
+  const [t, roles, endpoints, organizations, asked] = await Promise.all([
+    getTranslations("nav"),
+    getTranslations("roles"),
+    getTranslations("endpoints"),
+    db().then((client) => userOrganizations(client, actor.id)),
+    headers().then((list) => list.get(REQUEST_PATH_HEADER) ?? "/orders"),
+  ]);
+  // The section the user is in (`/orders` of `/o/acme/orders/A-1001`): what the switcher opens in another organization.
+  const section = `/${splitOrganizationPath(asked.split("?")[0]).path.split("/")[1] || "orders"}`;
+  const base = organizationBase(actor.organizationSlug ?? "default");
   const links = [
     { href: "/orders", text: t("orders") },
     { href: "/dead-letters", text: t("deadLetters") },
@@ -25,7 +40,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }, { href: "/admin/audit", text: t("audit") }] : []),
   ];
   return (
-    <>
+    <OrganizationBaseProvider base={base}>
       <a href="#main" className="skip-link">
         {t("skip")}
       </a>
@@ -38,6 +53,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           <NavLinks label={t("label")} links={links} />
         </div>
         <div className="topbar-account" data-testid="topbar-account">
+          <OrganizationSwitcher current={actor.organizationId} organizations={organizations} section={section} />
           <span className="user" data-testid="signed-in-as" data-role={actor.role}>
             {t("signedInAs", { email: actor.email, role: roles(actor.role) })}
           </span>
@@ -59,6 +75,6 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <HealthStrip />
       </Suspense>
       <main id="main">{children}</main>
-    </>
+    </OrganizationBaseProvider>
   );
 }

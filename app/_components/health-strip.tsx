@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { getLocale, getTranslations } from "next-intl/server";
 import { actingOrganizationId, actorCan } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";

@@ -1,10 +1,12 @@
 "use client";
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { usePathname } from "next/navigation";
+import { splitOrganizationPath } from "@/lib/http/organization-path";
 
 /** Main navigation; marks the current section with aria-current="page". */
 export function NavLinks({ label, links }: { label: string; links: { href: string; text: string }[] }) {
-  const pathname = usePathname();
+  // The page's own path, without an organization's prefix (links are written without it: the Link adds it).
+  const pathname = splitOrganizationPath(usePathname()).path;
   return (
     <nav aria-label={label}>
       <ul className="nav">

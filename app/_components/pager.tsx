@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { getTranslations } from "next-intl/server";
 import { toQueryString } from "@/lib/lists/paging";
 

@@ -1,5 +1,5 @@
 "use client";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback } from "react";
 
 /**
@@ -9,7 +9,6 @@ import { useCallback } from "react";
  */
 export function useUrlState(): (changes: Record<string, string | number | undefined>) => void {
   const router = useRouter();
-  const pathname = usePathname();
   const searchParams = useSearchParams();
   return useCallback(
     (changes) => {
@@ -19,8 +18,10 @@ export function useUrlState(): (changes: Record<string, string | number | undefi
         else next.set(key, String(value));
       }
       const query = next.toString();
+      // The address as the browser shows it: an organization's page (`/o/acme/orders`) stays its own.
+      const pathname = window.location.pathname;
       router.push(query ? `${pathname}?${query}` : pathname, { scroll: false });
     },
-    [router, pathname, searchParams],
+    [router, searchParams],
   );
 }

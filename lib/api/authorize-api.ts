@@ -6,9 +6,10 @@ import { db } from "@/lib/db/client";
 import { membershipRole } from "@/lib/organizations/memberships";
 import { DEFAULT_ORGANIZATION, findOrganizationBySlug } from "@/lib/organizations/organizations";
 import { API_TOKEN_ACTOR } from "@/lib/reasons/render-reason";
+import { ORGANIZATION_HEADER } from "@/lib/http/organization-path";
 
 /** The request header naming, by its slug, the organization an API caller acts in (docs/organizations.md). */
-export const ORGANIZATION_HEADER = "acredita-org";
+export { ORGANIZATION_HEADER };
 
 /** The organization a caller acts in: every read and write of the request is scoped to it. */
 export interface ActingOrganization {

@@ -55,6 +55,8 @@ export interface Actor {
   role: Role;
   /** The organization the request acts in: every read and write is scoped to it. */
   organizationId: string;
+  /** Its slug: what the dashboard's addresses name it by (absent where no address is involved: a CLI, a test). */
+  organizationSlug?: string;
 }
 
 /** True when `role` grants `permission`. An unknown role (a hand-edited row) grants nothing. */

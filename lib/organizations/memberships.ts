@@ -24,3 +24,22 @@ export async function setMembership(tx: Db | Tx, userId: string, organizationId:
   await tx.membership.upsert({ where: { userId_organizationId: { userId, organizationId } }, create: { userId, organizationId, role, createdAt: now }, update: { role } });
   if (organizationId === DEFAULT_ORGANIZATION.id) await tx.user.update({ where: { id: userId }, data: { role } });
 }
+
+/** An organization a user belongs to, as the dashboard's switcher lists it. */
+export interface UserOrganization {
+  id: string;
+  slug: string;
+  name: string;
+  role: string;
+}
+
+/**
+ * The organizations `userId` is a member of, with the role there: the default organization first,
+ * then by name. One indexed read (Membership by user, joined to Organization).
+ */
+export async function userOrganizations(db: Db | Tx, userId: string): Promise<UserOrganization[]> {
+  const rows = await db.membership.findMany({ where: { userId }, select: { role: true, organization: { select: { id: true, slug: true, name: true } } } });
+  return rows
+    .map((row) => ({ ...row.organization, role: row.role }))
+    .sort((a, b) => (a.id === DEFAULT_ORGANIZATION.id ? -1 : b.id === DEFAULT_ORGANIZATION.id ? 1 : a.name.localeCompare(b.name)));
+}

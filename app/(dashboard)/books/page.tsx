@@ -1,11 +1,11 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { forbidden } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { DateTime, Money } from "@/app/_components/money";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { StaticTable } from "@/app/_components/static-table";
 import { can } from "@/lib/auth/roles";
-import { requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, type SearchParams } from "@/lib/lists/paging";
 import type { OrderCheck } from "@/lib/verification/rebuild-orders";
@@ -35,7 +35,7 @@ export default async function BooksPage({ searchParams }: { searchParams: Promis
     <>
       <h1>{t("title")}</h1>
       <p className="help">{t("intro")}</p>
-      <form method="get" action="/books" className="filters" role="search" aria-label={t("checkNow")}>
+      <form method="get" action={`${await actingOrganizationBase()}/books`} className="filters" role="search" aria-label={t("checkNow")}>
         <div className="field">
           <label htmlFor="books-orders">{t("orderIds", { max: ORDERS_PER_BATCH })}</label>
           <input id="books-orders" name="order" defaultValue={asked.join(" ")} size={40} />

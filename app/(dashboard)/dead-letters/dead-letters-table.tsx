@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { useLocale, useTranslations } from "next-intl";
 import { createColumnHelper, rowSelectionFeature, tableFeatures, useTable, type RowSelectionState, type Updater } from "@tanstack/react-table";
 import { useActionState, useEffect, useMemo, useRef, useState } from "react";

@@ -1,10 +1,10 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
 import { Pager } from "@/app/_components/pager";
 import { serverReasons } from "@/app/_components/server-reasons";
-import { actingOrganizationId, actorCan, requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, actingOrganizationId, actorCan, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { deadLetterFilterOptions, deadLetterFilterParams, deadLetterQueryFromParams, listDeadLettersPage, UNASSIGNED, type DeadLetterQuery } from "@/lib/dead-letters/list-dead-letters";
 import { deadLetterAssignees } from "@/lib/triage/manage-dead-letters";
@@ -50,7 +50,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
           </li>
         </ul>
       </nav>
-      <form method="get" action="/dead-letters" className="filters" role="search" aria-label={t("filters")}>
+      <form method="get" action={`${await actingOrganizationBase()}/dead-letters`} className="filters" role="search" aria-label={t("filters")}>
         {query.status === "resolved" ? <input type="hidden" name="tab" value="resolved" /> : null}
         <FilterSelect
           id="dl-category"

@@ -1,10 +1,10 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { OutcomeBadge } from "@/app/_components/badges";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
-import { actingOrganizationId, requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { settings } from "@/lib/config/settings";
 import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
@@ -17,6 +17,7 @@ import { DecisionsChart } from "./decisions-chart";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
 import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
+import { apiPathIn } from "@/lib/http/organization-path";
 
 export const dynamic = "force-dynamic";
 
@@ -43,7 +44,7 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
       <p className="help">
         {t("never")} {common("utc")}
       </p>
-      <form method="get" action="/decisions" className="filters" role="search" aria-label={t("filters")}>
+      <form method="get" action={`${await actingOrganizationBase()}/decisions`} className="filters" role="search" aria-label={t("filters")}>
         <FilterSelect id="d-outcome" name="outcome" label={t("outcome")} anyLabel={common("any")} value={query.outcome} options={DECISION_OUTCOMES.map((outcome) => ({ value: outcome, label: outcomes(outcome) }))} />
         <FilterSelect id="d-provider" name="provider" label={t("provider")} anyLabel={common("any")} value={query.provider} options={verbatimOptions(providers)} />
         <FilterInput id="d-status" name="status" label={t("httpStatus")} value={query.httpStatus} inputMode="numeric" pattern="[1-5][0-9][0-9]" size={5} />
@@ -57,7 +58,7 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
         </Link>
       </form>
       <div className="toolbar" data-testid="exports">
-        <a className="button secondary" href={`/api/exports/decisions.csv${toQueryString({ ...filterParams, pageSize: undefined })}`} download data-testid="export-decisions">
+        <a className="button secondary" href={apiPathIn(await actingOrganizationBase(), `/api/exports/decisions.csv${toQueryString({ ...filterParams, pageSize: undefined })}`)} download data-testid="export-decisions">
           {t("export")}
         </a>
         <span className="help">{t("exportHelp")}</span>

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { StatusBadge } from "@/app/_components/badges";
@@ -6,7 +6,7 @@ import { DateTime } from "@/app/_components/money";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { FilterInput } from "@/app/_components/filter-fields";
 import { StaticTable } from "@/app/_components/static-table";
-import { actingOrganizationId, requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { deadLettersOfEventId, findStoredEvents } from "@/lib/events/event-detail";
 import { param, type SearchParams } from "@/lib/lists/paging";
@@ -26,11 +26,11 @@ export default async function EventLookupPage({ searchParams }: { searchParams: 
   const endpoint = param(params, "endpoint")?.slice(0, 63);
   const [t, status] = await Promise.all([getTranslations("event"), getTranslations("orders")]);
   const found = eventId ? await findStoredEvents(await db(), actor.organizationId, { eventId, provider, endpoint }) : undefined;
-  if (found?.count === 1) redirect(`/events/${encodeURIComponent(found.data[0].id)}`);
+  if (found?.count === 1) redirect(`${await actingOrganizationBase()}/events/${encodeURIComponent(found.data[0].id)}`);
   return (
     <>
       <h1>{t("lookupTitle")}</h1>
-      <form method="get" action="/events" className="filters" role="search" aria-label={t("lookupTitle")}>
+      <form method="get" action={`${await actingOrganizationBase()}/events`} className="filters" role="search" aria-label={t("lookupTitle")}>
         <FilterInput id="e-event" name="eventId" label={t("lookupEventId")} value={eventId} maxLength={255} required size={32} />
         <FilterInput id="e-provider" name="provider" label={t("lookupProvider")} value={provider} maxLength={50} />
         <button type="submit">{t("lookupSubmit")}</button>

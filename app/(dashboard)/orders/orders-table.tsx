@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { useTranslations } from "next-intl";
 import { createColumnHelper, rowPaginationFeature, rowSortingFeature, tableFeatures, useTable, type PaginationState, type SortingState, type Updater } from "@tanstack/react-table";
 import { useMemo } from "react";

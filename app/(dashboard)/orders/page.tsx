@@ -1,13 +1,14 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { can } from "@/lib/auth/roles";
-import { actingOrganizationId, requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, pastLastPage, toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { listOrdersPage, ORDER_STATUSES, orderCurrencies, orderParamsNotUnderstood, orderQueryFromParams, type OrderQuery } from "@/lib/orders/list-orders";
 import { OrdersTable } from "./orders-table";
 import { FilterInput, FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
+import { apiPathIn } from "@/lib/http/organization-path";
 
 export const dynamic = "force-dynamic";
 
@@ -27,7 +28,7 @@ export default async function OrdersPage({ searchParams }: { searchParams: Promi
   return (
     <>
       <h1>{t("title")}</h1>
-      <form method="get" action="/orders" className="filters" role="search" aria-label={t("filters")}>
+      <form method="get" action={`${await actingOrganizationBase()}/orders`} className="filters" role="search" aria-label={t("filters")}>
         <input type="hidden" name="sort" value={query.sort} />
         <input type="hidden" name="dir" value={query.dir} />
         <input type="hidden" name="pageSize" value={query.pageSize} />
@@ -70,10 +71,10 @@ async function ExportLinks({ query }: { query: OrderQuery }) {
   const filters = toQueryString({ status, currency, from, to, q, attention });
   return (
     <div className="toolbar" data-testid="exports">
-      <a className="button secondary" href={`/api/exports/orders.csv${filters}`} download data-testid="export-orders">
+      <a className="button secondary" href={apiPathIn(await actingOrganizationBase(), `/api/exports/orders.csv${filters}`)} download data-testid="export-orders">
         {t("export")}
       </a>
-      <a className="button secondary" href={`/api/exports/ledger.csv${filters}`} download data-testid="export-ledger">
+      <a className="button secondary" href={apiPathIn(await actingOrganizationBase(), `/api/exports/ledger.csv${filters}`)} download data-testid="export-ledger">
         {t("exportLedger")}
       </a>
       <span className="help">{t("exportHelp")}</span>

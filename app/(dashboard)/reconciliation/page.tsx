@@ -1,6 +1,6 @@
 import { BreakAfter } from "@/app/_components/break-after";
 import { serverReasons } from "@/app/_components/server-reasons";
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { getLocale, getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";

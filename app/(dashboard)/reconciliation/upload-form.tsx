@@ -9,6 +9,8 @@ import { FilterInput, FilterSelect } from "@/app/_components/filter-fields";
 import { useReasons } from "@/app/_components/use-reasons";
 import { readReason } from "@/lib/reasons/reason-codes";
 import type { ScopeChoice } from "@/lib/reconciliation/run-scope";
+import { useOrganizationBase } from "@/app/_components/organization-link";
+import { ORGANIZATION_HEADER, splitOrganizationPath } from "@/lib/http/organization-path";
 
 /** Bytes in binary units, as the settings' documentation writes the limit (209715200 -> "200 MB"), by Intl in `locale` ("1,5 MB" in es-AR). */
 function formatLimit(bytes: number, locale: string): string {
@@ -24,6 +26,8 @@ export function UploadForm({ maxBytes, scopes }: { maxBytes: number; scopes: Sco
   const t = useTranslations("reconciliation");
   const locale = useLocale();
   const router = useRouter();
+  const base = useOrganizationBase();
+  const organizationSlug = splitOrganizationPath(`${base}/`).slug;
   const reasons = useReasons();
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
@@ -54,10 +58,12 @@ export function UploadForm({ maxBytes, scopes }: { maxBytes: number; scopes: Sco
     setPending(true);
     setMessage(null);
     try {
-      const response = await fetch(`/api/reconciliations?${params}`, { method: "POST", body: file, headers: { "content-type": "text/csv" } });
+      // The upload is the organization's of this page (the API's Acredita-Org header; its body streams
+      // past the proxy at /api/reconciliations, so the address stays unprefixed).
+      const response = await fetch(`/api/reconciliations?${params}`, { method: "POST", body: file, headers: { "content-type": "text/csv", ...(organizationSlug ? { [ORGANIZATION_HEADER]: organizationSlug } : {}) } });
       const answer = (await response.json().catch(() => ({}))) as { runId?: string; error?: string; reason?: unknown; limitBytes?: number; limit?: number; scope?: string };
       if (response.status === 202 && answer.runId) {
-        router.push(`/reconciliation/${answer.runId}`);
+        router.push(`${base}/reconciliation/${answer.runId}`);
         return;
       }
       if (response.status === 413) setMessage(t("tooLarge", { limit: formatLimit(answer.limitBytes ?? maxBytes, locale) }));

@@ -12,6 +12,7 @@ import { applyReplay } from "@/lib/replay/apply-replay";
 import { previewReplay } from "@/lib/replay/preview-replay";
 import { filterFromFields, type ReplayFilter } from "@/lib/replay/replay-filter";
 import { deadLettersByFilter, MAX_FILTER_RETRY, retryDeadLettersByFilter, type FilteredDeadLetter } from "@/lib/replay/retry-by-filter";
+import { actingOrganizationBase } from "@/lib/auth/session";
 
 /** The filter fields of the replay form, as their names. */
 const FIELDS = ["eventIds", "endpoint", "type", "status", "reason", "from", "to", "orderId"] as const;
@@ -42,7 +43,7 @@ export async function previewReplayAction(_previous: CountResult | null, formDat
     if (previewed.kind === "no_events") return answer("info", [t("noEvents")]);
     if (previewed.kind === "too_many") return answer("bad", [t("tooMany", { count: previewed.count, limit: previewed.limit })]);
     revalidatePath("/replays");
-    return { ...answer("ok", []), redirectTo: `/replays/${previewed.replay.id}` };
+    return { ...answer("ok", []), redirectTo: `${await actingOrganizationBase()}/replays/${previewed.replay.id}` };
   });
   if (result.ok && result.redirectTo) redirect(result.redirectTo);
   return result;

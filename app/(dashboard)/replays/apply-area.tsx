@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { useTranslations } from "next-intl";
 import { useActionState } from "react";
 import type { ReplayStatus } from "@/lib/replay/replay-store";

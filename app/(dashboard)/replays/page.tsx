@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { forbidden } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
 import { db } from "@/lib/db/client";
 import { resolveExtraChargeAs, resolveOutboxAs } from "@/lib/review/review-queue";
+import { actingOrganizationBase } from "@/lib/auth/session";
 
 const resolveSchema = z.object({ kind: z.enum(["extra_charge", "outbox"]), id: z.string().min(1).max(64), note: z.string().trim().min(3).max(1000) });
 
@@ -22,6 +23,6 @@ export async function resolveReviewItemAction(_previous: ActionResult | null, fo
     return answer(done ? "ok" : "bad", [done ? t("resolvedOk") : dead("notOpen")]);
   });
   // Resolved: the row leaves the table, and its form with it; the page says so instead.
-  if (result.ok) redirect(`/review?resolved=${formData.get("kind") === "outbox" ? "outbox" : "extra_charge"}`);
+  if (result.ok) redirect(`${await actingOrganizationBase()}/review?resolved=${formData.get("kind") === "outbox" ? "outbox" : "extra_charge"}`);
   return result;
 }

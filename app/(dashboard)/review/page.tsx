@@ -1,4 +1,4 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { eventLookupHref } from "@/lib/events/event-links";
 import { getTranslations } from "next-intl/server";
 import { StaticTable } from "@/app/_components/static-table";

@@ -1,5 +1,5 @@
 import { forbidden } from "next/navigation";
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { Suspense, type ReactNode } from "react";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
@@ -8,7 +8,7 @@ import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
 import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery, type AuditTargetNames } from "@/lib/audit/list-audit";
 import { can } from "@/lib/auth/roles";
-import { actingOrganizationId, requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, type SearchParams } from "@/lib/lists/paging";
 import { FilterInput, FilterSelect } from "@/app/_components/filter-fields";
@@ -112,7 +112,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <p className="help">
         {t("help")} {common("utc")}
       </p>
-      <form method="get" action="/admin/audit" className="filters" role="search" aria-label={t("title")}>
+      <form method="get" action={`${await actingOrganizationBase()}/admin/audit`} className="filters" role="search" aria-label={t("title")}>
         <FilterSelect id="a-actor" name="actor" label={t("actor")} anyLabel={common("any")} value={query.actor} options={options.actors.map((actor) => ({ value: actor, label: reasons.actor(actor) }))} />
         <FilterSelect id="a-action" name="action" label={t("action")} anyLabel={common("any")} value={query.action} options={options.actions.map((action) => ({ value: action, label: actionLabel(t, action) }))} />
         <FilterInput id="a-target" name="target" label={t("targetSearch")} value={query.target} maxLength={255} placeholder="evt_…, ord_…" />

@@ -1,16 +1,17 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { notFound } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { OutcomeBadge, StatusBadge } from "@/app/_components/badges";
 import { StaticTable } from "@/app/_components/static-table";
 import { DateTime, Money } from "@/app/_components/money";
 import { serverReasons } from "@/app/_components/server-reasons";
-import { requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { formatDateTime } from "@/lib/format/format";
 import { getOrderTimeline, TIMELINE_LIMIT } from "@/lib/orders/order-timeline";
 import { isDecisionSource } from "@/lib/decisions/record-decision";
 import { eventLookupHref, storedEventHref } from "@/lib/events/event-links";
+import { apiPathIn } from "@/lib/http/organization-path";
 
 export const dynamic = "force-dynamic";
 
@@ -99,10 +100,10 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
       <section aria-labelledby="ledger-h">
         <h2 id="ledger-h">{t("ledger")}</h2>
         <div className="toolbar">
-          <a className="button secondary" href={`/api/exports/ledger.csv?orderId=${encodeURIComponent(order.id)}`} download data-testid="export-order-ledger">
+          <a className="button secondary" href={apiPathIn(await actingOrganizationBase(), `/api/exports/ledger.csv?orderId=${encodeURIComponent(order.id)}`)} download data-testid="export-order-ledger">
             {o("exportLedger")}
           </a>
-          <a className="button secondary" href={`/api/exports/decisions.csv?orderId=${encodeURIComponent(order.id)}`} download data-testid="export-order-decisions">
+          <a className="button secondary" href={apiPathIn(await actingOrganizationBase(), `/api/exports/decisions.csv?orderId=${encodeURIComponent(order.id)}`)} download data-testid="export-order-decisions">
             {t("exportDecisions")}
           </a>
         </div>

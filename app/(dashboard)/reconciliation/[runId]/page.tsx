@@ -1,10 +1,10 @@
-import Link from "next/link";
+import Link from "@/app/_components/organization-link";
 import { notFound } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { StatusBadge } from "@/app/_components/badges";
 import { DateTime, Money } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
-import { requireActor } from "@/lib/auth/session";
+import { actingOrganizationBase, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { DEFAULT_PAGE_SIZE, lenient, pagingFromParams, param, toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { MISMATCH_CODES, MISMATCH_SORTS, mismatchesPage, runSummary, type MismatchSort } from "@/lib/reconciliation/run-report";
@@ -13,6 +13,7 @@ import { RunProgress } from "./run-progress";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
 import { MAX_PAYOUTS_PER_RUN } from "@/lib/reconciliation/payment-run";
+import { apiPathIn } from "@/lib/http/organization-path";
 
 export const dynamic = "force-dynamic";
 
@@ -184,7 +185,7 @@ export default async function RunPage({ params, searchParams }: { params: Promis
               {t(`codes.${each}`)}
             </Link>
           ))}
-          <a href={`/api/reconciliations/${run.id}/mismatches${toQueryString({ code })}`} className="button" download data-testid="export-csv">
+          <a href={apiPathIn(await actingOrganizationBase(), `/api/reconciliations/${run.id}/mismatches${toQueryString({ code })}`)} className="button" download data-testid="export-csv">
             {t("exportCsv")}
           </a>
         </nav>

@@ -7,6 +7,7 @@ import { useEffect, useState } from "react";
 import { formatCount } from "@/lib/format/format";
 import { runShare } from "@/lib/reconciliation/run-share";
 import { RunStatus } from "../run-status";
+import { useOrganizationApiPath } from "@/app/_components/organization-link";
 
 interface Progress {
   status: string;
@@ -22,13 +23,14 @@ export function RunProgress({ runId, initial }: { runId: string; initial: Progre
   const locale = useLocale();
   const router = useRouter();
   const [progress, setProgress] = useState(initial);
+  const apiPath = useOrganizationApiPath();
   const live = progress.status === "queued" || progress.status === "running";
 
   useEffect(() => {
     if (!live) return;
     let stopped = false;
     const timer = setInterval(async () => {
-      const response = await fetch(`/api/reconciliations/${encodeURIComponent(runId)}?mismatches=none`).catch(() => undefined);
+      const response = await fetch(apiPath(`/api/reconciliations/${encodeURIComponent(runId)}?mismatches=none`)).catch(() => undefined);
       if (!response || response.status !== 200 || stopped) return;
       const { run } = (await response.json()) as { run: { status: string; progress: { rows: number; bytes: number; bytesTotal: number; mismatches: number } } };
       setProgress({ status: run.status, rows: run.progress.rows, bytesDone: run.progress.bytes, bytesTotal: run.progress.bytesTotal, mismatches: run.progress.mismatches });
