@@ -166,7 +166,18 @@ export async function retrieveStripeReportRun(access: StripeApiAccess, id: strin
   } catch (error) {
     throw apiError(error, access);
   }
-  return reportRunOf(await withRateLimitRetries(access, () => client.reporting.reportRuns.retrieve(id), REPORTING_PERMISSION));
+  const retrieve = async (): Promise<StripeReportRun> => {
+    try {
+      return reportRunOf(await client.reporting.reportRuns.retrieve(id));
+    } catch (error) {
+      // A failed run carries its reason as a string in a top-level `error` field, which the `stripe`
+      // package (its RequestSender) takes for an OAuth error response even under status 200, and
+      // throws: that answer is the failed run itself.
+      if (error instanceof Stripe.errors.StripeOAuthError && error.statusCode === 200) return { id, status: "failed", parameters: {}, result: null, error: String(error.rawType ?? "no reason given") };
+      throw error;
+    }
+  };
+  return withRateLimitRetries(access, retrieve, REPORTING_PERMISSION);
 }
 
 /** Where a report file may be downloaded from with the key: Stripe's file host, or STRIPE_API_BASE's host (tests). */
