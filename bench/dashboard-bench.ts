@@ -7,6 +7,7 @@ import { TEST_ROLE_USERS } from "@/lib/demo/demo-accounts";
 import { seedDemoUsers } from "@/lib/demo/demo-users";
 import { decisionQueryFromParams, listDecisionsPage } from "@/lib/decisions/list-decisions";
 import { listOrdersPage, orderQueryFromParams } from "@/lib/orders/list-orders";
+const DEFAULT_ORG = "org_default";
 
 /** The dashboard-at-scale result: what was generated, and the response times measured on it. */
 export interface DashboardMeasurement {
@@ -89,13 +90,13 @@ export async function measureDashboardAtScale(options: { orders: number; decisio
   const queries: DashboardMeasurement["queries"] = [];
   try {
     const ordersQuery = orderQueryFromParams({ status: "paid", currency: "ARS", sort: "updatedAt", dir: "desc", page: String(page), pageSize: String(pageSize) });
-    queries.push(await timeCalls(`listOrdersPage: paid + ARS, page ${page}`, () => listOrdersPage(db, ordersQuery), options.repeats));
-    queries.push(await timeCalls(`listOrdersPage: no filter, page ${page}`, () => listOrdersPage(db, orderQueryFromParams({ page: String(page), pageSize: String(pageSize) })), options.repeats));
-    queries.push(await timeCalls("listOrdersPage: search a payment id", () => listOrdersPage(db, orderQueryFromParams({ q: `pay_${middle}` }), { emails: true }), options.repeats));
-    queries.push(await timeCalls("listOrdersPage: search an e-mail", () => listOrdersPage(db, orderQueryFromParams({ q: customerEmail(middle, options.orders) }), { emails: true }), options.repeats));
-    queries.push(await timeCalls("listOrdersPage: search a part of an order id", () => listOrdersPage(db, orderQueryFromParams({ q: order.slice(-5) }), { emails: true }), options.repeats));
-    queries.push(await timeCalls("listDecisionsPage: by order id", () => listDecisionsPage(db, decisionQueryFromParams({ orderId: order })), options.repeats));
-    queries.push(await timeCalls("listDecisionsPage: no filter, page 1", () => listDecisionsPage(db, decisionQueryFromParams({})), options.repeats));
+    queries.push(await timeCalls(`listOrdersPage: paid + ARS, page ${page}`, () => listOrdersPage(db, DEFAULT_ORG, ordersQuery), options.repeats));
+    queries.push(await timeCalls(`listOrdersPage: no filter, page ${page}`, () => listOrdersPage(db, DEFAULT_ORG, orderQueryFromParams({ page: String(page), pageSize: String(pageSize) })), options.repeats));
+    queries.push(await timeCalls("listOrdersPage: search a payment id", () => listOrdersPage(db, DEFAULT_ORG, orderQueryFromParams({ q: `pay_${middle}` }), { emails: true }), options.repeats));
+    queries.push(await timeCalls("listOrdersPage: search an e-mail", () => listOrdersPage(db, DEFAULT_ORG, orderQueryFromParams({ q: customerEmail(middle, options.orders) }), { emails: true }), options.repeats));
+    queries.push(await timeCalls("listOrdersPage: search a part of an order id", () => listOrdersPage(db, DEFAULT_ORG, orderQueryFromParams({ q: order.slice(-5) }), { emails: true }), options.repeats));
+    queries.push(await timeCalls("listDecisionsPage: by order id", () => listDecisionsPage(db, DEFAULT_ORG, decisionQueryFromParams({ orderId: order })), options.repeats));
+    queries.push(await timeCalls("listDecisionsPage: no filter, page 1", () => listDecisionsPage(db, DEFAULT_ORG, decisionQueryFromParams({})), options.repeats));
   } finally {
     await db.$disconnect();
   }

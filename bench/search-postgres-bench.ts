@@ -4,6 +4,7 @@ import { applyPostgresMigrations, createDatabase, dropDatabase, withConnection }
 import { ordersCsv } from "@/lib/exports/csv-exports";
 import { listOrdersPage, orderQueryFromParams } from "@/lib/orders/list-orders";
 import { timeCalls } from "@/bench/time-requests";
+const DEFAULT_ORG = "org_default";
 
 /**
  * The orders page's search and the orders export on PostgreSQL, in process: `orders` orders (70% paid,
@@ -37,15 +38,15 @@ export async function measureSearchOnPostgres(options: { orders: number; repeats
     const middle = Math.floor(options.orders / 2);
     const page = Math.min(500, Math.max(1, Math.floor(options.orders / 4 / 50)));
     try {
-      const search = (q: string) => () => listOrdersPage(db, orderQueryFromParams({ q }), { emails: true });
+      const search = (q: string) => () => listOrdersPage(db, DEFAULT_ORG, orderQueryFromParams({ q }), { emails: true });
       return [
-        await timeCalls(`PostgreSQL listOrdersPage: paid + ARS, page ${page}`, () => listOrdersPage(db, orderQueryFromParams({ status: "paid", currency: "ARS", page: String(page), pageSize: "50" })), options.repeats),
+        await timeCalls(`PostgreSQL listOrdersPage: paid + ARS, page ${page}`, () => listOrdersPage(db, DEFAULT_ORG, orderQueryFromParams({ status: "paid", currency: "ARS", page: String(page), pageSize: "50" })), options.repeats),
         await timeCalls("PostgreSQL listOrdersPage: search a payment id", search(`pay_${middle}`), options.repeats),
         await timeCalls("PostgreSQL listOrdersPage: search an e-mail", search(`CUSTOMER${middle % Math.max(1, Math.floor(options.orders / 4))}@example.com`), options.repeats),
         await timeCalls("PostgreSQL listOrdersPage: search a part of an order id", search(String(middle).padStart(6, "0").slice(-5)), options.repeats),
         await timeCalls("PostgreSQL listOrdersPage: search an event id", search(`evt_${middle}_a`), options.repeats),
         await timeCalls(`PostgreSQL orders CSV of all ${options.orders} orders`, async () => {
-          for await (const chunk of ordersCsv(db, {}, [])) void chunk;
+          for await (const chunk of ordersCsv(db, { organizationId: DEFAULT_ORG }, [])) void chunk;
         }, 3, 1),
       ];
     } finally {

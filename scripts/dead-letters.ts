@@ -17,6 +17,7 @@ import { cliLocale, cliReasons, withoutLocaleFlag } from "@/lib/reasons/cli-reas
 import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 const USAGE = "usage: npm run dead-letters -- list [--all|--resolved] [--json] | retry <id> [--confirm-review-first] | retry --all [--confirm-review-first]";
 const SUCCESS: ReadonlySet<DashboardRetryOutcome> = new Set(["requeued", "applied", "duplicate", "ignored", "already_applied", "already_resolved"]);
@@ -29,7 +30,7 @@ function operator(): Actor {
   } catch {
     // No user name (a container without /etc/passwd): "cli".
   }
-  return { id: name, email: name, name, role: "admin" };
+  return { id: name, email: name, name, role: "admin", organizationId: DEFAULT_ORGANIZATION.id };
 }
 
 /**
@@ -56,7 +57,7 @@ export async function main(args: string[], env: CliEnv, io: CliIo): Promise<numb
   return withOwnDb(config, async (database: Db) => {
     if (command === "list") {
       const status = rest.includes("--all") ? "all" : rest.includes("--resolved") ? "resolved" : "open";
-      const letters = await listDeadLetters(database, { status, limit: 500 });
+      const letters = await listDeadLetters(database, DEFAULT_ORGANIZATION.id, { status, limit: 500 });
       if (rest.includes("--json")) {
         print(JSON.stringify({ data: letters, count: letters.length }, null, 2));
         return 0;

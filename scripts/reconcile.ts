@@ -28,6 +28,7 @@ import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
 import { writeLine, type CliEnv, type CliIo } from "@/lib/background/cli-io";
 import { runCli } from "@/lib/background/run-cli";
 import { terminalSafe } from "@/lib/format/terminal-safe";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 const USAGE = "usage: npm run reconcile -- <report.csv> [--format stripe-balance|stripe-payout|neutral|lab] [--provider p] [--account a] [--live|--test] [--from ISO] [--to ISO] [--json] [--locale en|es-AR]";
 const VALUE_FLAGS = new Set(["--format", "--provider", "--account", "--from", "--to", "--locale"]);
@@ -79,7 +80,7 @@ async function printLabRun(client: Db, runId: string, json: boolean, view: CliRe
 
 /** Prints a payment-level run: one line per mismatch, the totals per currency and the summary; --json streams the same. */
 async function printPaymentRun(client: Db, runId: string, json: boolean, view: CliReasons, write: Write): Promise<void> {
-  const summary = (await runSummary(client, runId))!;
+  const summary = (await runSummary(client, DEFAULT_ORGANIZATION.id, runId))!;
   if (json) {
     const head = { runId, format: summary.format, scope: summary.scope, period: summary.period, rowCount: summary.progress.rows, mismatchCount: summary.mismatchCount, totals: summary.totals, payouts: summary.payouts };
     await write(`${JSON.stringify(head).slice(0, -1)},"mismatches":[`);
@@ -194,7 +195,7 @@ async function reconcileFile(
   // The audit actor of a command is the operating-system user who ran it.
   const operator = `cli:${env.USER ?? userInfo().username}`;
   // The run's source is the file's base name: the list shows it to every role, and a server path is not theirs to see.
-  const runId = await queueRun(client, { source: basename(file), origin: "cli", format, scope, actor: operator, bytesTotal: statSync(file).size });
+  const runId = await queueRun(client, { organizationId: DEFAULT_ORGANIZATION.id, source: basename(file), origin: "cli", format, scope, actor: operator, bytesTotal: statSync(file).size });
   const owner = newWorkerId("reconcile-cli");
   let run = await claimRun(client, runId, owner);
   // One run per scope at a time: wait for the one in progress (a worker's, or another command's),
@@ -216,7 +217,7 @@ async function reconcileFile(
     printError(`reconcile: ${file}: ${outcome.status === "failed" ? said(outcome.reason, outcome.error) : outcome.reason}`);
     return 2;
   }
-  await recordAudit(client, { id: operator, email: operator }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
+  await recordAudit(client, { id: operator, email: operator, organizationId: DEFAULT_ORGANIZATION.id }, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: because("audit_reconciliation_cli", { file, mismatches: outcome.mismatchCount }) });
   if (format === "lab") await printLabRun(client, runId, json, view, write);
   else await printPaymentRun(client, runId, json, view, write);
   return outcome.mismatchCount === 0 ? 0 : 1;

@@ -26,6 +26,7 @@ import { previewReplay } from "@/lib/replay/preview-replay";
 import { replayFilterSchema, type ReplayFilter } from "@/lib/replay/replay-filter";
 import { readReplay, type ReplayOrderState, type ReplayView } from "@/lib/replay/replay-store";
 import { deadLettersByFilter, retryDeadLettersByFilter } from "@/lib/replay/retry-by-filter";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 const USAGE =
   "usage: npm run replay -- preview <filter> [--json] | apply <replay-id> [--json] | show <replay-id> [--json] | retry-dead-letters <filter> [--yes] [--confirm-review-first] [--json]\n" +
@@ -42,7 +43,7 @@ function operator(): Actor {
   } catch {
     // No user name (a container without /etc/passwd): "cli".
   }
-  return { id: name, email: name, name, role: "admin" };
+  return { id: name, email: name, name, role: "admin", organizationId: DEFAULT_ORGANIZATION.id };
 }
 
 /** The filter flags and switches of `args`, or the problem with them. */
@@ -163,7 +164,7 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
       return 0;
     }
     if (command === "show") {
-      const stored = await readReplay(database, positional[0]);
+      const stored = await readReplay(database, DEFAULT_ORGANIZATION.id, positional[0]);
       if (!stored) {
         fail(view.t("reasons.cli.replay.notFound", { id: positional[0] }));
         return 2;
@@ -194,7 +195,7 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
       return result.kind === "stale" ? 1 : 0;
     }
     // retry-dead-letters: the count first; with --yes, the retry at that count.
-    const found = await deadLettersByFilter(database, filter);
+    const found = await deadLettersByFilter(database, DEFAULT_ORGANIZATION.id, filter);
     if (found.kind === "too_many") {
       print(view.t("reasons.cli.replay.retryTooMany", { count: found.count, limit: found.limit }));
       return 1;

@@ -18,6 +18,7 @@ import { terminalSafe } from "@/lib/format/terminal-safe";
 import { cliLocale, cliReasons, withoutLocaleFlag, type CliReasons } from "@/lib/reasons/cli-reasons";
 import { runBooksCheck } from "@/lib/verification/books-check-schedule";
 import { verifyBooks, type BooksReport } from "@/lib/verification/verify-books";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 const USAGE = "usage: npm run verify-books [-- --order <id> ...] [--json]";
 
@@ -89,15 +90,15 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   return withOwnDb(config, async (database) => {
     let report: BooksReport;
     if (orderIds.length > 0) {
-      const known = new Set((await database.order.findMany({ where: { id: { in: orderIds } }, select: { id: true } })).map((order) => order.id));
+      const known = new Set((await database.order.findMany({ where: { organizationId: DEFAULT_ORGANIZATION.id, id: { in: orderIds } }, select: { id: true } })).map((order) => order.id));
       const unknown = orderIds.filter((id) => !known.has(id));
       if (unknown.length > 0) {
         fail(view.t("reasons.cli.books.unknownOrder", { orders: unknown.join(", ") }));
         return 2;
       }
-      report = await verifyBooks(database, { orderIds });
+      report = await verifyBooks(database, DEFAULT_ORGANIZATION.id, { orderIds });
     } else {
-      report = await runBooksCheck(database, "cli");
+      report = await runBooksCheck(database, DEFAULT_ORGANIZATION.id, "cli");
     }
     if (json) print(JSON.stringify(report, null, 2));
     else for (const line of reportLines(view, report)) print(line);

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { getLocale, getTranslations } from "next-intl/server";
-import { actorCan } from "@/lib/auth/session";
+import { actingOrganizationId, actorCan } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { formatAge, formatCount } from "@/lib/format/format";
 import { healthSummary } from "@/lib/health/health-summary";
@@ -11,7 +11,7 @@ import { healthSummary } from "@/lib/health/health-summary";
  * the Books page for those who may read it).
  */
 export async function HealthStrip() {
-  const [health, locale, t, canReadBooks] = await Promise.all([healthSummary(await db()), getLocale(), getTranslations("health"), actorCan("metrics.read")]);
+  const [health, locale, t, canReadBooks] = await Promise.all([healthSummary(await db(), await actingOrganizationId()), getLocale(), getTranslations("health"), actorCan("metrics.read")]);
   const books = health.books;
   const booksText = !books
     ? t("booksNever")

@@ -63,7 +63,7 @@ function postOrder(server: RunningServer, id: string, headers: Record<string, st
   );
 }
 
-const adminActor = () => ({ ...users.admin, name: "Admin", role: "admin" as const });
+const adminActor = () => ({ ...users.admin, name: "Admin", role: "admin" as const, organizationId: "org_default" });
 
 before(async () => {
   ensureBuilt();

@@ -75,7 +75,7 @@ test("npm run demo refuses a database that holds real orders and users; the publ
   }
   const body = JSON.stringify({ id: "evt_rt_demo_on_prod", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_rt_demo_on_prod", order_id: "ord_rt_real_customer", amount: 1_990_000, currency: "ARS" } });
   const lab = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), body) } });
-  const order = await (await db()).order.findUniqueOrThrow({ where: { id: "ord_rt_real_customer" } });
+  const order = await (await db()).order.findUniqueOrThrow({ where: { organizationId_id: { organizationId: "org_default", id: "ord_rt_real_customer" } } });
   await closeDb();
   assert.deepEqual(
     { served: true, lab: lab.status, order: order.status },

@@ -33,6 +33,7 @@ import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { yolfiEvent, yolfiSignature } from "../support/providers";
 import { ensureBuilt } from "../support/real-server";
 import { createOrder, readOrder } from "../support/http";
+const DEFAULT_ORG = "org_default";
 
 const DATABASE = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-rt-residue-")), "acredita.db")}`;
 const migrated = migrateDeploy(DATABASE);
@@ -110,7 +111,7 @@ test("a dead letter of an inline delivery signed with a public demo secret is ne
   const letter = await database.deadLetter.findFirstOrThrow({ where: { eventId: "evt_rt_inline_future" } });
   // Production: the store creates that order; support retries the dead letter.
   assert.equal((await createOrder("ord_rt_inline_future", 999_999, "USD")).status, 201);
-  const retried = await retryDeadLetter(database, letter.id, "support@acredita.test");
+  const retried = await retryDeadLetter(database, DEFAULT_ORG, letter.id, "support@acredita.test");
   const order = await readOrder("ord_rt_inline_future");
   assert.deepEqual({ order: order.status, credited: order.credited }, { order: "created", credited: 0 }, `the retry paid it: ${retried.reason}`);
   assert.equal(retried.outcome, "dead_lettered");

@@ -28,7 +28,7 @@ test("a worker process that runs out of memory fails its run at the first death 
   const filePath = path.join(mkdtempSync(path.join(tmpdir(), "acredita-oom-")), "huge.csv");
   const ids = Array.from({ length: 200_000 }, (_, i) => `${i}`.padStart(200, "o"));
   writeFileSync(filePath, `order_id,provider_status,amount,currency\n${ids.map((id) => `${id},none,0,ARS`).join("\n")}\n`);
-  const runId = await queueRun(database, { source: "huge", format: "lab", scope: { provider: "lab", account: "lab", livemode: true }, actor: "test", filePath, bytesTotal: 0 });
+  const runId = await queueRun(database, { organizationId: "org_default", source: "huge", format: "lab", scope: { provider: "lab", account: "lab", livemode: true }, actor: "test", filePath, bytesTotal: 0 });
 
   const started = Date.now();
   child = startReconciliationProcess({ env: { ...process.env, LOG_LEVEL: "silent" } });

@@ -16,8 +16,10 @@ export type MigratedDatabase = { kind: "sqlite"; database: Database.Database } |
  * Applies every committed migration before `migration`, runs `oldRows` (SQL written for PostgreSQL;
  * `true`/`false` become 1/0 on SQLite), applies `migration`, then hands the database to `use`; the
  * database is closed (SQLite) or dropped (PostgreSQL) afterwards. Fails when `migration` is not committed.
+ * With `options.andLater`, every migration committed after it is applied too before `use` (a test that
+ * runs today's code on the migrated rows needs today's schema).
  */
-export async function withDatabaseMigratedFrom(migration: string, oldRows: readonly string[], use: (migrated: MigratedDatabase) => Promise<void>): Promise<void> {
+export async function withDatabaseMigratedFrom(migration: string, oldRows: readonly string[], use: (migrated: MigratedDatabase) => Promise<void>, options: { andLater?: boolean } = {}): Promise<void> {
   if (!onPostgres) {
     const dir = path.join(process.cwd(), "prisma", "migrations");
     const names = readdirSync(dir).filter((entry) => /^\d/.test(entry)).sort();
@@ -27,6 +29,7 @@ export async function withDatabaseMigratedFrom(migration: string, oldRows: reado
       for (const name of names.filter((entry) => entry < migration)) database.exec(readFileSync(path.join(dir, name, "migration.sql"), "utf8"));
       for (const statement of oldRows) database.exec(statement.replaceAll("true", "1").replaceAll("false", "0"));
       database.exec(readFileSync(path.join(dir, migration, "migration.sql"), "utf8"));
+      if (options.andLater) for (const name of names.filter((entry) => entry > migration)) database.exec(readFileSync(path.join(dir, name, "migration.sql"), "utf8"));
       await use({ kind: "sqlite", database });
     } finally {
       database.close();
@@ -43,6 +46,7 @@ export async function withDatabaseMigratedFrom(migration: string, oldRows: reado
       for (const entry of migrations.filter((one) => one.name < migration)) await client.query(entry.sql);
       for (const statement of oldRows) await client.query(statement);
       await client.query(migrations.find((entry) => entry.name === migration)!.sql);
+      if (options.andLater) for (const entry of migrations.filter((one) => one.name > migration)) await client.query(entry.sql);
     });
     await use({ kind: "postgres", url });
   } finally {

@@ -6,6 +6,7 @@ import { allMismatches, runSummary } from "@/lib/reconciliation/run-report";
 import { claimRun, executeRun, queueRun } from "@/lib/reconciliation/runs";
 import { resolveScope, type ScopeRequest } from "@/lib/reconciliation/run-scope";
 import { stripeReport } from "./stripe-report-csv";
+const DEFAULT_ORG = "org_default";
 
 export { BALANCE_COLUMNS, PAYOUT_COLUMNS, stripeReport, type ReportLine } from "./stripe-report-csv";
 
@@ -17,11 +18,11 @@ export async function runReport(db: Db, csv: string, request: ScopeRequest = {})
   const bytes = Buffer.from(csv);
   const format = formatOfHead(bytes.subarray(0, 65_536), request.format);
   const scope = resolveScope(format, request);
-  const runId = await queueRun(db, { source: "test report", format, scope, actor: "test", bytesTotal: bytes.length });
+  const runId = await queueRun(db, { organizationId: "org_default", source: "test report", format, scope, actor: "test", bytesTotal: bytes.length });
   const run = await claimRun(db, runId, "test-worker");
   if (!run) throw new Error("run not claimable");
   const outcome = await executeRun(db, run, { input: Readable.from([bytes]) });
-  const summary = (await runSummary(db, runId))!;
+  const summary = (await runSummary(db, DEFAULT_ORG, runId))!;
   const mismatches = [];
   for await (const mismatch of allMismatches(db, runId)) mismatches.push(mismatch);
   return { runId, outcome, summary, mismatches };

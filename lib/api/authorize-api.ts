@@ -30,10 +30,10 @@ export type ApiCaller =
 export type ApiRefusal = "unauthenticated" | "forbidden" | "cross_site" | "organization_not_found";
 
 /** The audit actor for an API caller: the key's or session's owner (a key the operator made names itself), or the operator token. */
-export function apiActor(caller: ApiCaller): { id: string; email: string } {
-  if (caller.kind === "token") return { id: "api-token", email: API_TOKEN_ACTOR };
-  if (caller.kind === "key" && caller.userId === null) return { id: `api-key:${caller.keyId}`, email: caller.email };
-  return { id: caller.userId!, email: caller.email };
+export function apiActor(caller: ApiCaller): { id: string; email: string; organizationId: string } {
+  if (caller.kind === "token") return { id: "api-token", email: API_TOKEN_ACTOR, organizationId: caller.organizationId };
+  if (caller.kind === "key" && caller.userId === null) return { id: `api-key:${caller.keyId}`, email: caller.email, organizationId: caller.organizationId };
+  return { id: caller.userId!, email: caller.email, organizationId: caller.organizationId };
 }
 
 /** Whether `caller` may also do `permission` (a route's second check, e.g. reading personal data): the operator token may do everything. */

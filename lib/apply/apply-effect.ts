@@ -14,6 +14,8 @@ import { orderByCheckoutSession, orderById, touchOrder, transitionOrder } from "
  * event key's scope, never the payload's claim): they scope every business key the effect writes.
  */
 export interface EffectSource extends PaymentScope {
+  /** The organization owning the endpoint that received the event: only its orders are looked up and booked. */
+  organizationId: string;
   provider: ProviderName;
   eventId: string;
   eventType: string;
@@ -32,17 +34,17 @@ export interface EffectOutcome {
   credit?: { paymentKey: string; amount: number; currency: string };
 }
 
-async function findOrder(tx: SqlSession, ref: OrderRef): Promise<OrderFacts | null> {
+async function findOrder(tx: SqlSession, organizationId: string, ref: OrderRef): Promise<OrderFacts | null> {
   if (ref.orderId) {
-    const order = await orderById(tx, ref.orderId);
+    const order = await orderById(tx, organizationId, ref.orderId);
     if (order) return order;
   }
-  if (ref.checkoutSessionId) return orderByCheckoutSession(tx, ref.checkoutSessionId);
+  if (ref.checkoutSessionId) return orderByCheckoutSession(tx, organizationId, ref.checkoutSessionId);
   return null;
 }
 
-async function guardedTransition(tx: SqlSession, order: OrderFacts, to: string, now: Date, data: { refundedAmount?: number; disputedAmount?: number } = {}): Promise<void> {
-  if (!(await transitionOrder(tx, order, to, now, data))) throw new ConcurrentChange(`order ${order.id}`);
+async function guardedTransition(tx: SqlSession, organizationId: string, order: OrderFacts, to: string, now: Date, data: { refundedAmount?: number; disputedAmount?: number } = {}): Promise<void> {
+  if (!(await transitionOrder(tx, organizationId, order, to, now, data))) throw new ConcurrentChange(`order ${order.id}`);
 }
 
 /** A booking that found its business key taken: a concurrent writer booked it first, so the whole apply restarts. */
@@ -63,14 +65,14 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
       return { outcome: "duplicate", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "extra_charge":
       booked(await recordExtraCharge(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `extra charge ${paymentKey}`);
-      await touchOrder(tx, decision.orderId, now);
+      await touchOrder(tx, source.organizationId, decision.orderId, now);
       return { outcome: "applied", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "note_extra_refund":
       await noteExtraChargeRefunded(tx, extraChargeId!, source.eventId);
       return { outcome: "applied", reason: decision.reason, reasonRef: decision.reasonRef, orderId: decision.orderId };
     case "credit":
       booked(await bookCredit(tx, source, { orderId: decision.orderId, paymentKey, amount: decision.amount, currency: decision.currency }, now), `credit of ${paymentKey}`);
-      await guardedTransition(tx, order!, decision.to, now);
+      await guardedTransition(tx, source.organizationId, order!, decision.to, now);
       return {
         outcome: "applied",
         reason: decision.reason, reasonRef: decision.reasonRef,
@@ -83,7 +85,7 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
       if (decision.dispute) await recordDispute(tx, source, { ...decision.dispute, paymentKey, orderId: decision.orderId }, now);
       if (decision.snapshot) await recordRefundSnapshot(tx, source, paymentKey, decision.snapshot, source.eventId, now);
       if (decision.refundObjects) await recordRefundObjects(tx, source, paymentKey, decision.refundObjects, source.eventId, now);
-      await guardedTransition(tx, order!, decision.to, now, decision.changes);
+      await guardedTransition(tx, source.organizationId, order!, decision.to, now, decision.changes);
       return {
         outcome: "applied",
         reason: decision.reason,
@@ -95,8 +97,8 @@ async function carryOut(tx: SqlSession, source: EffectSource, paymentKey: string
 }
 
 /** The order a payment's later events touch: the credit's order, else the one the event names. */
-async function orderOfPayment(tx: SqlSession, credit: { orderId: string } | null, ref: OrderRef): Promise<OrderFacts | null> {
-  return credit ? orderById(tx, credit.orderId) : findOrder(tx, ref);
+async function orderOfPayment(tx: SqlSession, organizationId: string, credit: { orderId: string } | null, ref: OrderRef): Promise<OrderFacts | null> {
+  return credit ? orderById(tx, organizationId, credit.orderId) : findOrder(tx, organizationId, ref);
 }
 
 /**
@@ -104,12 +106,12 @@ async function orderOfPayment(tx: SqlSession, credit: { orderId: string } | null
  * one the event names), the payment's refund and dispute entries, the order's disputes and, for a
  * refund, every refunded total reported for the payment.
  */
-async function paymentFacts(tx: SqlSession, scope: PaymentScope, paymentKey: string, ref: OrderRef, withSnapshots: boolean): Promise<PaymentFacts> {
+async function paymentFacts(tx: SqlSession, scope: PaymentScope & { organizationId: string }, paymentKey: string, ref: OrderRef, withSnapshots: boolean): Promise<PaymentFacts> {
   const credit = await findCredit(tx, scope, paymentKey);
-  const order = await orderOfPayment(tx, credit, ref);
+  const order = await orderOfPayment(tx, scope.organizationId, credit, ref);
   if (!credit || !order) return { order, credit, entries: [], disputes: [], snapshots: [], refundObjects: [] };
   const entries = await paymentEntries(tx, scope, paymentKey);
-  const disputes = await disputesOfOrder(tx, order.id);
+  const disputes = await disputesOfOrder(tx, scope.organizationId, order.id);
   const snapshots = withSnapshots ? await refundSnapshots(tx, scope, paymentKey) : [];
   const objects = withSnapshots ? await refundObjects(tx, scope, paymentKey) : [];
   return { order, credit, entries, disputes, snapshots, refundObjects: objects };
@@ -129,7 +131,7 @@ export async function applyEffect(tx: SqlSession, source: EffectSource, stored: 
   const effect = currentEffect(stored);
   switch (effect.kind) {
     case "payment": {
-      const order = await findOrder(tx, effect.orderRef);
+      const order = await findOrder(tx, source.organizationId, effect.orderRef);
       const credit = order ? await findCredit(tx, source, effect.paymentKey) : null;
       const extra = order?.status === "paid" && !credit ? await findExtraCharge(tx, source, effect.paymentKey) : null;
       const decision = decidePayment(source, effect, { order, creditedBy: credit?.eventId ?? null, extraChargeRecorded: extra !== null });
@@ -146,7 +148,7 @@ export async function applyEffect(tx: SqlSession, source: EffectSource, stored: 
       return carryOut(tx, source, effect.paymentKey, facts.order, decideDispute(source, effect, facts), now);
     }
     case "payment_failed": {
-      const order = await findOrder(tx, effect.orderRef);
+      const order = await findOrder(tx, source.organizationId, effect.orderRef);
       return { outcome: "ignored", ...because("payment_failure_recorded", { paymentKey: effect.paymentKey }), orderId: order?.id ?? effect.orderRef.orderId };
     }
     case "record_only":

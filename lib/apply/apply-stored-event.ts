@@ -8,6 +8,7 @@ import { applyEffect, type EffectOutcome } from "@/lib/apply/apply-effect";
 import type { EventKey } from "@/lib/core/event-key";
 import { markEventApplied, wakeParkedEvents } from "@/lib/events/webhook-events";
 import { queueFulfilment } from "@/lib/outbox/fulfilment-message";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 import { crashAt } from "@/lib/test-hooks/crash-point";
 import { because, followedBy, reasonRef } from "@/lib/reasons/reason-codes";
 import type { EndpointScope, NormalizedEvent, ProcessResult } from "@/lib/core/effect";
@@ -55,13 +56,13 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
   const effect: EffectOutcome =
     event.livemode !== endpoint.livemode
       ? { outcome: "ignored", ...because("live_test_endpoint", { eventMode: event.livemode ? "live" : "test", endpointMode: endpoint.livemode ? "live" : "test" }) }
-      : await applyEffect(tx, { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect, now);
+      : await applyEffect(tx, { organizationId: endpoint.organizationId, provider: endpoint.provider, account: key.account, livemode: endpoint.livemode, eventId: event.eventId, eventType: event.type }, event.effect, now);
   const orderId = effect.orderId ?? ("orderRef" in event.effect ? event.effect.orderRef.orderId : undefined);
   await markEventApplied(tx, stored.rowId, effect.outcome === "ignored" ? "ignored" : "processed", orderId ?? null, now);
   // The worker found an order the payload did not name (the receiver's rows carry the payload's): its
   // receipt joins the order's timeline. Skipped when the payload named it, so the common path pays nothing.
   const namedOrderId = "orderRef" in event.effect ? event.effect.orderRef.orderId : undefined;
-  if (orderId && orderId !== namedOrderId && stored.httpStatus === null) await linkDecisionsToOrder(tx, { endpoint: endpoint.name, eventId: event.eventId }, orderId);
+  if (orderId && orderId !== namedOrderId && stored.httpStatus === null) await linkDecisionsToOrder(tx, { organizationId: endpoint.organizationId, endpoint: endpoint.name, eventId: event.eventId }, orderId);
   const resolved = await resolveDeadLettersOfEvent(tx, key, stored.bodyHash, because("applied_later", { outcome: effect.outcome }), now);
 
   let wokenEvents = 0;
@@ -72,9 +73,11 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
     wokenEvents = await wakeParkedEvents(tx, { orderId: effect.orderId, paymentKey: "paymentKey" in event.effect ? event.effect.paymentKey : undefined, scope: { provider: endpoint.provider, account: key.account, livemode: endpoint.livemode } }, now);
   }
   if (effect.transition && effect.orderId) {
-    const target = settings().FULFILMENT_WEBHOOK_URL;
+    // FULFILMENT_WEBHOOK_URL is the deployment's merchant's (the default organization's) URL: another
+    // organization's paid orders are never posted to it.
+    const target = endpoint.organizationId === DEFAULT_ORGANIZATION.id ? settings().FULFILMENT_WEBHOOK_URL : undefined;
     if (effect.transition.to === "paid" && effect.credit && target) {
-      outboxMessageId = await queueFulfilment(tx, target, { orderId: effect.orderId, ...effect.credit, provider: endpoint.provider, livemode: endpoint.livemode, eventId: event.eventId }, now);
+      outboxMessageId = await queueFulfilment(tx, target, { organizationId: endpoint.organizationId, orderId: effect.orderId, ...effect.credit, provider: endpoint.provider, livemode: endpoint.livemode, eventId: event.eventId }, now);
     }
   }
 
@@ -82,6 +85,7 @@ export async function applyStoredEvent(tx: SqlSession, stored: StoredEvent, now 
   const { reason, reasonRef: ref } =
     resolved === 0 ? { reason: effect.reason, reasonRef: effect.reasonRef } : said ? followedBy(said, reasonRef("dead_letter_resolved", {})) : { reason: `${effect.reason}; dead letter resolved`, reasonRef: undefined };
   const decision = decisionRow({
+    organizationId: endpoint.organizationId,
     provider: endpoint.provider,
     endpoint: endpoint.name,
     eventId: event.eventId,

@@ -106,9 +106,9 @@ async function targetsNamed(db: Db, term: string): Promise<Prisma.AuditEntryWher
   };
 }
 
-/** One page of the audit log, newest first, each target named by the ids people search by: `{ data, count, page, pageSize, totalPages }`. */
-export async function listAuditPage(db: Db, query: AuditQuery): Promise<Page<AuditRow>> {
-  const where = query.target ? { AND: [auditWhere(query), await targetsNamed(db, query.target)] } : auditWhere(query);
+/** One page of an organization's audit log, newest first, each target named by the ids people search by: `{ data, count, page, pageSize, totalPages }`. */
+export async function listAuditPage(db: Db, organizationId: string, query: AuditQuery): Promise<Page<AuditRow>> {
+  const where = { AND: [{ organizationId }, auditWhere(query), ...(query.target ? [await targetsNamed(db, query.target)] : [])] };
   const [rows, count] = await Promise.all([
     db.auditEntry.findMany({
       where,
@@ -127,11 +127,11 @@ export async function listAuditPage(db: Db, query: AuditQuery): Promise<Page<Aud
   return pageOf(data, count, query.page, query.pageSize);
 }
 
-/** The actors and actions present in the log, for the filter menus (bounded). */
-export async function auditFilterOptions(db: Db): Promise<{ actors: string[]; actions: string[] }> {
+/** The actors and actions present in an organization's log, for the filter menus (bounded). */
+export async function auditFilterOptions(db: Db, organizationId: string): Promise<{ actors: string[]; actions: string[] }> {
   const [actors, actions] = await Promise.all([
-    db.auditEntry.findMany({ distinct: ["actorEmail"], select: { actorEmail: true }, orderBy: { actorEmail: "asc" }, take: 200 }),
-    db.auditEntry.findMany({ distinct: ["action"], select: { action: true }, orderBy: { action: "asc" }, take: 200 }),
+    db.auditEntry.findMany({ where: { organizationId }, distinct: ["actorEmail"], select: { actorEmail: true }, orderBy: { actorEmail: "asc" }, take: 200 }),
+    db.auditEntry.findMany({ where: { organizationId }, distinct: ["action"], select: { action: true }, orderBy: { action: "asc" }, take: 200 }),
   ]);
   return { actors: actors.map((row) => row.actorEmail), actions: actions.map((row) => row.action) };
 }

@@ -15,13 +15,23 @@ export interface AuditInput {
   note?: string | Because | null;
 }
 
+/**
+ * Who did it, and in which organization: the row belongs to that organization (only its members see
+ * it). A system actor (retention, a CLI) acts in the organization whose data it touched.
+ */
+export interface AuditActor {
+  id: string;
+  email: string;
+  organizationId: string;
+}
+
 /** Writes one audit row for `actor` (inside `client`'s transaction when given one). Throws database errors. */
-export async function recordAudit(client: Db | Tx, actor: { id: string; email: string }, input: AuditInput, at = new Date()): Promise<void> {
+export async function recordAudit(client: Db | Tx, actor: AuditActor, input: AuditInput, at = new Date()): Promise<void> {
   const coded = typeof input.note === "object" && input.note !== null ? input.note : undefined;
   const note = coded ? coded.reason : typeof input.note === "string" ? input.note : null;
   const { reasonCode: noteCode, reasonParams: noteParams } = reasonColumns(coded?.reasonRef);
   await client.auditEntry.create({
-    data: { at, actorId: actor.id, actorEmail: actor.email, action: input.action, targetType: input.targetType, targetId: input.targetId, note: note?.slice(0, 1000) ?? null, noteCode, noteParams },
+    data: { organizationId: actor.organizationId, at, actorId: actor.id, actorEmail: actor.email, action: input.action, targetType: input.targetType, targetId: input.targetId, note: note?.slice(0, 1000) ?? null, noteCode, noteParams },
   });
 }
 
@@ -31,12 +41,12 @@ export async function recordAudit(client: Db | Tx, actor: { id: string; email: s
  * rolls back with the change it records (a replay's apply). Same columns and bounds; the id is a ULID
  * of `at`. Throws the database's errors.
  */
-export async function recordAuditIn(session: SqlSession, actor: { id: string; email: string }, input: AuditInput, at: Date): Promise<void> {
+export async function recordAuditIn(session: SqlSession, actor: AuditActor, input: AuditInput, at: Date): Promise<void> {
   const coded = typeof input.note === "object" && input.note !== null ? input.note : undefined;
   const note = coded ? coded.reason : typeof input.note === "string" ? input.note : null;
   const { reasonCode: noteCode, reasonParams: noteParams } = reasonColumns(coded?.reasonRef);
   await session.run(
-    `INSERT INTO "AuditEntry" ("id", "at", "actorId", "actorEmail", "action", "targetType", "targetId", "note", "noteCode", "noteParams") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [newRowId(at), at, actor.id, actor.email, input.action, input.targetType, input.targetId, note?.slice(0, 1000) ?? null, noteCode, noteParams],
+    `INSERT INTO "AuditEntry" ("id", "organizationId", "at", "actorId", "actorEmail", "action", "targetType", "targetId", "note", "noteCode", "noteParams") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [newRowId(at), actor.organizationId, at, actor.id, actor.email, input.action, input.targetType, input.targetId, note?.slice(0, 1000) ?? null, noteCode, noteParams],
   );
 }

@@ -144,7 +144,7 @@ export async function createOrganizationApiKey(db: Db, organizationId: string, c
       data: { id, name: input.name, start: key.slice(0, SHOWN_CHARACTERS), keyHash: hashApiKey(key), userId: creator.ownerId, organizationId, role: input.role, createdById: creator.id, createdAt: now, expiresAt },
       include: { user: { select: { email: true } } },
     });
-    await recordAudit(tx, creator, { action: "api_key.create", targetType: "api_key", targetId: id, note: `${input.name} (${created.start}…) ${input.role} until ${expiresAt.toISOString()}` }, now);
+    await recordAudit(tx, { ...creator, organizationId }, { action: "api_key.create", targetType: "api_key", targetId: id, note: `${input.name} (${created.start}…) ${input.role} until ${expiresAt.toISOString()}` }, now);
     return created;
   });
   return { kind: "created", key, view: organizationKeyView(row) };
@@ -173,7 +173,7 @@ export async function listOrganizationApiKeys(db: Db, organizationId: string): P
 /** Admin revokes a key at once (checks `users.manage`, audits `api_key.revoke`). Throws ForbiddenError. */
 export async function revokeApiKeyAs(db: Db, actor: Actor, id: string, now = new Date()): Promise<"revoked" | "not_found"> {
   assertCan(actor, "users.manage");
-  const { count } = await db.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
+  const { count } = await db.apiKey.updateMany({ where: { id, organizationId: actor.organizationId, revokedAt: null }, data: { revokedAt: now } });
   if (count === 0) return "not_found";
   await recordAudit(db, actor, { action: "api_key.revoke", targetType: "api_key", targetId: id });
   return "revoked";

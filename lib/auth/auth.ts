@@ -14,6 +14,7 @@ import { logger } from "@/lib/log/logger";
 import { isPostgresUrl } from "@/lib/db/url";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { because } from "@/lib/reasons/reason-codes";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 /** Idle session lifetime: 8 hours, refreshed once an hour of use (a support shift, not a month). */
 const SESSION_SECONDS = 8 * 60 * 60;
@@ -172,7 +173,7 @@ export function createAuth(prisma: Db, config: Settings = settings()) {
         if (ctx.path === "/change-password") {
           // A password change is audited: who, when (never the password), and that their other sessions ended.
           const user = (ctx.context.session as { user?: { id: string; email: string } } | null | undefined)?.user;
-          if (user && !isAPIError(ctx.context.returned)) await recordAudit(prisma, user, { action: "user.password_change", targetType: "user", targetId: user.id, note: because("audit_password_changed", { email: user.email }) });
+          if (user && !isAPIError(ctx.context.returned)) await recordAudit(prisma, { id: user.id, email: user.email, organizationId: DEFAULT_ORGANIZATION.id }, { action: "user.password_change", targetType: "user", targetId: user.id, note: because("audit_password_changed", { email: user.email }) });
           return;
         }
         if (ctx.path !== SIGN_IN_PATH) return;

@@ -51,7 +51,10 @@ export interface Actor {
   id: string;
   email: string;
   name: string;
+  /** The role in the organization the request acts in. */
   role: Role;
+  /** The organization the request acts in: every read and write is scoped to it. */
+  organizationId: string;
 }
 
 /** True when `role` grants `permission`. An unknown role (a hand-edited row) grants nothing. */

@@ -21,7 +21,7 @@ export const currentActor = cache(async (): Promise<Actor | null> => {
   if (!session) return null;
   const role = roleSchema.safeParse(await membershipRole(await db(), session.user.id, DEFAULT_ORGANIZATION.id));
   if (!role.success) return null;
-  return { id: session.user.id, email: session.user.email, name: session.user.name, role: role.data };
+  return { id: session.user.id, email: session.user.email, name: session.user.name, role: role.data, organizationId: DEFAULT_ORGANIZATION.id };
 });
 
 /**
@@ -37,6 +37,14 @@ export async function requireActor(next?: string): Promise<Actor> {
     redirect(asked && asked !== "/" ? `/sign-in?next=${encodeURIComponent(asked)}` : "/sign-in");
   }
   return actor;
+}
+
+/**
+ * For a page's parts (server components below the page): the organization the signed-in actor acts in,
+ * or the sign-in redirect. Every read a page makes is scoped to it.
+ */
+export async function actingOrganizationId(): Promise<string> {
+  return (await requireActor()).organizationId;
 }
 
 /** True when the current actor may do `permission` (pages use it to hide controls; actions re-check). */

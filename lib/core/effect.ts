@@ -126,6 +126,8 @@ export interface NormalizedEvent {
 /** The endpoint an event came through, as the core needs it: its name and the scope it stands for. */
 export interface EndpointScope {
   name: string;
+  /** The organization whose orders and books the endpoint's events touch. */
+  organizationId: string;
   provider: ProviderName;
   livemode: boolean;
 }

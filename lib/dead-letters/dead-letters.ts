@@ -7,6 +7,8 @@ import { reasonColumns, type Because } from "@/lib/reasons/reason-codes";
 
 /** What a dead letter needs to be retried later through the same core. */
 export interface DeadLetterInput {
+  /** The organization whose endpoint received the event (its members triage it). */
+  organizationId: string;
   key: EventKey;
   endpoint: string;
   eventType: string;
@@ -28,14 +30,15 @@ function deadLetterUpsert(input: DeadLetterInput, now: Date): { sql: string; par
   const failure = input.failure;
   const { reasonCode, reasonParams } = reasonColumns(failure.reasonRef);
   return {
-    sql: `INSERT INTO "DeadLetter" ("id", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "secretLabel", "payload",
+    sql: `INSERT INTO "DeadLetter" ("id", "organizationId", "dedupeKey", "provider", "endpoint", "account", "livemode", "eventId", "eventType", "orderId", "bodyHash", "secretLabel", "payload",
        "category", "reason", "reasonCode", "reasonParams", "retryable", "attempts", "firstFailedAt", "lastFailedAt", "nextAction", "status")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')
      ON CONFLICT ("dedupeKey") DO UPDATE SET "category" = excluded."category", "reason" = excluded."reason", "reasonCode" = excluded."reasonCode", "reasonParams" = excluded."reasonParams", "retryable" = excluded."retryable",
        "nextAction" = excluded."nextAction", "orderId" = excluded."orderId", "lastFailedAt" = excluded."lastFailedAt",
        "attempts" = "DeadLetter"."attempts" + excluded."attempts", "status" = 'open', "resolution" = NULL, "resolutionCode" = NULL, "resolutionParams" = NULL, "resolvedAt" = NULL, "resolvedBy" = NULL`,
     params: [
       newRowId(now),
+      input.organizationId,
       `${formatEventKey(input.key)}:${input.bodyHash}`,
       input.key.provider,
       input.endpoint,
@@ -102,12 +105,12 @@ export async function resolveDeadLettersOfEvent(session: SqlSession, key: EventK
  * Resolves an open dead letter with a resolution and who resolved it (a person's e-mail, or `system`).
  * `resolution` is a person's note (kept as written, at most 500 characters) or a system reason with its
  * code. Runs with `client` (a Prisma transaction when an audit row goes with it). Returns false when
- * the dead letter is not open (resolved meanwhile, or no such id).
+ * the dead letter is not open (resolved meanwhile, or no such id in the organization).
  */
-export async function resolveDeadLetter(client: Db | Tx, id: string, resolution: { note: string } | Because, resolvedBy: string, now: Date): Promise<boolean> {
+export async function resolveDeadLetter(client: Db | Tx, organizationId: string, id: string, resolution: { note: string } | Because, resolvedBy: string, now: Date): Promise<boolean> {
   const columns =
     "note" in resolution ? { resolution: resolution.note.slice(0, 500) } : { resolution: resolution.reason, ...renameReasonColumns(reasonColumns(resolution.reasonRef)) };
-  const { count } = await client.deadLetter.updateMany({ where: { id, status: "open" }, data: { status: "resolved", ...columns, resolvedBy, resolvedAt: now } });
+  const { count } = await client.deadLetter.updateMany({ where: { id, organizationId, status: "open" }, data: { status: "resolved", ...columns, resolvedBy, resolvedAt: now } });
   return count === 1;
 }
 
@@ -120,8 +123,8 @@ function renameReasonColumns(columns: { reasonCode: string | null; reasonParams:
  * Names the person on a dead letter that the apply resolved as `system` while that person's retry ran
  * (the apply does not know who asked). Only a row still resolved by `system` changes.
  */
-export async function nameDeadLetterResolver(db: Db, id: string, email: string): Promise<void> {
-  await db.deadLetter.updateMany({ where: { id, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: email } });
+export async function nameDeadLetterResolver(db: Db, organizationId: string, id: string, email: string): Promise<void> {
+  await db.deadLetter.updateMany({ where: { id, organizationId, status: "resolved", resolvedBy: "system" }, data: { resolvedBy: email } });
 }
 
 /** Which of these dead letters are open, read in the caller's driver transaction. */
@@ -142,8 +145,8 @@ export async function nameDeadLetterResolverIn(session: SqlSession, ids: readonl
 }
 
 /** Sets (or clears, with null) the owner of an open dead letter, with `client` (a transaction with its audit row). Returns false when it is not open. */
-export async function assignDeadLetter(client: Db | Tx, id: string, owner: string | null): Promise<boolean> {
-  const { count } = await client.deadLetter.updateMany({ where: { id, status: "open" }, data: { owner } });
+export async function assignDeadLetter(client: Db | Tx, organizationId: string, id: string, owner: string | null): Promise<boolean> {
+  const { count } = await client.deadLetter.updateMany({ where: { id, organizationId, status: "open" }, data: { owner } });
   return count === 1;
 }
 

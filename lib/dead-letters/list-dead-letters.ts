@@ -48,12 +48,12 @@ export interface DeadLetterFilterOptions {
   owners: string[];
 }
 
-/** The categories, providers and owners the dead letters of tab `status` hold, for the filters' choices. */
-export async function deadLetterFilterOptions(db: Db, status: DeadLetterQuery["status"]): Promise<DeadLetterFilterOptions> {
+/** The categories, providers and owners the organization's dead letters of tab `status` hold, for the filters' choices. */
+export async function deadLetterFilterOptions(db: Db, organizationId: string, status: DeadLetterQuery["status"]): Promise<DeadLetterFilterOptions> {
   const [categories, providers, owners] = await Promise.all([
-    db.deadLetter.findMany({ where: { status }, distinct: ["category"], select: { category: true }, orderBy: { category: "asc" } }),
-    db.deadLetter.findMany({ where: { status }, distinct: ["provider"], select: { provider: true }, orderBy: { provider: "asc" } }),
-    db.deadLetter.findMany({ where: { status, owner: { not: null } }, distinct: ["owner"], select: { owner: true }, orderBy: { owner: "asc" } }),
+    db.deadLetter.findMany({ where: { organizationId, status }, distinct: ["category"], select: { category: true }, orderBy: { category: "asc" } }),
+    db.deadLetter.findMany({ where: { organizationId, status }, distinct: ["provider"], select: { provider: true }, orderBy: { provider: "asc" } }),
+    db.deadLetter.findMany({ where: { organizationId, status, owner: { not: null } }, distinct: ["owner"], select: { owner: true }, orderBy: { owner: "asc" } }),
   ]);
   return { categories: categories.map((row) => row.category), providers: providers.map((row) => row.provider), owners: owners.flatMap((row) => (row.owner ? [row.owner] : [])) };
 }
@@ -126,10 +126,10 @@ function viewOf(row: Omit<DeadLetter, "payload" | "dedupeKey" | "bodyHash">): De
 
 const LISTED = { payload: true, dedupeKey: true, bodyHash: true } as const;
 
-/** Lists dead letters for the CLI, latest failure first: `status` open (default), resolved or all; at most `limit` (1..500). */
-export async function listDeadLetters(db: Db, { status = "open", limit = 100 }: { status?: "open" | "resolved" | "all"; limit?: number } = {}): Promise<DeadLetterView[]> {
+/** Lists an organization's dead letters for the CLI, latest failure first: `status` open (default), resolved or all; at most `limit` (1..500). */
+export async function listDeadLetters(db: Db, organizationId: string, { status = "open", limit = 100 }: { status?: "open" | "resolved" | "all"; limit?: number } = {}): Promise<DeadLetterView[]> {
   const rows = await db.deadLetter.findMany({
-    where: status === "all" ? {} : { status },
+    where: status === "all" ? { organizationId } : { organizationId, status },
     orderBy: [{ lastFailedAt: "desc" }, { id: "asc" }],
     take: Math.min(Math.max(limit, 1), 500),
     omit: LISTED,
@@ -142,9 +142,10 @@ export async function listDeadLetters(db: Db, { status = "open", limit = 100 }: 
  * firstFailedAt, id) index); neither changes when a retry fails again, so a row keeps its place and the
  * next click lands on the row the person meant. Resolved: most recently resolved first.
  */
-export async function listDeadLettersPage(db: Db, input: DeadLetterQuery): Promise<Page<DeadLetterRow>> {
+export async function listDeadLettersPage(db: Db, organizationId: string, input: DeadLetterQuery): Promise<Page<DeadLetterRow>> {
   const query = deadLetterQuerySchema.parse(input);
   const where = {
+    organizationId,
     status: query.status,
     ...(query.category ? { category: query.category } : {}),
     ...(query.provider ? { provider: query.provider } : {}),

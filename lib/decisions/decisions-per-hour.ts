@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { decisionWhere, type DecisionQuery } from "@/lib/decisions/list-decisions";
+import { decisionWhere, type DecisionFilter } from "@/lib/decisions/list-decisions";
 
 const HOUR_MS = 60 * 60 * 1000;
 
@@ -15,7 +15,7 @@ export interface HourBucket {
  * `end` (default now), under the same filters as the log (its own time filter replaced by the window).
  * One grouped count per hour on the (at) index, run together; portable SQL (no strftime/date_trunc).
  */
-export async function decisionsPerHour(db: Db, filters: Omit<DecisionQuery, "page" | "pageSize">, { hours = 24, end = new Date() } = {}): Promise<HourBucket[]> {
+export async function decisionsPerHour(db: Db, filters: DecisionFilter, { hours = 24, end = new Date() } = {}): Promise<HourBucket[]> {
   const lastStart = Math.floor(end.getTime() / HOUR_MS) * HOUR_MS;
   const starts = Array.from({ length: hours }, (_, index) => new Date(lastStart - (hours - 1 - index) * HOUR_MS));
   return Promise.all(

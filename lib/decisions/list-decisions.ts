@@ -32,9 +32,13 @@ export function decisionQueryFromParams(params: SearchParams): DecisionQuery {
   };
 }
 
-/** The WHERE of a decision query (exact matches, each with an `(x, at)` index). */
-export function decisionWhere(query: Omit<DecisionQuery, "page" | "pageSize">): Prisma.DecisionWhereInput {
+/** A decision query's filters without its paging, in one organization (its rows only). */
+export type DecisionFilter = Omit<DecisionQuery, "page" | "pageSize"> & { organizationId: string };
+
+/** The WHERE of a decision query (exact matches, each with an `(x, at)` index), in its organization. */
+export function decisionWhere(query: DecisionFilter): Prisma.DecisionWhereInput {
   return {
+    organizationId: query.organizationId,
     ...(query.outcome ? { outcome: query.outcome } : {}),
     ...(query.provider ? { provider: query.provider } : {}),
     ...(query.httpStatus ? { httpStatus: query.httpStatus } : {}),
@@ -69,9 +73,9 @@ const DECISION_COLUMNS = {
 export type DecisionRow = Prisma.DecisionGetPayload<{ select: typeof DECISION_COLUMNS }>;
 
 /** One page of the decision log, newest first (at desc, id desc). Throws ZodError on an invalid query. */
-export async function listDecisionsPage(db: Db, input: DecisionQuery): Promise<Page<DecisionRow>> {
+export async function listDecisionsPage(db: Db, organizationId: string, input: DecisionQuery): Promise<Page<DecisionRow>> {
   const query = decisionQuerySchema.parse(input);
-  const where = decisionWhere(query);
+  const where = decisionWhere({ ...query, organizationId });
   const [data, count] = await Promise.all([
     db.decision.findMany({ where, orderBy: [{ at: "desc" }, { id: "desc" }], skip: (query.page - 1) * query.pageSize, take: query.pageSize, select: DECISION_COLUMNS }),
     db.decision.count({ where }),
@@ -84,10 +88,10 @@ export async function listDecisionsPage(db: Db, input: DecisionQuery): Promise<P
  * seek per provider on the (provider, at) index: a GROUP BY read every index entry (1,000,000 decision
  * rows: 108 ms, bench/), these seeks read one entry each.
  */
-export async function decisionProviders(db: Db): Promise<string[]> {
+export async function decisionProviders(db: Db, organizationId: string): Promise<string[]> {
   const providers: string[] = [];
   for (let last = ""; providers.length < 50; ) {
-    const next = await db.decision.findFirst({ where: { provider: { gt: last } }, orderBy: { provider: "asc" }, select: { provider: true } });
+    const next = await db.decision.findFirst({ where: { organizationId, provider: { gt: last } }, orderBy: { provider: "asc" }, select: { provider: true } });
     if (!next) break;
     providers.push(next.provider);
     last = next.provider;
@@ -117,8 +121,8 @@ export const decisionFilterParamsSchema = z.object({
 export type DecisionFilterParams = z.infer<typeof decisionFilterParamsSchema>;
 
 /** The filters of a {@link DecisionQuery} from parsed parameters (`status` is the HTTP status). */
-export function decisionFilterOf(params: DecisionFilterParams): Omit<DecisionQuery, "page" | "pageSize"> {
-  return { outcome: params.outcome, provider: params.provider, httpStatus: params.status, eventId: params.eventId, orderId: params.orderId, from: params.from, to: params.to };
+export function decisionFilterOf(organizationId: string, params: DecisionFilterParams): DecisionFilter {
+  return { organizationId, outcome: params.outcome, provider: params.provider, httpStatus: params.status, eventId: params.eventId, orderId: params.orderId, from: params.from, to: params.to };
 }
 
 /** A position in the log's newest-first order: the last row's time and id. */
@@ -144,7 +148,7 @@ export function decodeDecisionCursor(text: string): DecisionCursor | undefined {
  * log's order), by keyset: the JSON API's pages and the CSV export's batches each read only their rows,
  * from the `(x, at)` index of the filter's column.
  */
-export async function decisionRowsAfter(db: Db, filter: Omit<DecisionQuery, "page" | "pageSize">, cursor: DecisionCursor | undefined, limit: number): Promise<DecisionRow[]> {
+export async function decisionRowsAfter(db: Db, filter: DecisionFilter, cursor: DecisionCursor | undefined, limit: number): Promise<DecisionRow[]> {
   const where = decisionWhere(filter);
   // "at <= cursor" first, so the index range starts at the cursor; the OR only breaks ties within it.
   const after: Prisma.DecisionWhereInput | undefined = cursor ? { AND: [{ at: { lte: cursor.at } }, { OR: [{ at: { lt: cursor.at } }, { id: { lt: cursor.id } }] }] } : undefined;
@@ -152,6 +156,6 @@ export async function decisionRowsAfter(db: Db, filter: Omit<DecisionQuery, "pag
 }
 
 /** How many decisions match `filter`. */
-export function countDecisions(db: Db, filter: Omit<DecisionQuery, "page" | "pageSize">): Promise<number> {
+export function countDecisions(db: Db, filter: DecisionFilter): Promise<number> {
   return db.decision.count({ where: decisionWhere(filter) });
 }

@@ -10,6 +10,11 @@ export type { DecisionOutcome };
 
 /** One decision, as stored: never a secret, a signature header or a raw body. */
 export interface DecisionInput {
+  /**
+   * The organization whose endpoint took the delivery (its members see the row); the default
+   * organization for a request that named no endpoint an organization owns.
+   */
+  organizationId: string;
   provider: string;
   endpoint: string;
   eventId?: string | null;
@@ -60,6 +65,7 @@ export type DecisionRow = ReturnType<typeof decisionRow>;
 /** Builds the row {@link recordDecision} stores for `input` (exported for batched writers: one createMany). */
 export function decisionRow(input: DecisionInput) {
   return {
+    organizationId: input.organizationId,
     provider: input.provider,
     endpoint: clip(input.endpoint, 100) ?? "",
     eventId: clip(input.eventId, 255),
@@ -108,7 +114,7 @@ export async function insertDecisions(session: SqlSession, rows: readonly (Decis
 }
 
 /** The columns of a {@link DecisionRow}, in the order {@link insertDecisions} and the inbox group commit write them. */
-export const DECISION_ROW_COLUMNS = ["provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "diagnosisCode", "diagnosisParams", "source"] as const satisfies readonly (keyof DecisionRow)[];
+export const DECISION_ROW_COLUMNS = ["organizationId", "provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "diagnosisCode", "diagnosisParams", "source"] as const satisfies readonly (keyof DecisionRow)[];
 
 /** Like {@link recordDecision}, but a database failure is logged instead of thrown (the answer is already decided). */
 export async function recordDecisionSafely(client: Db, input: DecisionInput): Promise<void> {
@@ -126,8 +132,8 @@ export async function recordDecisionSafely(client: Db, input: DecisionInput): Pr
  * its answer. Only verified rows of this endpoint: an unsigned body reusing the event id stays unlinked.
  * Returns how many rows it linked. One seek on the (eventId, at) index.
  */
-export async function linkDecisionsToOrder(session: SqlSession, event: { endpoint: string; eventId: string }, orderId: string): Promise<number> {
-  return session.run(`UPDATE "Decision" SET "orderId" = ? WHERE "eventId" = ? AND "endpoint" = ? AND "verified" = ? AND "orderId" IS NULL`, [orderId, event.eventId, event.endpoint, true]);
+export async function linkDecisionsToOrder(session: SqlSession, event: { organizationId: string; endpoint: string; eventId: string }, orderId: string): Promise<number> {
+  return session.run(`UPDATE "Decision" SET "orderId" = ? WHERE "eventId" = ? AND "endpoint" = ? AND "organizationId" = ? AND "verified" = ? AND "orderId" IS NULL`, [orderId, event.eventId, event.endpoint, event.organizationId, true]);
 }
 
 /**

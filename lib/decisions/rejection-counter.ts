@@ -5,6 +5,7 @@ import { isTransientDbError, uniqueViolationFields } from "@/lib/db/errors";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { logger } from "@/lib/log/logger";
 import { errorMessage } from "@/lib/log/error-message";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 /** The one aggregate key for every endpoint name that is not configured: the sender's string is never a key. */
 export const UNKNOWN_ENDPOINT = "(unknown)";
@@ -39,6 +40,8 @@ export function signatureRejectionCode(reason: string): RejectionCode {
 export interface PreSignatureRejection {
   /** The configured endpoint's name; undefined when the URL names no configured endpoint. */
   endpoint: string | undefined;
+  /** The organization owning that endpoint; the default organization when absent (no endpoint, or an environment one). */
+  organizationId?: string;
   /** The name as sent in the URL: only a sampled decision row keeps it (clipped to 100 characters). */
   requestedName: string;
   provider: string;
@@ -252,6 +255,7 @@ export async function recordPreSignatureRejection(database: Db | undefined, reje
     return;
   }
   await recordDecisionSafely(client, {
+    organizationId: rejection.organizationId ?? DEFAULT_ORGANIZATION.id,
     provider: rejection.provider,
     endpoint: rejection.endpoint ?? rejection.requestedName.slice(0, 100),
     eventId: rejection.eventId,

@@ -254,6 +254,7 @@ function servedAt(endpoint: CachedEndpoint, now: Date): ServedEndpoint {
   }
   return {
     name: endpoint.id,
+    organizationId: endpoint.organizationId,
     provider: endpoint.provider,
     account: endpoint.account,
     livemode: endpoint.livemode,

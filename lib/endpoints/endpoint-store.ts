@@ -238,12 +238,24 @@ const isRefusal = (value: object): value is EndpointRefusal => "kind" in value &
  * organization on the same account is allowed (moving an endpoint: docs/endpoints.md).
  */
 async function accountOwnedElsewhere(tx: Tx, organizationId: string, input: NewEndpoint, env: Record<string, string | undefined> = process.env): Promise<EndpointRefusal | undefined> {
-  const other = await tx.endpoint.findFirst({ where: { provider: input.provider, account: input.account, livemode: input.livemode, deletedAt: null, organizationId: { not: organizationId } }, select: { id: true } });
-  const environment =
-    organizationId !== DEFAULT_ORGANIZATION.id &&
-    endpointDefinitions(env).some((definition) => definition.provider === input.provider && definition.account === input.account && definition.livemode === input.livemode && Boolean(env[definition.secretsEnv]?.trim()));
-  if (!other && !environment) return undefined;
+  if (!(await accountBelongsElsewhere(tx, organizationId, input, env))) return undefined;
   return { kind: "conflict", code: "account_taken", message: `account: ${input.provider} account ${input.account} (${input.livemode ? "live" : "test"}) belongs to another organization; an account's events belong to one organization` };
+}
+
+/**
+ * True when a provider account and mode belong to an organization other than `organizationId`: an
+ * endpoint of it that is not deleted is bound to them, or, for any organization but the default one,
+ * an environment-configured endpoint (the default organization's) whose secrets variable is set. What
+ * keeps an organization from creating an endpoint on another's account, or reconciling another's books.
+ * Throws the database's errors.
+ */
+export async function accountBelongsElsewhere(client: Db | Tx, organizationId: string, scope: { provider: string; account: string; livemode: boolean }, env: Record<string, string | undefined> = process.env): Promise<boolean> {
+  const other = await client.endpoint.findFirst({ where: { provider: scope.provider, account: scope.account, livemode: scope.livemode, deletedAt: null, organizationId: { not: organizationId } }, select: { id: true } });
+  if (other) return true;
+  return (
+    organizationId !== DEFAULT_ORGANIZATION.id &&
+    endpointDefinitions(env).some((definition) => definition.provider === scope.provider && definition.account === scope.account && definition.livemode === scope.livemode && Boolean(env[definition.secretsEnv]?.trim()))
+  );
 }
 
 /**
@@ -283,7 +295,7 @@ export async function createEndpoint(db: Db, input: NewEndpoint, actor: Endpoint
       data: { id, organizationId, provider: input.provider, account: input.account, livemode: input.livemode, processingMode: mode, options: stored.options, connect: input.connect ?? false, status: "enabled", createdAt: now, updatedAt: now },
     });
     await tx.endpointSecret.create({ data: { id: `${id}_${label}`, endpointId: id, label, ciphertext, createdAt: now } });
-    await recordAudit(tx, actor, { action: "endpoint.create", targetType: "endpoint", targetId: id, note: because("audit_endpoint_created", { provider: input.provider, account: input.account, mode: input.livemode ? "live" : "test" }) }, now);
+    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.create", targetType: "endpoint", targetId: id, note: because("audit_endpoint_created", { provider: input.provider, account: input.account, mode: input.livemode ? "live" : "test" }) }, now);
     return (await findEndpoint(tx, organizationId, id))!;
   });
   if (isRefusal(created)) return created;
@@ -326,7 +338,7 @@ export async function setEndpointStatus(db: Db, id: string, status: "enabled" | 
       return { kind: "conflict", code: "no_active_secret", message: `endpoint ${id} has no active signing secret: rotate one in (POST /api/endpoints/${id}/secrets) before enabling it` };
     }
     await tx.endpoint.update({ where: { id }, data: { status, updatedAt: now } });
-    await recordAudit(tx, actor, { action: "endpoint.status", targetType: "endpoint", targetId: id, note: because("audit_endpoint_status", { status }) }, now);
+    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.status", targetType: "endpoint", targetId: id, note: because("audit_endpoint_status", { status }) }, now);
     return (await findEndpoint(tx, organizationId, id))!;
   });
   return isRefusal(result) ? result : { kind: "updated", endpoint: endpointView(result, now) };
@@ -348,7 +360,7 @@ export async function deleteEndpoint(db: Db, id: string, actor: EndpointActor, o
     await tx.endpoint.update({ where: { id }, data: { deletedAt: now, updatedAt: now } });
     await tx.endpointSecret.updateMany({ where: { endpointId: id, retiredAt: null }, data: { retiredAt: now } });
     await tx.endpointSecret.updateMany({ where: { endpointId: id }, data: { ciphertext: null } });
-    await recordAudit(tx, actor, { action: "endpoint.delete", targetType: "endpoint", targetId: id, note: because("audit_endpoint_deleted", { provider: endpoint.provider, account: endpoint.account }) }, now);
+    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.delete", targetType: "endpoint", targetId: id, note: because("audit_endpoint_deleted", { provider: endpoint.provider, account: endpoint.account }) }, now);
     return { kind: "deleted" as const };
   });
 }
@@ -388,7 +400,7 @@ export async function rotateSecret(db: Db, id: string, rotation: Rotation, actor
       await tx.endpointSecret.update({ where: { endpointId_label: { endpointId: id, label: stored.label } }, data: { expiresAt } });
     }
     await tx.endpointSecret.create({ data: { id: `${id}_${label}`, endpointId: id, label, ciphertext, createdAt: now } });
-    await recordAudit(tx, actor, { action: "endpoint.secret_rotate", targetType: "endpoint", targetId: id, note: because("audit_endpoint_secret_rotated", { label, seconds: overlapSeconds }) }, now);
+    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.secret_rotate", targetType: "endpoint", targetId: id, note: because("audit_endpoint_secret_rotated", { label, seconds: overlapSeconds }) }, now);
     const ends = previous.map((stored) => Math.min(stored.expiresAt?.getTime() ?? Infinity, expiresAt.getTime()));
     return { label, previousExpiresAt: ends.length > 0 ? new Date(Math.max(...ends)) : null };
   });
@@ -418,7 +430,7 @@ export async function retireSecret(db: Db, id: string, label: string, actor: End
       return { kind: "conflict", code: "last_active_secret", message: `${label} is the last active signing secret of enabled endpoint ${id}: rotate a new one in first, or disable the endpoint` } satisfies EndpointRefusal;
     }
     await tx.endpointSecret.update({ where: { endpointId_label: { endpointId: id, label } }, data: { retiredAt: now } });
-    await recordAudit(tx, actor, { action: "endpoint.secret_retire", targetType: "endpoint", targetId: id, note: because("audit_endpoint_secret_retired", { label }) }, now);
+    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.secret_retire", targetType: "endpoint", targetId: id, note: because("audit_endpoint_secret_retired", { label }) }, now);
     return { kind: "retired" as const, secret: secretView({ ...secret, retiredAt: now }, now) };
   });
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRET_LABEL_SUFFIX, DEMO_SECRETS, holdsPublicDemoValue, runMode, settingFrom } from "@/lib/config/settings";
 import { providers } from "@/lib/providers/registry";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 import type { ProviderName } from "@/lib/core/effect";
 import type { SigningSecret, VerificationKeys } from "@/lib/providers/types";
 
@@ -39,7 +40,10 @@ export interface EndpointDefinition {
 }
 
 /** An endpoint ready for use: its definition with validated options, loaded secrets and tolerance (seconds). */
-export interface Endpoint extends Omit<EndpointDefinition, "toleranceSeconds">, VerificationKeys {}
+export interface Endpoint extends Omit<EndpointDefinition, "toleranceSeconds">, VerificationKeys {
+  /** Always the default organization's: the environment configures one merchant's endpoints. */
+  organizationId: string;
+}
 
 /**
  * What the delivery pipeline needs of an endpoint, configured in the environment ({@link Endpoint}) or
@@ -48,6 +52,8 @@ export interface Endpoint extends Omit<EndpointDefinition, "toleranceSeconds">, 
  */
 export interface ServedEndpoint extends VerificationKeys {
   name: string;
+  /** The organization that owns it and every event, order and entry it brings (environment endpoints: the default one). */
+  organizationId: string;
   provider: ProviderName;
   account: string;
   livemode: boolean;
@@ -296,7 +302,7 @@ function loadEndpoint(definition: EndpointDefinition, env: Record<string, string
   }
   const accountProblem = production ? productionAccountIssue(definition, env) : undefined;
   if (accountProblem) issues.push(accountProblem);
-  return { ...definition, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? settingFrom("WEBHOOK_TOLERANCE_SECONDS", env) };
+  return { ...definition, organizationId: DEFAULT_ORGANIZATION.id, options, secrets, retiredSecrets, toleranceSeconds: definition.toleranceSeconds ?? settingFrom("WEBHOOK_TOLERANCE_SECONDS", env) };
 }
 
 function isDisabled(loaded: Endpoint | DisabledEndpoint | undefined): loaded is DisabledEndpoint {

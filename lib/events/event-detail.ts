@@ -123,25 +123,26 @@ function queuedBy<Message extends { body: string }>(messages: Message[], event: 
  * delivery are those this event booked (same event id and payment scope); dead letters those of its
  * event key; outbox rows those its order's messages name it in.
  */
-export async function getEventDetail(db: Db, id: string, options: { payloads: boolean }): Promise<EventDetail | null> {
-  const event = await db.webhookEvent.findUnique({ where: { id: id.slice(0, 100) } });
+export async function getEventDetail(db: Db, organizationId: string, id: string, options: { payloads: boolean }): Promise<EventDetail | null> {
+  // Another organization's event is as unknown as an id that does not exist.
+  const event = await db.webhookEvent.findFirst({ where: { id: id.slice(0, 100), organizationId } });
   if (!event) return null;
   const scope = { provider: event.provider, account: event.account, livemode: event.livemode, eventId: event.eventId };
   // What it booked is found through its order (or, with none, its payment's scope): both indexed.
   const booked = event.orderId ? { orderId: event.orderId } : event.paymentKey ? { paymentKey: event.paymentKey } : undefined;
   const [decisions, decisionCount, ledger, extraCharges, delivery, deadLetters, outbox, retentionDays] = await Promise.all([
     db.decision.findMany({
-      where: { eventId: event.eventId, endpoint: event.endpoint },
+      where: { organizationId, eventId: event.eventId, endpoint: event.endpoint },
       orderBy: [{ at: "asc" }, { id: "asc" }],
       take: EVENT_DECISION_LIMIT,
       select: { id: true, at: true, outcome: true, httpStatus: true, verified: true, reason: true, reasonCode: true, reasonParams: true, secretLabel: true, source: true, orderId: true },
     }),
-    db.decision.count({ where: { eventId: event.eventId, endpoint: event.endpoint } }),
-    booked ? db.ledgerEntry.findMany({ where: { ...booked, ...scope }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }) : [],
-    booked ? db.extraCharge.findMany({ where: { ...booked, ...scope }, orderBy: { createdAt: "asc" } }) : [],
-    event.orderId ? db.delivery.findFirst({ where: { orderId: event.orderId, eventId: event.eventId, provider: event.provider } }) : null,
-    db.deadLetter.findMany({ where: scope, orderBy: { firstFailedAt: "asc" } }),
-    event.orderId ? db.outboxMessage.findMany({ where: { orderId: event.orderId }, orderBy: { createdAt: "asc" } }) : [],
+    db.decision.count({ where: { organizationId, eventId: event.eventId, endpoint: event.endpoint } }),
+    booked ? db.ledgerEntry.findMany({ where: { ...booked, ...scope, organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }) : [],
+    booked ? db.extraCharge.findMany({ where: { ...booked, ...scope, organizationId }, orderBy: { createdAt: "asc" } }) : [],
+    event.orderId ? db.delivery.findFirst({ where: { organizationId, orderId: event.orderId, eventId: event.eventId, provider: event.provider } }) : null,
+    db.deadLetter.findMany({ where: { ...scope, organizationId }, orderBy: { firstFailedAt: "asc" } }),
+    event.orderId ? db.outboxMessage.findMany({ where: { organizationId, orderId: event.orderId }, orderBy: { createdAt: "asc" } }) : [],
     event.purgedAt ? retentionDaysAt(db, event.purgedAt) : null,
   ]);
   let payload: PayloadView;
@@ -250,8 +251,8 @@ export const EVENT_LOOKUP_LIMIT = 100;
  * first: live and test, or two accounts, may each hold the same id. One seek on WebhookEvent(eventId).
  * Returns at most {@link EVENT_LOOKUP_LIMIT} and how many there are.
  */
-export async function findStoredEvents(db: Db, filter: { eventId: string; provider?: string; endpoint?: string }): Promise<{ data: StoredEventSummary[]; count: number }> {
-  const where = { eventId: filter.eventId, ...(filter.provider ? { provider: filter.provider } : {}), ...(filter.endpoint ? { endpoint: filter.endpoint } : {}) };
+export async function findStoredEvents(db: Db, organizationId: string, filter: { eventId: string; provider?: string; endpoint?: string }): Promise<{ data: StoredEventSummary[]; count: number }> {
+  const where = { organizationId, eventId: filter.eventId, ...(filter.provider ? { provider: filter.provider } : {}), ...(filter.endpoint ? { endpoint: filter.endpoint } : {}) };
   const [rows, count] = await Promise.all([
     db.webhookEvent.findMany({
       where,
@@ -265,9 +266,9 @@ export async function findStoredEvents(db: Db, filter: { eventId: string; provid
 }
 
 /** The dead letters of a provider's event id (of `provider` when given), oldest first, at most 20: what a lookup shows when no stored event has the id. */
-export async function deadLettersOfEventId(db: Db, eventId: string, provider?: string) {
+export async function deadLettersOfEventId(db: Db, organizationId: string, eventId: string, provider?: string) {
   return db.deadLetter.findMany({
-    where: { eventId, ...(provider ? { provider } : {}) },
+    where: { organizationId, eventId, ...(provider ? { provider } : {}) },
     orderBy: { firstFailedAt: "asc" },
     take: 20,
     select: { id: true, status: true, category: true, reason: true, reasonCode: true, reasonParams: true, orderId: true },

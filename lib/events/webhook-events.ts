@@ -8,7 +8,7 @@ import { driverOf, type SqlSession, type SqlValue } from "@/lib/db/driver";
 import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
 
 /** The columns of a new event row, in the order {@link insertEvents} writes them. */
-export const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "headerNames", "customerEmail", "chargeId", "checkoutSessionId", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
+export const STORED_EVENT_COLUMNS = ["id", "organizationId", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "headerNames", "customerEmail", "chargeId", "checkoutSessionId", "status", "attempts", "nextAttemptAt", "dueAt", "receivedAt"] as const;
 
 /**
  * A new WebhookEvent row: the UNIQUE event key (provider, account, livemode, eventId), the body hash and
@@ -16,6 +16,8 @@ export const STORED_EVENT_COLUMNS = ["id", "provider", "endpoint", "account", "l
  */
 export interface NewEventRow {
   id: string;
+  /** The organization owning the endpoint that received it (a Connect event: the bound account's). */
+  organizationId: string;
   provider: string;
   endpoint: string;
   account: string;
@@ -192,6 +194,7 @@ export async function purgeEventPayloads(db: Db, ids: readonly string[], cutoff:
 /** An inbox event this worker now holds under lease. `attempts` already counts this attempt. */
 export interface ClaimedInboxEvent {
   id: string;
+  organizationId: string;
   provider: string;
   endpoint: string;
   account: string;
@@ -216,7 +219,7 @@ type ClaimedRow = Omit<ClaimedInboxEvent, "livemode" | "receivedAt" | "firstFail
   firstFailedAt: Date | string | null;
 };
 
-const RETURNED = ["id", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "attempts", "receivedAt", "firstFailedAt"];
+const RETURNED = ["id", "organizationId", "provider", "endpoint", "account", "livemode", "eventId", "type", "bodyHash", "orderId", "paymentKey", "payload", "secretLabel", "attempts", "receivedAt", "firstFailedAt"];
 
 function claimedOf(row: ClaimedRow, leaseExpiresAt: Date): ClaimedInboxEvent {
   return {

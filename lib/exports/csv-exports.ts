@@ -3,7 +3,7 @@
 // while holding one batch. UTF-8, a header row, RFC 4180 records (CRLF), formula-safe text cells, money
 // in major units with "." as the decimal separator beside a currency column, times ISO 8601 UTC.
 import type { Db } from "@/lib/db/client";
-import { decisionRowsAfter, type DecisionQuery } from "@/lib/decisions/list-decisions";
+import { decisionRowsAfter, type DecisionFilter } from "@/lib/decisions/list-decisions";
 import { csvNumber, csvRecord, csvText } from "@/lib/format/csv";
 import { currencyExponent, minorToDecimal } from "@/lib/money/minor-units";
 import { expectedCredited } from "@/lib/orders/list-orders";
@@ -46,7 +46,7 @@ export async function* ordersCsv(db: Db, filter: OrderFilter, named: readonly st
     const rows = await orderRowsById(db, filter, named, afterId, EXPORT_BATCH_ROWS);
     if (rows.length === 0) return;
     const ids = rows.map((row) => row.id);
-    const [credited, attention] = await Promise.all([creditedOf(db, ids), attentionOf(db, ids)]);
+    const [credited, attention] = await Promise.all([creditedOf(db, filter.organizationId, ids), attentionOf(db, filter.organizationId, ids)]);
     let chunk = "";
     for (const row of rows) {
       const sum = credited.get(row.id) ?? 0;
@@ -83,7 +83,7 @@ export const DECISION_CSV_COLUMNS = ["at", "provider", "endpoint", "event_id", "
  * sentences in the reader's language (`reasons`), beside the reason's stable code. Never a secret, a
  * signature or a body (a decision row holds none).
  */
-export async function* decisionsCsv(db: Db, filter: Omit<DecisionQuery, "page" | "pageSize">, reasons: ReaderReasons): AsyncGenerator<string> {
+export async function* decisionsCsv(db: Db, filter: DecisionFilter, reasons: ReaderReasons): AsyncGenerator<string> {
   yield csvRecord([...DECISION_CSV_COLUMNS]);
   let cursor: { at: Date; id: string } | undefined;
   for (;;) {

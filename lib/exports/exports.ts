@@ -15,8 +15,8 @@ interface SearchRights {
   emails: boolean;
 }
 
-async function namedIds(db: Db, q: string | undefined, rights: SearchRights): Promise<string[]> {
-  return q ? [...(await ordersNamedBy(db, q, rights)).keys()] : [];
+async function namedIds(db: Db, organizationId: string, q: string | undefined, rights: SearchRights): Promise<string[]> {
+  return q ? [...(await ordersNamedBy(db, organizationId, q, rights)).keys()] : [];
 }
 
 /** `GET /api/exports/orders.csv`'s query: the orders page's filters ({@link orderFilterParamsSchema}). */
@@ -25,8 +25,8 @@ export function parseOrdersExport(search: URLSearchParams) {
 }
 
 /** The orders CSV of `params` ({@link ordersCsv}), the search as on the orders page. */
-export async function ordersExport(db: Db, params: OrderFilterParams, rights: SearchRights): Promise<AsyncGenerator<string>> {
-  return ordersCsv(db, orderFilterOf(params), await namedIds(db, params.q, rights));
+export async function ordersExport(db: Db, organizationId: string, params: OrderFilterParams, rights: SearchRights): Promise<AsyncGenerator<string>> {
+  return ordersCsv(db, orderFilterOf(organizationId, params), await namedIds(db, organizationId, params.q, rights));
 }
 
 /** `GET /api/exports/ledger.csv`'s query ({@link ledgerFilterParamsSchema}). */
@@ -35,8 +35,8 @@ export function parseLedgerExport(search: URLSearchParams) {
 }
 
 /** The ledger CSV of `params` ({@link ledgerCsv}). */
-export async function ledgerExport(db: Db, params: LedgerFilterParams, rights: SearchRights): Promise<AsyncGenerator<string>> {
-  return ledgerCsv(db, ledgerFilterOf(params), await namedIds(db, params.q, rights));
+export async function ledgerExport(db: Db, organizationId: string, params: LedgerFilterParams, rights: SearchRights): Promise<AsyncGenerator<string>> {
+  return ledgerCsv(db, ledgerFilterOf(organizationId, params), await namedIds(db, organizationId, params.q, rights));
 }
 
 /** `GET /api/exports/decisions.csv`'s query: the decision log's filters ({@link decisionFilterParamsSchema}). */
@@ -45,8 +45,8 @@ export function parseDecisionsExport(search: URLSearchParams) {
 }
 
 /** The decision log CSV of `params` ({@link decisionsCsv}), reasons in `reasons`' language. */
-export function decisionsExport(db: Db, params: DecisionFilterParams, reasons: ReaderReasons): AsyncGenerator<string> {
-  return decisionsCsv(db, decisionFilterOf(params), reasons);
+export function decisionsExport(db: Db, organizationId: string, params: DecisionFilterParams, reasons: ReaderReasons): AsyncGenerator<string> {
+  return decisionsCsv(db, decisionFilterOf(organizationId, params), reasons);
 }
 
 const limitSchema = z.coerce.number().min(1).max(500).refine(Number.isInteger, "must be a whole number").default(100);
@@ -78,8 +78,8 @@ export type DecisionJson = Omit<DecisionRow, "at"> & { at: string; reasonText: s
  * One page of the decision log, newest first, after `cursor`: `{data, count, nextCursor}` (`count`
  * matches in all; `nextCursor` null on the last page).
  */
-export async function listDecisionsApi(db: Db, query: z.output<typeof decisionListSchema>, reasons: ReaderReasons): Promise<{ data: DecisionJson[]; count: number; nextCursor: string | null }> {
-  const filter = decisionFilterOf(query);
+export async function listDecisionsApi(db: Db, organizationId: string, query: z.output<typeof decisionListSchema>, reasons: ReaderReasons): Promise<{ data: DecisionJson[]; count: number; nextCursor: string | null }> {
+  const filter = decisionFilterOf(organizationId, query);
   const [rows, count] = await Promise.all([decisionRowsAfter(db, filter, query.cursor, query.limit + 1), countDecisions(db, filter)]);
   const page = rows.slice(0, query.limit);
   const data = page.map((row) => ({
@@ -103,9 +103,9 @@ export function parseLedgerList(search: URLSearchParams) {
  * One page of ledger entries in booking order after `cursor`: `{data, count, nextCursor}`; amounts in
  * signed minor units of each entry's currency, times ISO 8601 UTC.
  */
-export async function listLedgerApi(db: Db, query: z.output<typeof ledgerListSchema>, rights: SearchRights) {
-  const filter = ledgerFilterOf(query);
-  const named = await namedIds(db, query.q, rights);
+export async function listLedgerApi(db: Db, organizationId: string, query: z.output<typeof ledgerListSchema>, rights: SearchRights) {
+  const filter = ledgerFilterOf(organizationId, query);
+  const named = await namedIds(db, organizationId, query.q, rights);
   const [rows, count] = await Promise.all([ledgerRowsAfter(db, filter, named, query.cursor, query.limit + 1), countLedgerRows(db, filter, named)]);
   const page = rows.slice(0, query.limit);
   const data = page.map((row) => ({

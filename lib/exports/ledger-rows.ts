@@ -31,9 +31,9 @@ export interface LedgerFilter {
 }
 
 /** The {@link LedgerFilter} of parsed parameters. */
-export function ledgerFilterOf(params: LedgerFilterParams): LedgerFilter {
+export function ledgerFilterOf(organizationId: string, params: LedgerFilterParams): LedgerFilter {
   return {
-    orders: orderFilterOf(params),
+    orders: orderFilterOf(organizationId, params),
     orderId: params.orderId,
     bookedFrom: params.bookedFrom ? new Date(`${params.bookedFrom}T00:00:00.000Z`) : undefined,
     bookedTo: params.bookedTo ? nextDay(new Date(`${params.bookedTo}T00:00:00.000Z`)) : undefined,
@@ -62,8 +62,9 @@ type RawEntry = Omit<LedgerRecord, "livemode" | "occurredAt" | "createdAt"> & { 
 const COLUMNS = ["id", "businessKey", "orderId", "paymentKey", "kind", "amount", "currency", "provider", "account", "livemode", "eventId", "occurredAt", "createdAt"].map((column) => `"${column}"`).join(", ");
 
 function whereOf(dialect: "sqlite" | "postgresql", filter: LedgerFilter, named: readonly string[]): { parts: string[]; params: SqlValue[] } {
-  const parts: string[] = [];
-  const params: SqlValue[] = [];
+  // Always one organization's entries (the orders filter's organization).
+  const parts: string[] = [`"organizationId" = ?`];
+  const params: SqlValue[] = [filter.orders.organizationId];
   if (filter.orderId) {
     parts.push(`"orderId" = ?`);
     params.push(filter.orderId);

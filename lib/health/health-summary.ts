@@ -16,18 +16,18 @@ export interface HealthSummary {
 
 /**
  * Counts what an operator watches on every page: events stored but not yet processed and the age of
- * the oldest, open dead letters, uncertain outbox rows, the last check of the books. Each is one indexed query: the light
+ * the oldest, open dead letters, uncertain outbox rows, the last check of the books, in one organization. Each is one indexed query: the light
  * subset of `collectOperationalMetrics` (lib/monitoring), with the same definition of "pending".
  */
-export async function healthSummary(db: Db, now = new Date()): Promise<HealthSummary> {
-  const pendingWhere = { status: { in: [...PENDING_INBOX_STATUSES] } };
+export async function healthSummary(db: Db, organizationId: string, now = new Date()): Promise<HealthSummary> {
+  const pendingWhere = { organizationId, status: { in: [...PENDING_INBOX_STATUSES] } };
   const [pendingEvents, oldest, openDeadLetters, uncertainOutbox, failedAttemptsLastHour, books] = await Promise.all([
     db.webhookEvent.count({ where: pendingWhere }),
     db.webhookEvent.findFirst({ where: pendingWhere, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
-    db.deadLetter.count({ where: { status: "open" } }),
-    db.outboxMessage.count({ where: { status: "uncertain" } }),
-    db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: new Date(now.getTime() - 3_600_000) } } }),
-    latestBooksCheck(db),
+    db.deadLetter.count({ where: { organizationId, status: "open" } }),
+    db.outboxMessage.count({ where: { organizationId, status: "uncertain" } }),
+    db.decision.count({ where: { organizationId, outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: new Date(now.getTime() - 3_600_000) } } }),
+    latestBooksCheck(db, organizationId),
   ]);
   return {
     pendingEvents,

@@ -1,5 +1,5 @@
 import { applyStoredEvent, type AppliedEvent } from "@/lib/apply/apply-stored-event";
-import type { NormalizedEvent } from "@/lib/core/effect";
+import type { EndpointScope, NormalizedEvent } from "@/lib/core/effect";
 import type { EventKey } from "@/lib/core/event-key";
 import { ApplyFailure, ConcurrentChange, type FailureCategory } from "@/lib/core/failures";
 import type { Db } from "@/lib/db/client";
@@ -64,9 +64,13 @@ function endpointsByName(): EndpointsByName {
   return new Map(endpointDefinitions().map((definition) => [definition.name, definition]));
 }
 
-function endpointOf(claimed: ClaimedInboxEvent, endpoints: EndpointsByName): Pick<EndpointDefinition, "name" | "provider" | "livemode"> {
+function endpointOf(claimed: ClaimedInboxEvent, endpoints: EndpointsByName): EndpointScope {
   // An endpoint removed from the configuration after the event was stored: its stored scope stands in.
-  return endpoints.get(claimed.endpoint) ?? { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode };
+  // The organization is always the stored row's: it was decided at receipt, never by today's configuration.
+  const configured = endpoints.get(claimed.endpoint);
+  return configured
+    ? { name: configured.name, provider: configured.provider, livemode: configured.livemode, organizationId: claimed.organizationId }
+    : { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode, organizationId: claimed.organizationId };
 }
 
 /** What one event of a batch came to, before the commit: its result and the decision row to write. */
@@ -84,7 +88,7 @@ interface Handled {
 async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, failure: Failure, options: ApplyClaimedOptions, at: Date): Promise<Handled> {
   const decision = decideRetry(failure, claimed.attempts, claimed.receivedAt, at, options.policy, options.random);
   const orderId = failure.orderId ?? claimed.orderId ?? undefined;
-  const base = { provider: claimed.provider, endpoint: claimed.endpoint, eventId: claimed.eventId, verified: true, eventType: claimed.type, orderId, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null } as const;
+  const base = { organizationId: claimed.organizationId, provider: claimed.provider, endpoint: claimed.endpoint, eventId: claimed.eventId, verified: true, eventType: claimed.type, orderId, secretLabel: claimed.secretLabel, source: "worker", httpStatus: null } as const;
   const firstFailedAt = claimed.firstFailedAt ?? at;
   if (decision.action === "retry") {
     await scheduleEventRetry(session, claimed.id, decision.nextAttemptAt, { lastError: failure.reason, firstFailedAt });
@@ -98,7 +102,7 @@ async function recordFailure(session: SqlSession, claimed: ClaimedInboxEvent, fa
   await markEventDead(session, claimed.id, { lastError: dead.reason, firstFailedAt });
   await upsertDeadLetter(
     session,
-    { key: keyOf(claimed), endpoint: claimed.endpoint, eventType: claimed.type, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, payload: claimed.payload, orderId, failure: dead, attempts: claimed.attempts, firstFailedAt },
+    { organizationId: claimed.organizationId, key: keyOf(claimed), endpoint: claimed.endpoint, eventType: claimed.type, bodyHash: claimed.bodyHash, secretLabel: claimed.secretLabel, payload: claimed.payload, orderId, failure: dead, attempts: claimed.attempts, firstFailedAt },
     at,
   );
   return { result: { kind: "dead_lettered", category: dead.category, reason: dead.reason }, decision: decisionRow({ ...base, outcome: "dead_lettered", reason: dead.reason, reasonRef: dead.reasonRef }) };

@@ -90,6 +90,7 @@ export async function deadLetterDelivery(db: Db, delivery: VerifiedDelivery, key
   const decision = { eventId: key.eventId, orderId };
   try {
     await recordDeadLetter(db, {
+      organizationId: delivery.endpoint.organizationId,
       key,
       endpoint: delivery.endpoint.name,
       eventType: delivery.event.type,

@@ -56,6 +56,7 @@ export function checkoutSessionIdOf(event: NormalizedEvent): string | undefined 
 export function storedEventData(delivery: VerifiedDelivery, fields: { status: string; attempts: number; nextAttemptAt?: Date | null }): Omit<NewEventRow, "id" | "receivedAt"> {
   const key = eventKeyOf(delivery);
   return {
+    organizationId: delivery.endpoint.organizationId,
     provider: key.provider,
     endpoint: delivery.endpoint.name,
     account: key.account,
@@ -82,6 +83,7 @@ export function storedEventData(delivery: VerifiedDelivery, fields: { status: st
 /** Decision-row fields shared by every decision about one verified delivery. */
 export function decisionBaseOf(delivery: VerifiedDelivery) {
   return {
+    organizationId: delivery.endpoint.organizationId,
     provider: delivery.endpoint.provider,
     endpoint: delivery.endpoint.name,
     eventId: delivery.event.eventId,

@@ -54,7 +54,7 @@ export async function receiveWebhookHttp(request: WebhookHttpRequest, endpointNa
   if (!resolved.ok) return { ...resolved.answer, headers: resolved.headers ?? {} };
   const { endpoint } = resolved;
   const reject = async (code: RejectionCode, status: number, why: { reason: string; reasonRef?: ReasonRef }, headers: Record<string, string> = {}): Promise<WebhookHttpAnswer> => {
-    await recordPreSignatureRejection(options.db, { endpoint: endpoint.name, requestedName: endpointName, provider: endpoint.provider, code, httpStatus: status, reason: why.reason, reasonRef: why.reasonRef }, now);
+    await recordPreSignatureRejection(options.db, { endpoint: endpoint.name, organizationId: endpoint.organizationId, requestedName: endpointName, provider: endpoint.provider, code, httpStatus: status, reason: why.reason, reasonRef: why.reasonRef }, now);
     return { status, body: { outcome: "rejected", reason: why.reason }, headers };
   };
 

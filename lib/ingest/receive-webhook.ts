@@ -90,7 +90,7 @@ async function resolveStoredEndpoint(db: Db | undefined, id: string, now: Date):
   if (resolved.kind === "unknown") return unknownEndpoint(db, id, now);
   if (resolved.kind === "misconfigured") return misconfigured(db, id, resolved.issues, now);
   const answer = FIXED_ANSWERS.endpoint_disabled;
-  await recordPreSignatureRejection(db, { endpoint: id, requestedName: id, provider: resolved.endpoint.provider, code: "endpoint_disabled", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
+  await recordPreSignatureRejection(db, { endpoint: id, organizationId: resolved.endpoint.organizationId, requestedName: id, provider: resolved.endpoint.provider, code: "endpoint_disabled", httpStatus: answer.httpStatus, reason: answer.reason, reasonRef: answer.reasonRef }, now);
   return { ok: false, answer: webhookAnswer(answer), headers: { "retry-after": String(DISABLED_RETRY_AFTER_SECONDS) } };
 }
 
@@ -131,6 +131,7 @@ export async function receiveAtEndpoint(endpoint: ServedEndpoint, delivery: { he
       database,
       {
         endpoint: endpoint.name,
+        organizationId: endpoint.organizationId,
         requestedName: endpoint.name,
         provider: endpoint.provider,
         code: signatureRejectionCode(verified.reason),
@@ -153,6 +154,7 @@ export async function receiveAtEndpoint(endpoint: ServedEndpoint, delivery: { he
   const parsed = provider.parse(input, endpoint.options, { name: endpoint.name, account: endpoint.account, livemode: endpoint.livemode });
   if (!parsed.ok) {
     await recordDecisionSafely(database, {
+      organizationId: endpoint.organizationId,
       provider: endpoint.provider,
       endpoint: endpoint.name,
       eventId: parsed.eventId,

@@ -11,6 +11,8 @@ import type { PaymentEntry } from "@/lib/core/books";
 
 /** The event a booking comes from, in the scope of the endpoint that reported it. */
 export interface BookingSource extends PaymentScope {
+  /** The organization whose order and books it is (the receiving endpoint's). */
+  organizationId: string;
   eventId: string;
 }
 
@@ -56,9 +58,9 @@ export async function bookEntry(
 ): Promise<boolean> {
   const occurredAt = dateOfUnixSeconds(entry.occurredAt);
   const rows = await session.all(
-    `INSERT INTO "LedgerEntry" ("id", "businessKey", "orderId", "paymentKey", "kind", "amount", "currency", "provider", "account", "livemode", "eventId", "occurredAt", "createdAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("businessKey") DO NOTHING RETURNING "id"`,
-    [newRowId(now), entry.businessKey, entry.orderId, entry.paymentKey, entry.kind, entry.amount, entry.currency, source.provider, source.account, source.livemode, source.eventId, occurredAt, now],
+    `INSERT INTO "LedgerEntry" ("id", "organizationId", "businessKey", "orderId", "paymentKey", "kind", "amount", "currency", "provider", "account", "livemode", "eventId", "occurredAt", "createdAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("businessKey") DO NOTHING RETURNING "id"`,
+    [newRowId(now), source.organizationId, entry.businessKey, entry.orderId, entry.paymentKey, entry.kind, entry.amount, entry.currency, source.provider, source.account, source.livemode, source.eventId, occurredAt, now],
   );
   return rows.length === 1;
 }
@@ -71,8 +73,9 @@ export async function bookEntry(
 export async function bookCredit(session: SqlSession, source: BookingSource, credit: { orderId: string; paymentKey: string; amount: number; currency: string }, now: Date): Promise<boolean> {
   const booked = await bookEntry(session, source, { businessKey: creditKey(source, credit.paymentKey), kind: "credit", ...credit }, now);
   if (!booked) return false;
-  await session.run(`INSERT INTO "Delivery" ("id", "orderId", "paymentKey", "provider", "eventId", "createdAt") VALUES (?, ?, ?, ?, ?, ?)`, [
+  await session.run(`INSERT INTO "Delivery" ("id", "organizationId", "orderId", "paymentKey", "provider", "eventId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`, [
     newRowId(now),
+    source.organizationId,
     credit.orderId,
     credit.paymentKey,
     source.provider,
@@ -97,11 +100,11 @@ export interface OrderLedgerEntry {
   paymentKey: string;
 }
 
-/** Every ledger entry of an order, by business key. One indexed read (orderId). */
-export async function ledgerOfOrder(session: SqlSession, orderId: string): Promise<OrderLedgerEntry[]> {
+/** Every ledger entry of an organization's order, by business key. One indexed read (organizationId, orderId). */
+export async function ledgerOfOrder(session: SqlSession, organizationId: string, orderId: string): Promise<OrderLedgerEntry[]> {
   const rows = await session.all<Omit<OrderLedgerEntry, "amount" | "livemode"> & { amount: number | bigint; livemode: boolean | number }>(
-    `SELECT "businessKey", "kind", "amount", "currency", "eventId", "provider", "account", "livemode", "paymentKey" FROM "LedgerEntry" WHERE "orderId" = ? ORDER BY "businessKey"`,
-    [orderId],
+    `SELECT "businessKey", "kind", "amount", "currency", "eventId", "provider", "account", "livemode", "paymentKey" FROM "LedgerEntry" WHERE "organizationId" = ? AND "orderId" = ? ORDER BY "businessKey"`,
+    [organizationId, orderId],
   );
   return rows.map((row) => ({ ...row, amount: Number(row.amount), livemode: sqliteBoolean(row.livemode) }));
 }
@@ -111,10 +114,10 @@ export async function ledgerOfOrder(session: SqlSession, orderId: string): Promi
  * can be applied again from nothing: ONLY inside a transaction (or savepoint) that is rolled back, by the
  * books' rebuild (lib/verification). Returns how many ledger entries it removed.
  */
-export async function clearOrderBookingsForRebuild(session: SqlSession, orderId: string): Promise<number> {
-  const entries = await session.run(`DELETE FROM "LedgerEntry" WHERE "orderId" = ?`, [orderId]);
-  await session.run(`DELETE FROM "Delivery" WHERE "orderId" = ?`, [orderId]);
-  await session.run(`DELETE FROM "ExtraCharge" WHERE "orderId" = ?`, [orderId]);
+export async function clearOrderBookingsForRebuild(session: SqlSession, organizationId: string, orderId: string): Promise<number> {
+  const entries = await session.run(`DELETE FROM "LedgerEntry" WHERE "organizationId" = ? AND "orderId" = ?`, [organizationId, orderId]);
+  await session.run(`DELETE FROM "Delivery" WHERE "organizationId" = ? AND "orderId" = ?`, [organizationId, orderId]);
+  await session.run(`DELETE FROM "ExtraCharge" WHERE "organizationId" = ? AND "orderId" = ?`, [organizationId, orderId]);
   return entries;
 }
 
@@ -135,9 +138,9 @@ export async function findExtraCharge(session: SqlSession, scope: PaymentScope, 
  */
 export async function recordExtraCharge(session: SqlSession, source: BookingSource, charge: { orderId: string; paymentKey: string; amount: number; currency: string }, now: Date): Promise<boolean> {
   const rows = await session.all(
-    `INSERT INTO "ExtraCharge" ("id", "orderId", "paymentKey", "amount", "currency", "provider", "account", "livemode", "eventId", "status", "createdAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?) ON CONFLICT ("provider", "account", "livemode", "paymentKey") DO NOTHING RETURNING "id"`,
-    [newRowId(now), charge.orderId, charge.paymentKey, charge.amount, charge.currency, source.provider, source.account, source.livemode, source.eventId, now],
+    `INSERT INTO "ExtraCharge" ("id", "organizationId", "orderId", "paymentKey", "amount", "currency", "provider", "account", "livemode", "eventId", "status", "createdAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?) ON CONFLICT ("provider", "account", "livemode", "paymentKey") DO NOTHING RETURNING "id"`,
+    [newRowId(now), source.organizationId, charge.orderId, charge.paymentKey, charge.amount, charge.currency, source.provider, source.account, source.livemode, source.eventId, now],
   );
   return rows.length === 1;
 }
@@ -152,7 +155,7 @@ export async function noteExtraChargeRefunded(session: SqlSession, extraChargeId
  * 500 characters kept) and who resolved it, with `client` (a transaction with its audit row). Returns
  * false when it is not open.
  */
-export async function resolveExtraCharge(client: Db | Tx, id: string, note: string, resolvedBy: string, now: Date): Promise<boolean> {
-  const { count } = await client.extraCharge.updateMany({ where: { id, status: "open" }, data: { status: "resolved", note: note.slice(0, 500), resolvedBy, resolvedAt: now } });
+export async function resolveExtraCharge(client: Db | Tx, organizationId: string, id: string, note: string, resolvedBy: string, now: Date): Promise<boolean> {
+  const { count } = await client.extraCharge.updateMany({ where: { id, organizationId, status: "open" }, data: { status: "resolved", note: note.slice(0, 500), resolvedBy, resolvedAt: now } });
   return count === 1;
 }

@@ -10,9 +10,9 @@ export interface DisputeRecord {
   status: DisputeStatus;
 }
 
-/** The disputes of an order, every scope's (an order's status weighs them all). */
-export async function disputesOfOrder(session: SqlSession, orderId: string): Promise<DisputeRecord[]> {
-  return session.all<DisputeRecord>(`SELECT "disputeId", "paymentKey", "status" FROM "Dispute" WHERE "orderId" = ? ORDER BY "id"`, [orderId]);
+/** The disputes of an organization's order, every scope's (an order's status weighs them all). */
+export async function disputesOfOrder(session: SqlSession, organizationId: string, orderId: string): Promise<DisputeRecord[]> {
+  return session.all<DisputeRecord>(`SELECT "disputeId", "paymentKey", "status" FROM "Dispute" WHERE "organizationId" = ? AND "orderId" = ? ORDER BY "id"`, [organizationId, orderId]);
 }
 
 /**
@@ -22,17 +22,17 @@ export async function disputesOfOrder(session: SqlSession, orderId: string): Pro
  */
 export async function recordDispute(
   session: SqlSession,
-  scope: PaymentScope,
+  scope: PaymentScope & { organizationId: string },
   dispute: { disputeId: string; paymentKey: string; orderId: string; status: DisputeStatus; amount: number; currency: string },
   now: Date,
 ): Promise<void> {
   await session.run(
-    `INSERT INTO "Dispute" ("id", "provider", "account", "livemode", "paymentKey", "disputeId", "orderId", "status", "amount", "currency", "createdAt", "updatedAt")
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO "Dispute" ("id", "organizationId", "provider", "account", "livemode", "paymentKey", "disputeId", "orderId", "status", "amount", "currency", "createdAt", "updatedAt")
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT ("provider", "account", "livemode", "disputeId") DO UPDATE SET
        "status" = CASE WHEN "Dispute"."status" = 'open' THEN excluded."status" ELSE "Dispute"."status" END,
        "updatedAt" = excluded."updatedAt"`,
-    [newRowId(now), scope.provider, scope.account, scope.livemode, dispute.paymentKey, dispute.disputeId, dispute.orderId, dispute.status, dispute.amount, dispute.currency, now, now],
+    [newRowId(now), scope.organizationId, scope.provider, scope.account, scope.livemode, dispute.paymentKey, dispute.disputeId, dispute.orderId, dispute.status, dispute.amount, dispute.currency, now, now],
   );
 }
 
@@ -40,6 +40,6 @@ export async function recordDispute(
  * Removes an order's disputes so its stored events can be applied again from nothing: ONLY inside a
  * transaction (or savepoint) that is rolled back, by the books' rebuild (lib/verification).
  */
-export async function clearDisputesForRebuild(session: SqlSession, orderId: string): Promise<void> {
-  await session.run(`DELETE FROM "Dispute" WHERE "orderId" = ?`, [orderId]);
+export async function clearDisputesForRebuild(session: SqlSession, organizationId: string, orderId: string): Promise<void> {
+  await session.run(`DELETE FROM "Dispute" WHERE "organizationId" = ? AND "orderId" = ?`, [organizationId, orderId]);
 }

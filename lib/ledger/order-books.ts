@@ -17,11 +17,11 @@ export interface OrderBooks {
   ledger: OrderLedgerEntry[];
 }
 
-/** The books of an order read in `session` (seeing that transaction's own writes), or null when there is no such order. */
-export async function readOrderBooks(session: SqlSession, orderId: string): Promise<OrderBooks | null> {
-  const order = await orderById(session, orderId);
+/** The books of an organization's order read in `session` (seeing that transaction's own writes), or null when there is no such order. */
+export async function readOrderBooks(session: SqlSession, organizationId: string, orderId: string): Promise<OrderBooks | null> {
+  const order = await orderById(session, organizationId, orderId);
   if (!order) return null;
-  const ledger = await ledgerOfOrder(session, orderId);
+  const ledger = await ledgerOfOrder(session, organizationId, orderId);
   return {
     orderId,
     status: order.status,

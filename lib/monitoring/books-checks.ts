@@ -32,10 +32,10 @@ export interface BooksCheckView {
   error: string | null;
 }
 
-/** Records that a check over every order started (status `running`). Returns its id. */
-export async function startBooksCheck(db: Db, trigger: BooksCheckTrigger, now: Date): Promise<string> {
+/** Records that a check over every order of an organization started (status `running`). Returns its id. */
+export async function startBooksCheck(db: Db, organizationId: string, trigger: BooksCheckTrigger, now: Date): Promise<string> {
   const id = newRowId(now);
-  await driverOf(db).transaction((session) => session.run(`INSERT INTO "BooksCheck" ("id", "startedAt", "trigger", "status", "report") VALUES (?, ?, ?, 'running', '{}')`, [id, now, trigger]));
+  await driverOf(db).transaction((session) => session.run(`INSERT INTO "BooksCheck" ("id", "organizationId", "startedAt", "trigger", "status", "report") VALUES (?, ?, ?, ?, 'running', '{}')`, [id, organizationId, now, trigger]));
   return id;
 }
 
@@ -60,9 +60,9 @@ function viewOf(row: { id: string; trigger: string; status: string; startedAt: D
   return { ...row, trigger: row.trigger as BooksCheckTrigger, status: row.status as BooksCheckView["status"], startedAt: row.startedAt.toISOString(), finishedAt: row.finishedAt?.toISOString() ?? null };
 }
 
-/** The latest finished check (done), or null when none has finished. One indexed read. */
-export async function latestBooksCheck(db: Db): Promise<BooksCheckView | null> {
-  const row = await db.booksCheck.findFirst({ where: { status: "done" }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: VIEW_SELECT });
+/** The organization's latest finished check (done), or null when none has finished. One indexed read. */
+export async function latestBooksCheck(db: Db, organizationId: string): Promise<BooksCheckView | null> {
+  const row = await db.booksCheck.findFirst({ where: { organizationId, status: "done" }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: VIEW_SELECT });
   return row ? viewOf(row) : null;
 }
 
@@ -75,9 +75,9 @@ export async function lastBooksCheckStart(db: Db): Promise<Date | null> {
   return row?.startedAt ?? null;
 }
 
-/** The latest finished check with its report (JSON, as lib/verification wrote it), or null. */
-export async function latestBooksCheckReport(db: Db): Promise<{ check: BooksCheckView; report: string } | null> {
-  const row = await db.booksCheck.findFirst({ where: { status: "done" }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: { ...VIEW_SELECT, report: true } });
+/** The organization's latest finished check with its report (JSON, as lib/verification wrote it), or null. */
+export async function latestBooksCheckReport(db: Db, organizationId: string): Promise<{ check: BooksCheckView; report: string } | null> {
+  const row = await db.booksCheck.findFirst({ where: { organizationId, status: "done" }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: { ...VIEW_SELECT, report: true } });
   if (!row) return null;
   const { report, ...check } = row;
   return { check: viewOf(check), report };

@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/client";
 import { latestBooksCheck } from "@/lib/monitoring/books-checks";
 import { recentGapChecks } from "@/lib/monitoring/gap-checks";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 /** Inbox statuses that still wait to be applied: stored, held by a worker, or parked for a retry. */
 export const PENDING_INBOX_STATUSES = ["received", "processing", "failed"] as const;
@@ -63,7 +64,9 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
     // The minute that contains hourAgo counts whole: a minute's count has no finer time.
     db.rejectionCount.groupBy({ by: ["reason"], where: { minute: { gt: new Date(hourAgo.getTime() - 60_000), lte: now } }, _sum: { count: true }, orderBy: { reason: "asc" } }),
     db.rejectionCount.groupBy({ by: ["endpoint", "reason"], _sum: { count: true }, orderBy: [{ endpoint: "asc" }, { reason: "asc" }] }),
-    latestBooksCheck(db),
+    // The operator's figures cover the deployment; the books' check is the default organization's (each
+    // organization's own is on its dashboard's health strip).
+    latestBooksCheck(db, DEFAULT_ORGANIZATION.id),
     recentGapChecks(db, now),
   ]);
   const inboxCount = (status: string) => inboxGroups.find((group) => group.status === status)?._count._all ?? 0;

@@ -103,12 +103,12 @@ export function expectedCredited(order: { status: string; amount: number; refund
  * ({@link ordersNamedBy}). Count and page run together. Throws ZodError on an invalid query (callers pass
  * {@link orderQueryFromParams}'s output).
  */
-export async function listOrdersPage(db: Db, input: OrderQuery, options: { emails?: boolean } = {}): Promise<Page<OrderRow>> {
+export async function listOrdersPage(db: Db, organizationId: string, input: OrderQuery, options: { emails?: boolean } = {}): Promise<Page<OrderRow>> {
   const query = orderQuerySchema.parse(input);
-  const named = query.q ? await ordersNamedBy(db, query.q, { emails: options.emails ?? false }) : new Map<string, SearchKind[]>();
-  const { rows, count } = await orderRowsPage(db, query, [...named.keys()], { sort: query.sort, dir: query.dir, offset: (query.page - 1) * query.pageSize, limit: query.pageSize });
+  const named = query.q ? await ordersNamedBy(db, organizationId, query.q, { emails: options.emails ?? false }) : new Map<string, SearchKind[]>();
+  const { rows, count } = await orderRowsPage(db, { ...query, organizationId }, [...named.keys()], { sort: query.sort, dir: query.dir, offset: (query.page - 1) * query.pageSize, limit: query.pageSize });
   const ids = rows.map((row) => row.id);
-  const [credited, attention] = await Promise.all([creditedOf(db, ids), attentionOf(db, ids)]);
+  const [credited, attention] = await Promise.all([creditedOf(db, organizationId, ids), attentionOf(db, organizationId, ids)]);
   const data = rows.map((row) => {
     const sum = credited.get(row.id) ?? 0;
     return {

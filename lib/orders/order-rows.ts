@@ -2,7 +2,7 @@
 // for both databases (the driver's prepared statements): status, currency, last-update range, a search
 // text and "needs attention". A search text matches any part of the order id in any case (PostgreSQL:
 // ILIKE through the trigram index Order_id_trgm_idx; SQLite: LIKE, ASCII case-insensitive, reading the
-// primary key's index) or names the order exactly (lib/orders/order-search.ts).
+// organization's entries of a covering index) or names the order exactly (lib/orders/order-search.ts).
 import type { Db } from "@/lib/db/client";
 import { driverOf, type SqlValue } from "@/lib/db/driver";
 import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
@@ -11,6 +11,8 @@ import { containsPattern } from "@/lib/orders/order-search";
 
 /** Filters every reader of orders shares. Dates are UTC; `to` is exclusive. */
 export interface OrderFilter {
+  /** The organization whose orders are read: every reader reads one organization's, never more. */
+  organizationId: string;
   status?: string;
   currency?: string;
   /** Last update on or after (UTC). */
@@ -80,12 +82,12 @@ function whereSql(parts: readonly string[]): string {
  * Orders with something open for a person, as a subquery each: a small set (the open rows), read once
  * by the planner, never a probe per order.
  */
-const NEEDS_ATTENTION = `("id" IN (SELECT "orderId" FROM "DeadLetter" WHERE "status" = 'open' AND "orderId" IS NOT NULL) OR "id" IN (SELECT "orderId" FROM "ExtraCharge" WHERE "status" = 'open'))`;
+const NEEDS_ATTENTION = `("id" IN (SELECT "orderId" FROM "DeadLetter" WHERE "status" = 'open' AND "organizationId" = ? AND "orderId" IS NOT NULL) OR "id" IN (SELECT "orderId" FROM "ExtraCharge" WHERE "status" = 'open' AND "organizationId" = ?))`;
 
 /** The WHERE of `filter` for `dialect`; `named` are the ids the search text names exactly (any number: one parameter). */
 function whereOf(dialect: "sqlite" | "postgresql", filter: OrderFilter, named: readonly string[]): Where {
-  const parts: string[] = [];
-  const params: SqlValue[] = [];
+  const parts: string[] = [`"organizationId" = ?`];
+  const params: SqlValue[] = [filter.organizationId];
   if (filter.status) {
     parts.push(`"status" = ?`);
     params.push(filter.status);
@@ -115,7 +117,10 @@ function whereOf(dialect: "sqlite" | "postgresql", filter: OrderFilter, named: r
       parts.push(contains);
     }
   }
-  if (filter.attention) parts.push(NEEDS_ATTENTION);
+  if (filter.attention) {
+    parts.push(NEEDS_ATTENTION);
+    params.push(filter.organizationId, filter.organizationId);
+  }
   return { parts, params };
 }
 
@@ -229,7 +234,7 @@ export function orderIdsSubquery(dialect: "sqlite" | "postgresql", filter: Order
   return { sql: `SELECT "id" FROM "Order" ${whereSql(where.parts)}`, params: where.params };
 }
 
-/** True when `filter` narrows the orders at all (an empty filter is every order: no subquery needed). */
+/** True when `filter` narrows the organization's orders at all (an empty filter is all its orders: no subquery needed, the organization's own condition suffices). */
 export function filtersOrders(filter: OrderFilter): boolean {
   return Boolean(filter.status || filter.currency || filter.from || filter.to || filter.q?.trim() || filter.attention);
 }
@@ -260,14 +265,14 @@ function inIds(dialect: "sqlite" | "postgresql", column: string, ids: readonly s
  * charges counted per order, one grouped statement each on their orderId indexes. Every id is in the
  * map, with zeros when nothing is open.
  */
-export async function attentionOf(db: Db, orderIds: readonly string[]): Promise<Map<string, OrderAttention>> {
+export async function attentionOf(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, OrderAttention>> {
   const attention = new Map<string, OrderAttention>(orderIds.map((id) => [id, { openDeadLetters: 0, openExtraCharges: 0 }]));
   if (orderIds.length === 0) return attention;
   const driver = driverOf(db);
   const ids = inIds(driver.dialect, "orderId", orderIds);
   const [letters, extras] = await Promise.all([
-    driver.all<{ orderId: string; count: number | string }>(`SELECT "orderId", count(*) AS "count" FROM "DeadLetter" WHERE ${ids.sql} AND "status" = 'open' GROUP BY "orderId"`, [ids.param]),
-    driver.all<{ orderId: string; count: number | string }>(`SELECT "orderId", count(*) AS "count" FROM "ExtraCharge" WHERE ${ids.sql} AND "status" = 'open' GROUP BY "orderId"`, [ids.param]),
+    driver.all<{ orderId: string; count: number | string }>(`SELECT "orderId", count(*) AS "count" FROM "DeadLetter" WHERE "organizationId" = ? AND ${ids.sql} AND "status" = 'open' GROUP BY "orderId"`, [organizationId, ids.param]),
+    driver.all<{ orderId: string; count: number | string }>(`SELECT "orderId", count(*) AS "count" FROM "ExtraCharge" WHERE "organizationId" = ? AND ${ids.sql} AND "status" = 'open' GROUP BY "orderId"`, [organizationId, ids.param]),
   ]);
   for (const row of letters) attention.get(row.orderId)!.openDeadLetters = Number(row.count);
   for (const row of extras) attention.get(row.orderId)!.openExtraCharges = Number(row.count);
@@ -275,12 +280,12 @@ export async function attentionOf(db: Db, orderIds: readonly string[]): Promise<
 }
 
 /** The sum of each order's ledger entries (minor units), for `orderIds`; an order without entries sums to 0. */
-export async function creditedOf(db: Db, orderIds: readonly string[]): Promise<Map<string, number>> {
+export async function creditedOf(db: Db, organizationId: string, orderIds: readonly string[]): Promise<Map<string, number>> {
   const credited = new Map<string, number>(orderIds.map((id) => [id, 0]));
   if (orderIds.length === 0) return credited;
   const driver = driverOf(db);
   const ids = inIds(driver.dialect, "orderId", orderIds);
-  const sums = await driver.all<{ orderId: string; sum: number | string | null }>(`SELECT "orderId", sum("amount") AS "sum" FROM "LedgerEntry" WHERE ${ids.sql} GROUP BY "orderId"`, [ids.param]);
+  const sums = await driver.all<{ orderId: string; sum: number | string | null }>(`SELECT "orderId", sum("amount") AS "sum" FROM "LedgerEntry" WHERE "organizationId" = ? AND ${ids.sql} GROUP BY "orderId"`, [organizationId, ids.param]);
   for (const row of sums) credited.set(row.orderId, Number(row.sum ?? 0));
   return credited;
 }

@@ -40,8 +40,9 @@ export const orderFilterParamsSchema = z.object({
 export type OrderFilterParams = z.infer<typeof orderFilterParamsSchema>;
 
 /** The {@link OrderFilter} of parsed filter parameters: days to UTC bounds (`to` included, so up to the next day). */
-export function orderFilterOf(params: OrderFilterParams): OrderFilter {
+export function orderFilterOf(organizationId: string, params: OrderFilterParams): OrderFilter {
   return {
+    organizationId,
     status: params.status,
     currency: params.currency,
     from: params.from ? new Date(`${params.from}T00:00:00.000Z`) : undefined,
@@ -108,19 +109,20 @@ export interface OrderView {
 }
 
 /**
- * Creates an order idempotently: inserting first and comparing on a UNIQUE violation (never
- * check-then-insert). Same id and fields again → `exists`; same id with other fields → `conflict`.
+ * Creates an organization's order idempotently: inserting first and comparing on a UNIQUE violation
+ * (never check-then-insert). Same id and fields again → `exists`; same id with other fields →
+ * `conflict`. Another organization's order of the same id is another order.
  */
-export async function createOrder(db: Db, input: NewOrder): Promise<CreateOrderResult> {
+export async function createOrder(db: Db, organizationId: string, input: NewOrder): Promise<CreateOrderResult> {
   try {
     await db.order.create({
-      data: { id: input.id, amount: input.amount, currency: input.currency, checkoutSessionId: input.checkoutSessionId ?? null, livemode: input.livemode ?? true },
+      data: { organizationId, id: input.id, amount: input.amount, currency: input.currency, checkoutSessionId: input.checkoutSessionId ?? null, livemode: input.livemode ?? true },
     });
-    return { kind: "created", order: (await getOrder(db, input.id))! };
+    return { kind: "created", order: (await getOrder(db, organizationId, input.id))! };
   } catch (error) {
     const fields = uniqueViolationFields(error);
     if (!fields) throw error;
-    const existing = await db.order.findUnique({ where: { id: input.id } });
+    const existing = await db.order.findUnique({ where: { organizationId_id: { organizationId, id: input.id } } });
     if (!existing) return { kind: "conflict", reason: `checkout session ${input.checkoutSessionId} belongs to another order` };
     const same =
       existing.amount === input.amount &&
@@ -128,16 +130,16 @@ export async function createOrder(db: Db, input: NewOrder): Promise<CreateOrderR
       existing.livemode === (input.livemode ?? true) &&
       (input.checkoutSessionId === undefined || existing.checkoutSessionId === input.checkoutSessionId);
     if (!same) return { kind: "conflict", reason: `order ${input.id} already exists with different fields` };
-    return { kind: "exists", order: (await getOrder(db, input.id))! };
+    return { kind: "exists", order: (await getOrder(db, organizationId, input.id))! };
   }
 }
 
-/** Returns one order with its ledger and stored events, or null. */
-export async function getOrder(db: Db, id: string): Promise<OrderView | null> {
-  const order = await db.order.findUnique({ where: { id }, include: { ledgerEntries: { orderBy: { createdAt: "asc" } } } });
+/** Returns one of the organization's orders with its ledger and stored events, or null (another organization's is not found). */
+export async function getOrder(db: Db, organizationId: string, id: string): Promise<OrderView | null> {
+  const order = await db.order.findUnique({ where: { organizationId_id: { organizationId, id } }, include: { ledgerEntries: { orderBy: { createdAt: "asc" } } } });
   if (!order) return null;
   const events = await db.webhookEvent.findMany({
-    where: { orderId: id },
+    where: { organizationId, orderId: id },
     orderBy: { receivedAt: "asc" },
     select: { provider: true, eventId: true, type: true, status: true, receivedAt: true },
   });
@@ -182,14 +184,14 @@ export interface ListedOrder extends OrderView {
  * `{data, count, nextCursor}`: `count` matches in all, `nextCursor` continues after this page (null on
  * the last one), by keyset, so walking 100,000 orders costs the same per page at the end as at the start.
  */
-export async function listOrders(db: Db, query: Partial<ListQuery> = {}, options: { emails?: boolean } = {}): Promise<{ data: ListedOrder[]; count: number; nextCursor: string | null }> {
+export async function listOrders(db: Db, organizationId: string, query: Partial<ListQuery> = {}, options: { emails?: boolean } = {}): Promise<{ data: ListedOrder[]; count: number; nextCursor: string | null }> {
   const limit = Math.min(Math.max(query.limit ?? 100, 1), 500);
-  const filter = orderFilterOf(query);
-  const named = query.q ? await ordersNamedBy(db, query.q, { emails: options.emails ?? false }) : new Map<string, SearchKind[]>();
+  const filter = orderFilterOf(organizationId, query);
+  const named = query.q ? await ordersNamedBy(db, organizationId, query.q, { emails: options.emails ?? false }) : new Map<string, SearchKind[]>();
   const ids = [...named.keys()];
   const [rows, count] = await Promise.all([orderRowsAfter(db, filter, ids, query.cursor, limit + 1, query.offset ?? 0), countOrderRows(db, filter, ids)]);
   const page = rows.slice(0, limit);
-  const [views, attention] = await Promise.all([Promise.all(page.map((row) => getOrder(db, row.id))), attentionOf(db, page.map((row) => row.id))]);
+  const [views, attention] = await Promise.all([Promise.all(page.map((row) => getOrder(db, organizationId, row.id))), attentionOf(db, organizationId, page.map((row) => row.id))]);
   const data = views
     .filter((order): order is OrderView => order !== null)
     .map((order) => ({ ...order, attention: attention.get(order.id)!, matchedBy: matchedKinds(order.id, query.q, named) }));

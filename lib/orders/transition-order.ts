@@ -9,14 +9,14 @@ function orderOf(row: (Omit<OrderRow, "livemode"> & { livemode: boolean | number
   return row ? { ...row, livemode: sqliteBoolean(row.livemode) } : null;
 }
 
-/** The order with this merchant id, or null. */
-export async function orderById(session: SqlSession, id: string): Promise<OrderRow | null> {
-  return orderOf((await session.all<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE "id" = ?`, [id]))[0]);
+/** The organization's order with this merchant id, or null (another organization's order of that id is not it). */
+export async function orderById(session: SqlSession, organizationId: string, id: string): Promise<OrderRow | null> {
+  return orderOf((await session.all<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE "organizationId" = ? AND "id" = ?`, [organizationId, id]))[0]);
 }
 
-/** The order a provider's checkout session was stored with, or null. */
-export async function orderByCheckoutSession(session: SqlSession, checkoutSessionId: string): Promise<OrderRow | null> {
-  return orderOf((await session.all<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE "checkoutSessionId" = ?`, [checkoutSessionId]))[0]);
+/** The organization's order a provider's checkout session was stored with, or null. */
+export async function orderByCheckoutSession(session: SqlSession, organizationId: string, checkoutSessionId: string): Promise<OrderRow | null> {
+  return orderOf((await session.all<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM "Order" WHERE "organizationId" = ? AND "checkoutSessionId" = ?`, [organizationId, checkoutSessionId]))[0]);
 }
 
 /**
@@ -26,6 +26,7 @@ export async function orderByCheckoutSession(session: SqlSession, checkoutSessio
  */
 export async function transitionOrder(
   session: SqlSession,
+  organizationId: string,
   order: Pick<OrderRow, "id" | "status" | "refundedAmount" | "disputedAmount">,
   to: string,
   now: Date,
@@ -33,15 +34,15 @@ export async function transitionOrder(
 ): Promise<boolean> {
   const changed = await session.run(
     `UPDATE "Order" SET "status" = ?, "refundedAmount" = ?, "disputedAmount" = ?, "lastEventAt" = ?, "updatedAt" = ?
-     WHERE "id" = ? AND "status" = ? AND "refundedAmount" = ? AND "disputedAmount" = ?`,
-    [to, changes.refundedAmount ?? order.refundedAmount, changes.disputedAmount ?? order.disputedAmount, now, now, order.id, order.status, order.refundedAmount, order.disputedAmount],
+     WHERE "organizationId" = ? AND "id" = ? AND "status" = ? AND "refundedAmount" = ? AND "disputedAmount" = ?`,
+    [to, changes.refundedAmount ?? order.refundedAmount, changes.disputedAmount ?? order.disputedAmount, now, now, organizationId, order.id, order.status, order.refundedAmount, order.disputedAmount],
   );
   return changed === 1;
 }
 
 /** Stamps an order with the time of the last event that touched it, its status unchanged. */
-export async function touchOrder(session: SqlSession, orderId: string, now: Date): Promise<void> {
-  await session.run(`UPDATE "Order" SET "lastEventAt" = ?, "updatedAt" = ? WHERE "id" = ?`, [now, now, orderId]);
+export async function touchOrder(session: SqlSession, organizationId: string, orderId: string, now: Date): Promise<void> {
+  await session.run(`UPDATE "Order" SET "lastEventAt" = ?, "updatedAt" = ? WHERE "organizationId" = ? AND "id" = ?`, [now, now, organizationId, orderId]);
 }
 
 /**
@@ -49,6 +50,6 @@ export async function touchOrder(session: SqlSession, orderId: string, now: Date
  * events can be applied again from nothing: ONLY inside a transaction (or savepoint) that is rolled
  * back, by the books' rebuild (lib/verification). Returns false when there is no such order.
  */
-export async function resetOrderForRebuild(session: SqlSession, orderId: string): Promise<boolean> {
-  return (await session.run(`UPDATE "Order" SET "status" = 'created', "refundedAmount" = 0, "disputedAmount" = 0 WHERE "id" = ?`, [orderId])) === 1;
+export async function resetOrderForRebuild(session: SqlSession, organizationId: string, orderId: string): Promise<boolean> {
+  return (await session.run(`UPDATE "Order" SET "status" = 'created', "refundedAmount" = 0, "disputedAmount" = 0 WHERE "organizationId" = ? AND "id" = ?`, [organizationId, orderId])) === 1;
 }

@@ -46,7 +46,7 @@ export async function createOrganization(db: Db, input: NewOrganization, actor: 
   try {
     const row = await db.$transaction(async (tx) => {
       const created = await tx.organization.create({ data: { id: newOrganizationId(), slug: input.slug, name: input.name, createdAt: now } });
-      await recordAudit(tx, actor, { action: "organization.create", targetType: "organization", targetId: created.id, note: `${input.slug}: ${input.name}` }, now);
+      await recordAudit(tx, { ...actor, organizationId: created.id }, { action: "organization.create", targetType: "organization", targetId: created.id, note: `${input.slug}: ${input.name}` }, now);
       return created;
     });
     return { kind: "created", organization: { id: row.id, slug: row.slug, name: row.name } };

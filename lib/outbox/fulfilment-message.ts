@@ -1,6 +1,7 @@
 import type { SqlSession } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
 import { insertOutboxMessage } from "@/lib/outbox/outbox-store";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 /** What the merchant's fulfilment endpoint receives (JSON body of the POST). Amounts in minor units. */
 export interface FulfilmentBody {
@@ -17,12 +18,13 @@ export interface FulfilmentBody {
 }
 
 /**
- * The stable idempotency key of an order's fulfilment: an order is paid at most once (transition table),
- * so one key per order. Sent as `Idempotency-Key` so the merchant can drop a repeat (IETF
- * draft-ietf-httpapi-idempotency-key-header).
+ * The stable idempotency key of an organization's order's fulfilment: an order is paid at most once
+ * (transition table), so one key per order. Sent as `Idempotency-Key` so the merchant can drop a repeat
+ * (IETF draft-ietf-httpapi-idempotency-key-header). The default organization's keys keep the form they
+ * had before organizations (`fulfilment:<order>`), so a message queued before the upgrade is not sent twice.
  */
-export function fulfilmentIdempotencyKey(orderId: string): string {
-  return `fulfilment:${orderId}`;
+export function fulfilmentIdempotencyKey(organizationId: string, orderId: string): string {
+  return organizationId === DEFAULT_ORGANIZATION.id ? `fulfilment:${orderId}` : `fulfilment:${organizationId}:${orderId}`;
 }
 
 /**
@@ -33,7 +35,7 @@ export function fulfilmentIdempotencyKey(orderId: string): string {
 export async function queueFulfilment(
   session: SqlSession,
   target: string,
-  paid: { orderId: string; amount: number; currency: string; paymentKey: string; provider: string; livemode: boolean; eventId: string },
+  paid: { organizationId: string; orderId: string; amount: number; currency: string; paymentKey: string; provider: string; livemode: boolean; eventId: string },
   now: Date,
 ): Promise<string> {
   const body: FulfilmentBody = {
@@ -48,6 +50,6 @@ export async function queueFulfilment(
     paid_at: now.toISOString(),
   };
   const id = newRowId(now);
-  await insertOutboxMessage(session, { id, idempotencyKey: fulfilmentIdempotencyKey(paid.orderId), orderId: paid.orderId, target, body: JSON.stringify(body) }, now);
+  await insertOutboxMessage(session, { id, organizationId: paid.organizationId, idempotencyKey: fulfilmentIdempotencyKey(paid.organizationId, paid.orderId), orderId: paid.orderId, target, body: JSON.stringify(body) }, now);
   return id;
 }

@@ -85,6 +85,7 @@ export async function claimOutboxWithGuardedUpdate(db: Db, owner: string, now: D
 /** A new outbox message: its UNIQUE idempotency key, the order, the target URL and the JSON body. */
 export interface NewOutboxMessage {
   id: string;
+  organizationId: string;
   idempotencyKey: string;
   orderId: string;
   target: string;
@@ -98,8 +99,8 @@ export interface NewOutboxMessage {
  */
 export async function insertOutboxMessage(session: SqlSession, message: NewOutboxMessage, now: Date): Promise<void> {
   await session.run(
-    `INSERT INTO "OutboxMessage" ("id", "idempotencyKey", "orderId", "target", "body", "status", "attempts", "nextAttemptAt", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-    [message.id, message.idempotencyKey, message.orderId, message.target, message.body, now, now, now],
+    `INSERT INTO "OutboxMessage" ("id", "organizationId", "idempotencyKey", "orderId", "target", "body", "status", "attempts", "nextAttemptAt", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    [message.id, message.organizationId, message.idempotencyKey, message.orderId, message.target, message.body, now, now, now],
   );
 }
 
@@ -140,8 +141,8 @@ export async function settleOutboxRow(db: Db, id: string, action: "resend" | "re
 }
 
 /** Resolves an uncertain message with `note` (what the target said) with `client` (a transaction with its audit row); it is never re-sent. False when not uncertain. */
-export async function resolveUncertainOutboxMessage(client: Db | Tx, id: string, note: string): Promise<boolean> {
-  const { count } = await client.outboxMessage.updateMany({ where: { id, status: "uncertain" }, data: { status: "resolved", note: note.slice(0, 500) } });
+export async function resolveUncertainOutboxMessage(client: Db | Tx, organizationId: string, id: string, note: string): Promise<boolean> {
+  const { count } = await client.outboxMessage.updateMany({ where: { id, organizationId, status: "uncertain" }, data: { status: "resolved", note: note.slice(0, 500) } });
   return count === 1;
 }
 
@@ -150,6 +151,6 @@ export async function resolveUncertainOutboxMessage(client: Db | Tx, id: string,
  * applied again queues the order's one fulfilment message again): ONLY inside a transaction (or
  * savepoint) that is rolled back, by the books' rebuild (lib/verification).
  */
-export async function clearOutboxForRebuild(session: SqlSession, orderId: string): Promise<void> {
-  await session.run(`DELETE FROM "OutboxMessage" WHERE "orderId" = ?`, [orderId]);
+export async function clearOutboxForRebuild(session: SqlSession, organizationId: string, orderId: string): Promise<void> {
+  await session.run(`DELETE FROM "OutboxMessage" WHERE "organizationId" = ? AND "orderId" = ?`, [organizationId, orderId]);
 }

@@ -291,6 +291,7 @@ export const REASONS = {
   scope_no_endpoint: define({ flag: "id", provider: "id", accountFlag: "id" }, (p) => `${p.flag}: no endpoint serves "${p.provider}"; give ${p.accountFlag} too`),
   scope_account_colon: define({ flag: "id" }, (p) => `${p.flag}: an account holds no colon`),
   scope_bad_mode: define({ flag: "id", value: "text" }, (p) => `${p.flag}: "${p.value}" must be live or test`),
+  scope_account_elsewhere: define({ provider: "id", account: "id" }, (p) => `account: ${p.provider} account ${p.account} is not this organization's; a report is reconciled only by the organization whose endpoints receive its events`),
   scope_bad_date: define({ flag: "id", value: "text" }, (p) => `${p.flag}: "${p.value}" is not an ISO 8601 date or time (e.g. 2026-11-01 or 2026-11-01T00:00:00Z)`),
   scope_from_after_to: define({ from: "id", to: "id" }, (p) => `${p.from} must be before ${p.to} (the period is [from, to))`),
 

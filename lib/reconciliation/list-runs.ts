@@ -21,17 +21,18 @@ export interface RunRow {
   mismatchCount: number;
 }
 
-/** Past and current runs, newest first (the startedAt index). Throws ZodError on invalid paging. */
-export async function listRunsPage(db: Db, input: { page: number; pageSize: number }): Promise<Page<RunRow>> {
+/** An organization's past and current runs, newest first (the startedAt index). Throws ZodError on invalid paging. */
+export async function listRunsPage(db: Db, organizationId: string, input: { page: number; pageSize: number }): Promise<Page<RunRow>> {
   const { page, pageSize } = pagingSchema.parse(input);
   const [rows, count] = await Promise.all([
     db.reconciliationRun.findMany({
+      where: { organizationId },
       orderBy: [{ startedAt: "desc" }, { id: "desc" }],
       skip: (page - 1) * pageSize,
       take: pageSize,
       select: { id: true, source: true, origin: true, format: true, scopeKey: true, periodFrom: true, periodTo: true, status: true, actor: true, startedAt: true, finishedAt: true, rowCount: true, bytesDone: true, bytesTotal: true, mismatchCount: true },
     }),
-    db.reconciliationRun.count(),
+    db.reconciliationRun.count({ where: { organizationId } }),
   ]);
   return pageOf(
     rows.map(({ scopeKey, ...row }) => ({ ...row, scope: scopeKey })),

@@ -65,9 +65,9 @@ const payoutsSchema = z.record(z.string(), z.object({ currency: z.string(), net:
 const numbersSchema = z.record(z.string(), z.number());
 const linesSchema = z.array(z.number());
 
-/** The summary of run `runId`, or null for an unknown id. */
-export async function runSummary(db: Db, runId: string): Promise<RunSummary | null> {
-  const run = await db.reconciliationRun.findUnique({ where: { id: runId } });
+/** The summary of the organization's run `runId`, or null for an unknown id (or another organization's run). Its mismatches are read by the id it returns. */
+export async function runSummary(db: Db, organizationId: string, runId: string): Promise<RunSummary | null> {
+  const run = await db.reconciliationRun.findFirst({ where: { id: runId, organizationId } });
   if (!run) return null;
   return {
     id: run.id,

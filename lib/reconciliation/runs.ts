@@ -21,6 +21,8 @@ export type RunOrigin = "upload" | "cli" | "scheduled";
 
 /** What a new run needs: where the report is (a spooled file, for queued runs), its format and scope, who asked, how it came (default upload). */
 export interface NewRun {
+  /** The organization whose books the run compares (the uploader's). */
+  organizationId: string;
   source: string;
   origin?: RunOrigin;
   format: SettlementFormat;
@@ -48,6 +50,7 @@ export interface ClaimedRun {
 export async function queueRun(db: Db, run: NewRun, now = new Date()): Promise<string> {
   const created = await db.reconciliationRun.create({
     data: {
+      organizationId: run.organizationId,
       source: run.source.slice(0, 255),
       origin: run.origin ?? "upload",
       format: run.format,

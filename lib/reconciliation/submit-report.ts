@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { recordAudit } from "@/lib/audit/record-audit";
+import { recordAudit, type AuditActor } from "@/lib/audit/record-audit";
+import { accountBelongsElsewhere } from "@/lib/endpoints/endpoint-store";
 import { notifyWork } from "@/lib/jobs/signals";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
@@ -91,7 +92,7 @@ function queuedNote(source: string, bytes: number, via: UploadVia) {
  */
 export async function submitReport(
   db: Db,
-  upload: { body: ReadableStream<Uint8Array> | null; contentLength: string | null; params: SubmitParams; actor: { id: string; email: string }; via: UploadVia },
+  upload: { body: ReadableStream<Uint8Array> | null; contentLength: string | null; params: SubmitParams; actor: AuditActor; via: UploadVia },
 ): Promise<SubmitResult> {
   const config = settings();
   const limit = config.RECONCILIATION_UPLOAD_MAX_BYTES;
@@ -107,8 +108,9 @@ export async function submitReport(
     const mode = params.mode?.trim().toLowerCase();
     if (mode && mode !== "live" && mode !== "test") throw new ScopeError(reasonRef("scope_bad_mode", { flag: "mode", value: mode.slice(0, 20) }));
     const scope = resolveScope(format, { provider: params.provider, account: params.account, livemode: mode ? mode === "live" : undefined, from: params.from, to: params.to });
+    if (await accountBelongsElsewhere(db, upload.actor.organizationId, scope)) throw new ScopeError(reasonRef("scope_account_elsewhere", { provider: scope.provider, account: scope.account }));
     const source = (params.source?.trim() || "upload").slice(0, 200);
-    const runId = await queueRun(db, { source, origin: upload.via.kind === "scheduled" ? "scheduled" : "upload", format, scope, actor: upload.actor.email, filePath: spooled.filePath, bytesTotal: spooled.bytes });
+    const runId = await queueRun(db, { organizationId: upload.actor.organizationId, source, origin: upload.via.kind === "scheduled" ? "scheduled" : "upload", format, scope, actor: upload.actor.email, filePath: spooled.filePath, bytesTotal: spooled.bytes });
     await recordAudit(db, upload.actor, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: queuedNote(source.slice(0, 100), spooled.bytes, upload.via) });
     notifyWork("reconciliation");
     return { kind: "queued", runId, bytes: spooled.bytes };

@@ -1,5 +1,5 @@
 import { signalAfterApply } from "@/lib/apply/apply-stored-event";
-import { recordAuditIn } from "@/lib/audit/record-audit";
+import { recordAuditIn, type AuditActor } from "@/lib/audit/record-audit";
 import { ConcurrentChange } from "@/lib/core/failures";
 import type { Db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
@@ -53,13 +53,15 @@ class NotPreviewed extends Error {}
  * already booked its effect changes nothing (its business keys are taken: `duplicate`). Throws the
  * database's errors (a busy database: nothing applied, the replay stays previewed).
  */
-export async function applyReplay(db: Db, actor: { id: string; email: string }, id: string, now = new Date()): Promise<ApplyReplayResult> {
-  const stored = await readReplay(db, id);
+export async function applyReplay(db: Db, actor: AuditActor, id: string, now = new Date()): Promise<ApplyReplayResult> {
+  // The actor acts in one organization: only its replay, events and orders are read or changed.
+  const organizationId = actor.organizationId;
+  const stored = await readReplay(db, organizationId, id);
   if (!stored) return { kind: "not_found" };
   if (stored.view.status === "applied") return { kind: "already_applied", replay: stored.view };
   if (stored.view.status === "stale") return { kind: "stale", replay: stored.view, orders: [], events: [] };
 
-  const found = await candidatesOf(db, stored.events);
+  const found = await candidatesOf(db, organizationId, stored.events);
   const gone = stored.events.filter((_, index) => found[index] === null).map((event) => event.position);
   const decisions: DecisionRow[] = [];
   try {
@@ -70,11 +72,11 @@ export async function applyReplay(db: Db, actor: { id: string; email: string }, 
       if (!(await markReplayApplied(session, id, actor.email, now))) throw new NotPreviewed();
       const moved: string[] = [];
       for (const [orderId, fingerprint] of Object.entries(stored.preview.fingerprints)) {
-        if (booksFingerprint(await readOrderBooks(session, orderId)) !== fingerprint.before) moved.push(orderId);
+        if (booksFingerprint(await readOrderBooks(session, organizationId, orderId)) !== fingerprint.before) moved.push(orderId);
       }
       if (moved.length > 0) throw new StalePreview(moved, []);
       const open = await openDeadLetterIds(session, candidates.flatMap((candidate) => (candidate.deadLetterId ? [candidate.deadLetterId] : [])));
-      const done = await runReplayEvents(session, candidates, now, decisions, endpoints);
+      const done = await runReplayEvents(session, organizationId, candidates, now, decisions, endpoints);
       const changed = stored.events
         .filter((event, index) => {
           const previewed = stored.preview.events[event.position];
@@ -93,15 +95,15 @@ export async function applyReplay(db: Db, actor: { id: string; email: string }, 
     });
     for (const row of decisions) logDecision(row);
     for (const applied of run.applied) signalAfterApply(applied);
-    return { kind: "applied", replay: (await readReplay(db, id))!.view, applied: run.appliedCount };
+    return { kind: "applied", replay: (await readReplay(db, organizationId, id))!.view, applied: run.appliedCount };
   } catch (error) {
     const stale = error instanceof StalePreview ? error : error instanceof ConcurrentChange || uniqueViolationFields(error) !== undefined ? new StalePreview([], []) : undefined;
     if (stale) {
       await markReplayStale(db, id);
-      return { kind: "stale", replay: (await readReplay(db, id))!.view, orders: stale.orders, events: stale.events };
+      return { kind: "stale", replay: (await readReplay(db, organizationId, id))!.view, orders: stale.orders, events: stale.events };
     }
     if (error instanceof NotPreviewed) {
-      const current = (await readReplay(db, id))!.view;
+      const current = (await readReplay(db, organizationId, id))!.view;
       return current.status === "applied" ? { kind: "already_applied", replay: current } : { kind: "stale", replay: current, orders: [], events: [] };
     }
     throw error;

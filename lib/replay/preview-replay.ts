@@ -70,8 +70,9 @@ export function previewBatches<T extends ReplayCandidate>(candidates: readonly T
  * letter resolved, no log line of an effect. Returns the stored replay (status `previewed`),
  * `no_events`, or `too_many` (more than MAX_REPLAY_EVENTS). Throws the database's errors.
  */
-export async function previewReplay(db: Db, actor: { email: string }, filter: ReplayFilter, now = new Date()): Promise<PreviewResult> {
-  const found = await findReplayCandidates(db, filter);
+export async function previewReplay(db: Db, actor: { email: string; organizationId: string }, filter: ReplayFilter, now = new Date()): Promise<PreviewResult> {
+  const organizationId = actor.organizationId;
+  const found = await findReplayCandidates(db, organizationId, filter);
   if (found.kind === "too_many") return found;
   const candidates = found.candidates;
   if (candidates.length === 0) return { kind: "no_events" };
@@ -82,7 +83,7 @@ export async function previewReplay(db: Db, actor: { email: string }, filter: Re
   const after = new Map<string, OrderBooks | null>();
   for (const batch of previewBatches(candidates)) {
     // Decision rows are collected and dropped: a preview writes none.
-    const run = await rolledBack(driverOf(db), (session) => runReplayEvents(session, batch, now, [], endpoints));
+    const run = await rolledBack(driverOf(db), (session) => runReplayEvents(session, organizationId, batch, now, [], endpoints));
     batch.forEach((candidate, index) => results.set(candidate, run.results[index]));
     for (const [orderId, books] of run.before) if (!before.has(orderId)) before.set(orderId, books);
     for (const [orderId, books] of run.after) after.set(orderId, books);
@@ -96,6 +97,6 @@ export async function previewReplay(db: Db, actor: { email: string }, filter: Re
       ? []
       : [{ position, webhookEventId: candidate.storedEventId, deadLetterId: candidate.deadLetterId, provider: candidate.provider, account: candidate.account, livemode: candidate.livemode, eventId: candidate.eventId, endpoint: candidate.endpoint, bodyHash: candidate.bodyHash }],
   );
-  await insertReplay(db, { id, createdAt: now, createdBy: actor.email, filter: normalizedFilter(filter), preview }, rows);
-  return { kind: "previewed", replay: (await readReplay(db, id))!.view };
+  await insertReplay(db, { id, organizationId, createdAt: now, createdBy: actor.email, filter: normalizedFilter(filter), preview }, rows);
+  return { kind: "previewed", replay: (await readReplay(db, organizationId, id))!.view };
 }

@@ -16,6 +16,8 @@ export interface ReplayCandidate {
   storedEventId: string | null;
   /** Its open dead letter (same event and body), when it has one. */
   deadLetterId: string | null;
+  /** The organization whose event it is (its replay's). */
+  organizationId: string;
   provider: string;
   account: string;
   livemode: boolean;
@@ -95,6 +97,7 @@ export function inCreationOrder<T extends OrderedEvent>(candidates: readonly T[]
 
 const STORED_SELECT = {
   id: true,
+  organizationId: true,
   provider: true,
   account: true,
   livemode: true,
@@ -111,6 +114,7 @@ const STORED_SELECT = {
 
 const LETTER_SELECT = {
   id: true,
+  organizationId: true,
   provider: true,
   account: true,
   livemode: true,
@@ -135,6 +139,7 @@ function fromStored(row: StoredRow, letter: LetterRow | undefined): ReplayCandid
   return {
     storedEventId: row.id,
     deadLetterId: letter?.id ?? null,
+    organizationId: row.organizationId,
     provider: row.provider,
     account: row.account,
     livemode: row.livemode,
@@ -156,6 +161,7 @@ function fromLetter(letter: LetterRow, stored: StoredRow | undefined): ReplayCan
   return {
     storedEventId: null,
     deadLetterId: letter.id,
+    organizationId: letter.organizationId,
     provider: letter.provider,
     account: letter.account,
     livemode: letter.livemode,
@@ -181,12 +187,13 @@ function fromLetter(letter: LetterRow, stored: StoredRow | undefined): ReplayCan
  * Returns `too_many` with the count when more match (counted up to {@link MAX_FILTER_SCAN}).
  * Throws the database's errors.
  */
-export async function findReplayCandidates(db: Db, filter: ReplayFilter, limit = MAX_REPLAY_EVENTS): Promise<CandidateSearch> {
+export async function findReplayCandidates(db: Db, organizationId: string, filter: ReplayFilter, limit = MAX_REPLAY_EVENTS): Promise<CandidateSearch> {
   const from = filter.from ? new Date(filter.from) : undefined;
   const to = filter.to ? new Date(filter.to) : undefined;
   const arrived = (at: Date) => (!from || at >= from) && (!to || at < to);
   const statuses = filter.status ? [filter.status] : [...REPLAYABLE_STATUSES];
   const common = {
+    organizationId,
     ...(filter.eventIds ? { eventId: { in: filter.eventIds } } : {}),
     ...(filter.endpoint ? { endpoint: filter.endpoint } : {}),
     ...(filter.orderId ? { orderId: filter.orderId } : {}),
@@ -211,7 +218,7 @@ export async function findReplayCandidates(db: Db, filter: ReplayFilter, limit =
   if (stored.length > MAX_FILTER_SCAN) return { kind: "too_many", count: stored.length, limit };
   // Open dead letters: those of the stored events found, and those the filter names itself (by reason,
   // or as events that only a dead letter may hold).
-  const ofStored = stored.length === 0 ? [] : await db.deadLetter.findMany({ where: { status: "open", eventId: { in: [...new Set(stored.map((row) => row.eventId))] } }, select: LETTER_SELECT });
+  const ofStored = stored.length === 0 ? [] : await db.deadLetter.findMany({ where: { organizationId, status: "open", eventId: { in: [...new Set(stored.map((row) => row.eventId))] } }, select: LETTER_SELECT });
   const named =
     filter.reason || statuses.includes("dead")
       ? (
@@ -228,7 +235,7 @@ export async function findReplayCandidates(db: Db, filter: ReplayFilter, limit =
   // the event to replay (or outside the filter); a row of another body makes the dead letter a conflict.
   const storedKeys = new Set(stored.map(keyOf));
   const unknownIds = [...new Set(named.filter((letter) => !storedKeys.has(keyOf(letter))).map((letter) => letter.eventId))];
-  const rowsOfLetters = unknownIds.length === 0 ? [] : await db.webhookEvent.findMany({ where: { eventId: { in: unknownIds } }, select: STORED_SELECT });
+  const rowsOfLetters = unknownIds.length === 0 ? [] : await db.webhookEvent.findMany({ where: { organizationId, eventId: { in: unknownIds } }, select: STORED_SELECT });
   const rowByKey = new Map([...rowsOfLetters, ...stored].map((row) => [keyOf(row), row]));
 
   const candidates: ReplayCandidate[] = [];
@@ -270,13 +277,13 @@ export interface ReplayedEventRef {
  * The events of a stored replay as they stand now, in the order given: the stored row of the same key
  * and body (with its dead letter when that is still open), else the dead letter that holds the event
  * (marked `bodyDiffers` when another body was stored meanwhile); null for an event neither holds any
- * more. Throws the database's errors.
+ * more. Only the organization's rows are read. Throws the database's errors.
  */
-export async function candidatesOf(db: Db, events: readonly ReplayedEventRef[]): Promise<(ReplayCandidate | null)[]> {
+export async function candidatesOf(db: Db, organizationId: string, events: readonly ReplayedEventRef[]): Promise<(ReplayCandidate | null)[]> {
   if (events.length === 0) return [];
-  const rows = await db.webhookEvent.findMany({ where: { eventId: { in: [...new Set(events.map((event) => event.eventId))] } }, select: STORED_SELECT });
+  const rows = await db.webhookEvent.findMany({ where: { organizationId, eventId: { in: [...new Set(events.map((event) => event.eventId))] } }, select: STORED_SELECT });
   const letterIds = events.flatMap((event) => (event.deadLetterId ? [event.deadLetterId] : []));
-  const letters = letterIds.length === 0 ? [] : await db.deadLetter.findMany({ where: { id: { in: letterIds } }, select: LETTER_SELECT });
+  const letters = letterIds.length === 0 ? [] : await db.deadLetter.findMany({ where: { organizationId, id: { in: letterIds } }, select: LETTER_SELECT });
   const rowByKey = new Map(rows.map((row) => [keyOf(row), row]));
   const letterById = new Map(letters.map((letter) => [letter.id, letter]));
   return events.map((event) => {

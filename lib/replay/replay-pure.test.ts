@@ -10,7 +10,7 @@ import { because, reasonColumns } from "@/lib/reasons/reason-codes";
 function candidate(eventId: string, fields: { orderId?: string; paymentKey?: string; session?: string; createdAt?: number; arrivedAt?: number } = {}): ReplayCandidate {
   const effect = { kind: "payment" as const, paymentKey: fields.paymentKey ?? `pay_${eventId}`, orderRef: { ...(fields.orderId ? { orderId: fields.orderId } : {}), ...(fields.session ? { checkoutSessionId: fields.session } : {}) }, amount: 1, currency: "ARS" };
   return {
-    storedEventId: `row_${eventId}`, deadLetterId: null, provider: "lab", account: "lab", livemode: true, eventId, endpoint: "lab", type: "payment.approved", bodyHash: "h", secretLabel: null,
+    storedEventId: `row_${eventId}`, deadLetterId: null, organizationId: "org_default", provider: "lab", account: "lab", livemode: true, eventId, endpoint: "lab", type: "payment.approved", bodyHash: "h", secretLabel: null,
     orderId: null, status: "dead", arrivedAt: new Date(fields.arrivedAt ?? 0), payload: "{}", event: { eventId, type: "payment.approved", livemode: true, ...(fields.createdAt !== undefined ? { createdAt: fields.createdAt } : {}), effect }, bodyDiffers: false,
   };
 }

@@ -61,9 +61,12 @@ function namedOrder(event: NormalizedEvent): string | undefined {
 }
 
 /** The endpoint a stored event is applied as: the configured one of its name, else the scope it was stored with (an endpoint removed since), as the inbox worker does. */
-export function endpointScopeOf(candidate: { endpoint: string; provider: string; livemode: boolean }): EndpointScope {
+export function endpointScopeOf(candidate: { endpoint: string; organizationId: string; provider: string; livemode: boolean }): EndpointScope {
   const definition = endpointDefinitions().find((endpoint) => endpoint.name === candidate.endpoint);
-  return definition ?? { name: candidate.endpoint, provider: candidate.provider as ServedEndpoint["provider"], livemode: candidate.livemode };
+  // The organization is the stored row's, decided at receipt.
+  return definition
+    ? { name: definition.name, provider: definition.provider, livemode: definition.livemode, organizationId: candidate.organizationId }
+    : { name: candidate.endpoint, provider: candidate.provider as ServedEndpoint["provider"], livemode: candidate.livemode, organizationId: candidate.organizationId };
 }
 
 /** The endpoint a dead letter's event would be stored through, or why it cannot be: resolved before the transaction (a data endpoint is read with Prisma). */
@@ -150,10 +153,10 @@ export interface ReplayRun {
  * "before" is always the books as they stood. Decision rows go to `decisions` (the caller writes them,
  * or drops them for a preview). Throws ConcurrentChange, a unique violation or the database's errors.
  */
-export async function runReplayEvents(session: SqlSession, candidates: readonly ReplayCandidate[], now: Date, decisions: DecisionRow[], endpoints: ReadonlyMap<string, LetterEndpoint>): Promise<ReplayRun> {
+export async function runReplayEvents(session: SqlSession, organizationId: string, candidates: readonly ReplayCandidate[], now: Date, decisions: DecisionRow[], endpoints: ReadonlyMap<string, LetterEndpoint>): Promise<ReplayRun> {
   const before = new Map<string, OrderBooks | null>();
   const learn = async (orderId: string | null | undefined) => {
-    if (orderId && !before.has(orderId)) before.set(orderId, await readOrderBooks(session, orderId));
+    if (orderId && !before.has(orderId)) before.set(orderId, await readOrderBooks(session, organizationId, orderId));
   };
   const results: ReplayEventResult[] = [];
   const applied: AppliedEvent[] = [];
@@ -197,6 +200,6 @@ export async function runReplayEvents(session: SqlSession, candidates: readonly 
     }
   }
   const after = new Map<string, OrderBooks | null>();
-  for (const orderId of before.keys()) after.set(orderId, await readOrderBooks(session, orderId));
+  for (const orderId of before.keys()) after.set(orderId, await readOrderBooks(session, organizationId, orderId));
   return { results, before, after, applied };
 }

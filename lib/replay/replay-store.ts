@@ -96,12 +96,13 @@ const EVENT_COLUMNS = ["replayId", "position", "webhookEventId", "deadLetterId",
 /** Stores a previewed replay and its events in one transaction. Throws the database's errors. */
 export async function insertReplay(
   db: Db,
-  replay: { id: string; createdAt: Date; createdBy: string; filter: ReplayFilter; preview: StoredPreview },
+  replay: { id: string; organizationId: string; createdAt: Date; createdBy: string; filter: ReplayFilter; preview: StoredPreview },
   events: readonly ReplayEventRow[],
 ): Promise<void> {
   await driverOf(db).transaction(async (session) => {
-    await session.run(`INSERT INTO "Replay" ("id", "createdAt", "createdBy", "filter", "status", "eventCount", "orderCount", "preview") VALUES (?, ?, ?, ?, 'previewed', ?, ?, ?)`, [
+    await session.run(`INSERT INTO "Replay" ("id", "organizationId", "createdAt", "createdBy", "filter", "status", "eventCount", "orderCount", "preview") VALUES (?, ?, ?, ?, ?, 'previewed', ?, ?, ?)`, [
       replay.id,
+      replay.organizationId,
       replay.createdAt,
       replay.createdBy,
       JSON.stringify(replay.filter),
@@ -138,9 +139,9 @@ export async function markReplayStale(db: Db, id: string): Promise<boolean> {
   return driverOf(db).transaction(async (session) => (await session.run(`UPDATE "Replay" SET "status" = 'stale' WHERE "id" = ? AND "status" = 'previewed'`, [id])) === 1);
 }
 
-/** A stored replay with its preview (fingerprints included) and its events in order, or null. */
-export async function readReplay(db: Db, id: string): Promise<{ view: ReplayView; preview: StoredPreview; events: ReplayEventRow[] } | null> {
-  const row = await db.replay.findUnique({ where: { id }, include: { events: { orderBy: { position: "asc" } } } });
+/** The organization's stored replay with its preview (fingerprints included) and its events in order, or null (another organization's is not found). */
+export async function readReplay(db: Db, organizationId: string, id: string): Promise<{ view: ReplayView; preview: StoredPreview; events: ReplayEventRow[] } | null> {
+  const row = await db.replay.findFirst({ where: { id, organizationId }, include: { events: { orderBy: { position: "asc" } } } });
   if (!row) return null;
   const preview = JSON.parse(row.preview) as StoredPreview;
   return {
@@ -174,9 +175,10 @@ export interface ReplaySummary {
   appliedBy: string | null;
 }
 
-/** The latest replays, newest first (at most `limit`, default 20). */
-export async function listReplays(db: Db, limit = 20): Promise<ReplaySummary[]> {
+/** The organization's latest replays, newest first (at most `limit`, default 20). */
+export async function listReplays(db: Db, organizationId: string, limit = 20): Promise<ReplaySummary[]> {
   const rows = await db.replay.findMany({
+    where: { organizationId },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: Math.min(Math.max(limit, 1), 100),
     select: { id: true, status: true, createdAt: true, createdBy: true, filter: true, eventCount: true, orderCount: true, appliedAt: true, appliedBy: true },

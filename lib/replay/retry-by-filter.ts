@@ -26,8 +26,8 @@ export type FilteredDeadLetters = { kind: "ok"; count: number; deadLetters: Filt
  * oldest event first: what a bulk retry by that filter would retry, counted before it runs. Throws the
  * database's errors.
  */
-export async function deadLettersByFilter(db: Db, filter: ReplayFilter): Promise<FilteredDeadLetters> {
-  const found = await findReplayCandidates(db, filter, Number.MAX_SAFE_INTEGER);
+export async function deadLettersByFilter(db: Db, organizationId: string, filter: ReplayFilter): Promise<FilteredDeadLetters> {
+  const found = await findReplayCandidates(db, organizationId, filter, Number.MAX_SAFE_INTEGER);
   if (found.kind === "too_many") return { kind: "too_many", count: found.count, limit: MAX_FILTER_RETRY };
   const letters = found.candidates.filter((candidate) => candidate.deadLetterId !== null);
   if (letters.length > MAX_FILTER_RETRY) return { kind: "too_many", count: letters.length, limit: MAX_FILTER_RETRY };
@@ -53,7 +53,7 @@ export type FilterRetryResult =
  */
 export async function retryDeadLettersByFilter(db: Db, actor: Actor, filter: ReplayFilter, expected: number, options: RetryOptions = {}): Promise<FilterRetryResult> {
   assertCan(actor, "dead_letters.manage");
-  const found = await deadLettersByFilter(db, filter);
+  const found = await deadLettersByFilter(db, actor.organizationId, filter);
   if (found.kind === "too_many") return found;
   if (found.count !== expected) return { kind: "count_changed", count: found.count, expected };
   await recordAudit(db, actor, { action: "dead_letter.retry_filter", targetType: "dead_letter", targetId: "filter", note: because("audit_dead_letters_retried", { count: found.count, filter: JSON.stringify(filter) }) });

@@ -1,4 +1,5 @@
 import { recordAudit } from "@/lib/audit/record-audit";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 import { PollLoop } from "@/lib/jobs/poll-loop";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
@@ -55,7 +56,8 @@ export async function runRetentionIfDue(
     countCutoff: decisions.rejectionCountCutoff,
     countsDeleted: decisions.rejectionCountsDeleted,
   });
-  await recordAudit(db, { id: AUDIT.actor, email: AUDIT.actor }, { action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note }, now);
+  // Retention runs over every organization's rows; its audit row is the operator's, in the default organization.
+  await recordAudit(db, { id: AUDIT.actor, email: AUDIT.actor, organizationId: DEFAULT_ORGANIZATION.id }, { action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note }, now);
   return { ...report, decisions, rateLimits };
 }
 

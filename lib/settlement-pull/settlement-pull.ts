@@ -146,7 +146,8 @@ export async function advancePull(db: Db, pull: PullRow, target: ApiEndpoint, op
         to: new Date(interval.end * 1000).toISOString(),
         source: `${target.endpoint.name} ${pull.day} (${run.id})`,
       },
-      actor: { id: actor, email: actor },
+      // The run is the endpoint's organization's: its books, its runs list.
+      actor: { id: actor, email: actor, organizationId: target.endpoint.organizationId },
       via: { kind: "scheduled", endpoint: target.endpoint.name },
     });
     if (submitted.kind !== "queued") throw new PullFailure(`the downloaded report was not queued: ${submitted.message}`);

@@ -5,6 +5,7 @@ import { retryDeadLetter, type RetryOutcome } from "@/lib/triage/retry-dead-lett
 import { assignDeadLetter, nameDeadLetterResolver, resolveDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { isReviewFirst } from "@/lib/dead-letters/review-first";
 import { because, type ReasonRef } from "@/lib/reasons/reason-codes";
+import { membershipRole } from "@/lib/organizations/memberships";
 
 /** Most dead letters one bulk retry handles (each is its own transaction through the core). */
 export const MAX_BULK_RETRY = 100;
@@ -50,16 +51,16 @@ export interface RetryOptions {
  */
 export async function retryDeadLetterAs(db: Db, actor: Actor, id: string, options: RetryOptions = {}): Promise<DeadLetterRetryResult> {
   assertCan(actor, "dead_letters.manage");
-  const letter = await db.deadLetter.findUnique({ where: { id }, select: { eventId: true, orderId: true, category: true, status: true } });
+  const letter = await db.deadLetter.findFirst({ where: { id, organizationId: actor.organizationId }, select: { eventId: true, orderId: true, category: true, status: true } });
   const named = { id, eventId: letter?.eventId ?? null, orderId: letter?.orderId ?? null, category: letter?.category ?? null };
   if (letter && letter.status === "open" && isReviewFirst(letter.category) && !options.confirmReviewFirst) {
     return { ...named, outcome: "review_first", ...because("review_first", { category: letter.category }) };
   }
-  const result = await retryDeadLetter(db, id, actor.email);
-  const attempts = result.outcome === "dead_lettered" ? (await db.deadLetter.findUnique({ where: { id }, select: { attempts: true } }))?.attempts : undefined;
+  const result = await retryDeadLetter(db, actor.organizationId, id, actor.email);
+  const attempts = result.outcome === "dead_lettered" ? (await db.deadLetter.findFirst({ where: { id, organizationId: actor.organizationId }, select: { attempts: true } }))?.attempts : undefined;
   if (result.outcome === "applied" || result.outcome === "ignored") {
     // The core resolves it as "system" inside the apply transaction; name the person who asked for it.
-    await nameDeadLetterResolver(db, id, actor.email);
+    await nameDeadLetterResolver(db, actor.organizationId, id, actor.email);
   }
   if (result.outcome !== "not_found") {
     await recordAudit(db, actor, { action: "dead_letter.retry", targetType: "dead_letter", targetId: id, note: because("audit_retry", { outcome: result.outcome, cause: result.reasonRef ?? result.reason }) });
@@ -87,7 +88,7 @@ export async function retryDeadLettersAs(db: Db, actor: Actor, ids: string[], op
  */
 export async function retryAllDeadLettersAs(db: Db, actor: Actor, options: RetryOptions = {}): Promise<DeadLetterRetryResult[]> {
   assertCan(actor, "dead_letters.manage");
-  const open = await db.deadLetter.findMany({ where: { status: "open" }, orderBy: [{ firstFailedAt: "asc" }, { id: "asc" }], select: { id: true } });
+  const open = await db.deadLetter.findMany({ where: { organizationId: actor.organizationId, status: "open" }, orderBy: [{ firstFailedAt: "asc" }, { id: "asc" }], select: { id: true } });
   const results: DeadLetterRetryResult[] = [];
   for (const { id } of open) results.push(await retryDeadLetterAs(db, actor, id, options));
   return results;
@@ -105,15 +106,17 @@ export type AssignOutcome = "assigned" | "not_open" | "not_a_colleague";
 export async function assignDeadLetterAs(db: Db, actor: Actor, id: string, to: string | null = actor.email): Promise<AssignOutcome> {
   assertCan(actor, "dead_letters.manage");
   if (to !== null && to !== actor.email) {
-    const colleague = await db.user.findUnique({ where: { email: to }, select: { role: true, banned: true } });
-    if (!colleague || colleague.banned || !can(colleague.role, "dead_letters.manage")) return "not_a_colleague";
+    // A colleague is a member of the same organization whose role there may manage dead letters.
+    const colleague = await db.user.findUnique({ where: { email: to }, select: { id: true, banned: true } });
+    const role = colleague ? await membershipRole(db, colleague.id, actor.organizationId) : null;
+    if (!colleague || colleague.banned || role === null || !can(role, "dead_letters.manage")) return "not_a_colleague";
   }
   // Read before the transaction, which then writes first (a transaction that reads before it writes
   // meets SQLITE_BUSY under another process's write); the owner before is only for the audit note.
-  const letter = await db.deadLetter.findUnique({ where: { id }, select: { status: true, owner: true } });
+  const letter = await db.deadLetter.findFirst({ where: { id, organizationId: actor.organizationId }, select: { status: true, owner: true } });
   if (!letter || letter.status !== "open") return "not_open";
   return db.$transaction(async (tx) => {
-    if (!(await assignDeadLetter(tx, id, to))) return "not_open";
+    if (!(await assignDeadLetter(tx, actor.organizationId, id, to))) return "not_open";
     const note =
       to === null
         ? because("audit_owner_cleared", { from: letter.owner ?? "-" })
@@ -125,10 +128,13 @@ export async function assignDeadLetterAs(db: Db, actor: Actor, id: string, to: s
   });
 }
 
-/** The people an open dead letter can be handed to: users who may manage dead letters and are not deactivated, by e-mail. */
-export async function deadLetterAssignees(db: Db): Promise<string[]> {
-  const users = await db.user.findMany({ where: { OR: [{ banned: null }, { banned: false }] }, select: { email: true, role: true }, orderBy: { email: "asc" } });
-  return users.filter((user) => can(user.role, "dead_letters.manage")).map((user) => user.email);
+/** The people an organization's open dead letter can be handed to: its members who may manage dead letters there and are not deactivated, by e-mail. */
+export async function deadLetterAssignees(db: Db, organizationId: string): Promise<string[]> {
+  const members = await db.membership.findMany({ where: { organizationId, user: { OR: [{ banned: null }, { banned: false }] } }, select: { role: true, user: { select: { email: true } } } });
+  return members
+    .filter((member) => can(member.role, "dead_letters.manage"))
+    .map((member) => member.user.email)
+    .sort();
 }
 
 /**
@@ -139,7 +145,7 @@ export async function deadLetterAssignees(db: Db): Promise<string[]> {
 export async function resolveDeadLetterAs(db: Db, actor: Actor, id: string, note: string, now = new Date()): Promise<boolean> {
   assertCan(actor, "dead_letters.manage");
   return db.$transaction(async (tx) => {
-    if (!(await resolveDeadLetter(tx, id, { note }, actor.email, now))) return false;
+    if (!(await resolveDeadLetter(tx, actor.organizationId, id, { note }, actor.email, now))) return false;
     await recordAudit(tx, actor, { action: "dead_letter.resolve", targetType: "dead_letter", targetId: id, note }, now);
     return true;
   });

@@ -51,9 +51,11 @@ function resultOf(id: string, outcome: RetryOutcome, why: Because | { reason: st
  * event row was rolled back, re-runs its stored normalised payload through the same core, where the
  * UNIQUE event key and the ledger's business keys hold. A conflict (another body under a stored id) is
  * not retryable: a person compares the bodies. `actor` names who asked (stored on the dead letter).
+ * Only the organization's dead letters are found.
  */
-export async function retryDeadLetter(db: Db, id: string, actor: string, now = new Date()): Promise<RetryResult> {
-  const letter = await db.deadLetter.findUnique({ where: { id } });
+export async function retryDeadLetter(db: Db, organizationId: string, id: string, actor: string, now = new Date()): Promise<RetryResult> {
+  // Another organization's dead letter is as unknown as an id that does not exist.
+  const letter = await db.deadLetter.findFirst({ where: { id, organizationId } });
   if (!letter) return resultOf(id, "not_found", because("retry_not_found", { id }));
   if (letter.status !== "open") {
     // A system resolution keeps its code; a person's note is quoted as written.
@@ -68,7 +70,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
     return resultOf(id, "not_retryable", because("retry_body_differs", { eventId: letter.eventId }));
   }
   if (stored && (stored.status === "processed" || stored.status === "ignored")) {
-    await resolveDeadLetter(db, id, because("event_already_done", { status: stored.status }), actor, now);
+    await resolveDeadLetter(db, organizationId, id, because("event_already_done", { status: stored.status }), actor, now);
     return resultOf(id, "already_applied", because("retry_event_was_done", { eventId: letter.eventId, status: stored.status }, [reasonRef("dead_letter_resolved", {})]));
   }
   if (stored && (stored.status === "received" || stored.status === "processing")) {
@@ -93,7 +95,7 @@ export async function retryDeadLetter(db: Db, id: string, actor: string, now = n
     if (!(error instanceof EndpointConfigError)) throw error;
     return resultOf(id, "not_retryable", because("retry_endpoint_misconfigured", { endpoint: letter.endpoint }));
   }
-  if (!endpoint || endpoint.provider !== letter.provider || endpoint.account !== letter.account) {
+  if (!endpoint || endpoint.provider !== letter.provider || endpoint.account !== letter.account || endpoint.organizationId !== letter.organizationId) {
     return resultOf(id, "not_retryable", because("retry_endpoint_gone", { endpoint: letter.endpoint, provider: letter.provider, account: letter.account }));
   }
   let event: NormalizedEvent;

@@ -3,7 +3,7 @@ import { PollLoop } from "@/lib/jobs/poll-loop";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
 import { failBooksCheck, finishBooksCheck, lastBooksCheckStart, startBooksCheck, type BooksCheckTrigger } from "@/lib/monitoring/books-checks";
-import { reportSummary, verifyBooks, type BooksReport } from "@/lib/verification/verify-books";
+import { addReport, emptyReport, reportSummary, verifyBooks, type BooksReport } from "@/lib/verification/verify-books";
 
 /** How often the books are checked in the background: once a day. */
 export const BOOKS_CHECK_INTERVAL_MS = 86_400_000;
@@ -15,12 +15,12 @@ export const BOOKS_CHECK_LOOK_EVERY_MS = 600_000;
  * counts and bounded report, or failed with why), logging its summary. Returns the report. Throws the
  * database's errors after recording the failure when it can.
  */
-export async function runBooksCheck(db: Db, trigger: BooksCheckTrigger, now: () => Date = () => new Date()): Promise<BooksReport> {
-  const id = await startBooksCheck(db, trigger, now());
+export async function runBooksCheck(db: Db, organizationId: string, trigger: BooksCheckTrigger, now: () => Date = () => new Date()): Promise<BooksReport> {
+  const id = await startBooksCheck(db, organizationId, trigger, now());
   try {
-    const report = await verifyBooks(db, { now });
+    const report = await verifyBooks(db, organizationId, { now });
     await finishBooksCheck(db, id, report, JSON.stringify(report), now());
-    const line = { trigger, orders: report.orders, agreeing: report.agreeing, differing: report.differing, unverifiable: report.unverifiable, waiting: report.waiting };
+    const line = { trigger, organizationId, orders: report.orders, agreeing: report.agreeing, differing: report.differing, unverifiable: report.unverifiable, waiting: report.waiting };
     if (report.differing > 0) logger.warn(line, reportSummary(report));
     else logger.info(line, reportSummary(report));
     return report;
@@ -40,7 +40,12 @@ export async function runBooksCheckIfDue(db: Db, options: { now?: () => Date; in
   const now = options.now ?? (() => new Date());
   const last = await lastBooksCheckStart(db);
   if (last && now().getTime() - last.getTime() < (options.intervalMs ?? BOOKS_CHECK_INTERVAL_MS)) return null;
-  return runBooksCheck(db, "daily", now);
+  // Every organization's books, one check each; the report returned sums them.
+  const total = emptyReport();
+  for (const organization of await db.organization.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } })) {
+    addReport(total, await runBooksCheck(db, organization.id, "daily", now));
+  }
+  return total;
 }
 
 /**

@@ -80,6 +80,7 @@ export interface OrderCheck {
 /** An applied stored event as a rebuild reads it. */
 interface AppliedRow {
   id: string;
+  organizationId: string;
   provider: string;
   account: string;
   livemode: boolean;
@@ -130,7 +131,7 @@ class Rebuilt extends Error {
  * each later event that applies, as the inbox wakes a parked event), reads the books it came to, and
  * rolls all of it back to the savepoint. Returns the rebuilt books and the refusals.
  */
-async function rebuildOne(session: SqlSession, orderId: string, books: OrderBooks, events: readonly AppliedRow[], now: Date): Promise<{ rebuilt: OrderBooks | null; refused: RefusedEvent[] }> {
+async function rebuildOne(session: SqlSession, organizationId: string, orderId: string, books: OrderBooks, events: readonly AppliedRow[], now: Date): Promise<{ rebuilt: OrderBooks | null; refused: RefusedEvent[] }> {
   const refused: RefusedEvent[] = [];
   const payments = new Map<string, PaymentScope & { paymentKey: string }>();
   const addPayment = (scope: PaymentScope & { paymentKey: string | null }) => {
@@ -140,11 +141,11 @@ async function rebuildOne(session: SqlSession, orderId: string, books: OrderBook
   for (const event of events) addPayment(event);
   try {
     await session.savepoint(async () => {
-      await clearOrderBookingsForRebuild(session, orderId);
-      await clearDisputesForRebuild(session, orderId);
+      await clearOrderBookingsForRebuild(session, organizationId, orderId);
+      await clearDisputesForRebuild(session, organizationId, orderId);
       await clearRefundFactsForRebuild(session, [...payments.values()]);
-      await clearOutboxForRebuild(session, orderId);
-      await resetOrderForRebuild(session, orderId);
+      await clearOutboxForRebuild(session, organizationId, orderId);
+      await resetOrderForRebuild(session, organizationId, orderId);
       /** Applies one event in a savepoint; returns the rule's refusal, if any. */
       const apply = async (event: AppliedRow): Promise<ApplyFailure | undefined> => {
         const key = { provider: event.provider, account: event.account, livemode: event.livemode, eventId: event.eventId };
@@ -189,7 +190,7 @@ async function rebuildOne(session: SqlSession, orderId: string, books: OrderBook
         }
       }
       for (const held of waiting) refuse(held);
-      throw new Rebuilt(await readOrderBooks(session, orderId));
+      throw new Rebuilt(await readOrderBooks(session, organizationId, orderId));
     });
   } catch (error) {
     if (error instanceof Rebuilt) return { rebuilt: error.books, refused };
@@ -211,15 +212,15 @@ const totals = (books: OrderBooks | null) => (books ? { status: books.status, re
  * `unverifiable`. Nothing is corrected, nothing is kept. Returns one check per order that exists, in
  * the order given. Throws the database's errors.
  */
-export async function checkOrders(db: Db, orderIds: readonly string[], now = new Date(), budgetMs = TRANSACTION_BUDGET_MS): Promise<OrderCheck[]> {
+export async function checkOrders(db: Db, organizationId: string, orderIds: readonly string[], now = new Date(), budgetMs = TRANSACTION_BUDGET_MS): Promise<OrderCheck[]> {
   if (orderIds.length === 0) return [];
   const ids = [...new Set(orderIds)];
   // Read before the transaction, to keep it short.
   const stored = await db.webhookEvent.findMany({
-    where: { orderId: { in: ids } },
-    select: { id: true, provider: true, account: true, livemode: true, eventId: true, endpoint: true, type: true, bodyHash: true, secretLabel: true, orderId: true, paymentKey: true, status: true, receivedAt: true, payload: true },
+    where: { organizationId, orderId: { in: ids } },
+    select: { id: true, organizationId: true, provider: true, account: true, livemode: true, eventId: true, endpoint: true, type: true, bodyHash: true, secretLabel: true, orderId: true, paymentKey: true, status: true, receivedAt: true, payload: true },
   });
-  const letters = await db.deadLetter.findMany({ where: { orderId: { in: ids }, status: "open" }, select: { id: true, provider: true, account: true, livemode: true, eventId: true, eventType: true, bodyHash: true, orderId: true } });
+  const letters = await db.deadLetter.findMany({ where: { organizationId, orderId: { in: ids }, status: "open" }, select: { id: true, provider: true, account: true, livemode: true, eventId: true, eventType: true, bodyHash: true, orderId: true } });
   const appliedOf = (orderId: string) =>
     inCreationOrder(
       stored
@@ -259,7 +260,7 @@ export async function checkOrders(db: Db, orderIds: readonly string[], now = new
 
   /** One order's check inside the batch's transaction, or null when there is no such order. */
   async function checkOne(session: SqlSession, orderId: string): Promise<OrderCheck | null> {
-    const books = await readOrderBooks(session, orderId);
+    const books = await readOrderBooks(session, organizationId, orderId);
     if (!books) return null;
     const events = appliedOf(orderId);
     const base = { orderId, currency: books.currency, books: totals(books), events: events.map(listed), waiting: waitingOf(orderId), entries: [], refused: [] };
@@ -268,7 +269,7 @@ export async function checkOrders(db: Db, orderIds: readonly string[], now = new
     let rebuilt: OrderBooks | null;
     let refused: RefusedEvent[];
     try {
-      ({ rebuilt, refused } = await rebuildOne(session, orderId, books, events, now));
+      ({ rebuilt, refused } = await rebuildOne(session, organizationId, orderId, books, events, now));
     } catch (error) {
       return { ...base, verdict: "unverifiable", why: { code: "rebuild_failed", eventIds: events.map((event) => event.eventId), error: errorMessage(error).slice(0, 300) }, rebuilt: null };
     }

@@ -29,6 +29,18 @@ export function emptyReport(): BooksReport {
   return { orders: 0, agreeing: 0, differing: 0, unverifiable: 0, waiting: 0, differences: [], unverifiableOrders: [], waitingOrders: [] };
 }
 
+/** Adds another report's counts and lists to `report` (lists bounded): one figure over several organizations. */
+export function addReport(report: BooksReport, other: BooksReport): void {
+  report.orders += other.orders;
+  report.agreeing += other.agreeing;
+  report.differing += other.differing;
+  report.unverifiable += other.unverifiable;
+  report.waiting += other.waiting;
+  report.differences.push(...other.differences.slice(0, MAX_REPORTED_ORDERS - report.differences.length));
+  report.unverifiableOrders.push(...other.unverifiableOrders.slice(0, MAX_REPORTED_ORDERS - report.unverifiableOrders.length));
+  report.waitingOrders.push(...other.waitingOrders.slice(0, MAX_REPORTED_ORDERS - report.waitingOrders.length));
+}
+
 /** Adds a batch's checks to `report` (counts whole, lists bounded). */
 export function addChecks(report: BooksReport, checks: readonly OrderCheck[]): void {
   for (const check of checks) {
@@ -50,7 +62,7 @@ export function addChecks(report: BooksReport, checks: readonly OrderCheck[]): v
 }
 
 /**
- * Rebuilds and compares the books ({@link checkOrders}) of `orderIds`, or of every order when none are
+ * Rebuilds and compares the books ({@link checkOrders}) of the organization's `orderIds`, or of all its orders when none are
  * given, read in id order in pages of `batchSize` (default {@link ORDERS_PER_BATCH}) and checked one
  * rolled-back transaction per page, so memory and lock time stay bounded whatever the number of orders.
  * `onBatch` hears the running counts after each page. An id that names no order is left out.
@@ -58,6 +70,7 @@ export function addChecks(report: BooksReport, checks: readonly OrderCheck[]): v
  */
 export async function verifyBooks(
   db: Db,
+  organizationId: string,
   options: { orderIds?: readonly string[]; batchSize?: number; now?: () => Date; onBatch?: (report: BooksReport) => void } = {},
 ): Promise<BooksReport> {
   const batchSize = Math.max(1, options.batchSize ?? ORDERS_PER_BATCH);
@@ -66,16 +79,16 @@ export async function verifyBooks(
   if (options.orderIds) {
     const ids = [...new Set(options.orderIds)];
     for (let start = 0; start < ids.length; start += batchSize) {
-      addChecks(report, await checkOrders(db, ids.slice(start, start + batchSize), now()));
+      addChecks(report, await checkOrders(db, organizationId, ids.slice(start, start + batchSize), now()));
       options.onBatch?.(report);
     }
     return report;
   }
   let after: string | undefined;
   for (;;) {
-    const page = await db.order.findMany({ where: after === undefined ? {} : { id: { gt: after } }, orderBy: { id: "asc" }, take: batchSize, select: { id: true } });
+    const page = await db.order.findMany({ where: after === undefined ? { organizationId } : { organizationId, id: { gt: after } }, orderBy: { id: "asc" }, take: batchSize, select: { id: true } });
     if (page.length === 0) break;
-    addChecks(report, await checkOrders(db, page.map((order) => order.id), now()));
+    addChecks(report, await checkOrders(db, organizationId, page.map((order) => order.id), now()));
     options.onBatch?.(report);
     after = page[page.length - 1].id;
     // Between batches, let the requests waiting for the database (SQLite's one connection) go first.
@@ -94,7 +107,7 @@ export function reportSummary(report: BooksReport): string {
 }
 
 /** The latest finished check over every order, with its report, or null when none has finished. */
-export async function latestBooksReport(db: Db): Promise<{ check: BooksCheckView; report: BooksReport } | null> {
-  const latest = await latestBooksCheckReport(db);
+export async function latestBooksReport(db: Db, organizationId: string): Promise<{ check: BooksCheckView; report: BooksReport } | null> {
+  const latest = await latestBooksCheckReport(db, organizationId);
   return latest ? { check: latest.check, report: JSON.parse(latest.report) as BooksReport } : null;
 }

@@ -41,7 +41,7 @@ test("a strong password creates the user, stored hashed", async () => {
 });
 
 test("while the demo runs, the dashboard creates no user (the next npm run demo would refuse the database)", async () => {
-  const admin = { id: "admin_1", email: "admin@acredita.test", name: "Admin", role: "admin" } as const;
+  const admin = { id: "admin_1", email: "admin@acredita.test", name: "Admin", role: "admin", organizationId: "org_default" } as const;
   const input = { email: "eve@shop.test", name: "Eve", role: "merchant" as const, password: "amber-kettle-meadow-41" };
   const before = await (await db()).user.count();
   process.env.ACREDITA_MODE = "demo";

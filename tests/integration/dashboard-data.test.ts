@@ -13,10 +13,11 @@ import { listOrdersPage, orderCurrencies, type OrderQuery } from "@/lib/orders/l
 import { getOrderTimeline } from "@/lib/orders/order-timeline";
 import { listReviewQueue, resolveExtraChargeAs, resolveOutboxAs } from "@/lib/review/review-queue";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
+const DEFAULT_ORG = "org_default";
 
-const merchant: Actor = { id: "u_merchant", email: "merchant@shop.test", name: "M", role: "merchant" };
-const support: Actor = { id: "u_support", email: "support@shop.test", name: "S", role: "support" };
-const admin: Actor = { id: "u_admin", email: "admin@shop.test", name: "A", role: "admin" };
+const merchant: Actor = { id: "u_merchant", email: "merchant@shop.test", name: "M", role: "merchant", organizationId: "org_default" };
+const support: Actor = { id: "u_support", email: "support@shop.test", name: "S", role: "support", organizationId: "org_default" };
+const admin: Actor = { id: "u_admin", email: "admin@shop.test", name: "A", role: "admin", organizationId: "org_default" };
 
 const base: OrderQuery = { page: 1, pageSize: 25, sort: "id", dir: "asc" };
 
@@ -43,7 +44,7 @@ after(closeDb);
 
 describe("orders list", () => {
   test("one page with count, filters by prefix, status and currency, and per-page credited sums", async () => {
-    const page = await listOrdersPage(await db(), { ...base, q: "d_0", pageSize: 5 });
+    const page = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q: "d_0", pageSize: 5 });
     assert.deepEqual({ count: page.count, page: page.page, pageSize: page.pageSize, totalPages: page.totalPages }, { count: 9, page: 1, pageSize: 5, totalPages: 2 });
     assert.deepEqual(page.data.map((row) => [row.id, row.status, row.amount, row.credited, row.difference]), [
       ["d_01", "paid", 1000, 1000, 0],
@@ -52,26 +53,26 @@ describe("orders list", () => {
       ["d_04", "paid", 4000, 4000, 0],
       ["d_05", "refunded", 5000, 0, 0],
     ]);
-    const second = await listOrdersPage(await db(), { ...base, q: "d_0", pageSize: 5, page: 2 });
+    const second = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q: "d_0", pageSize: 5, page: 2 });
     assert.deepEqual(second.data.map((row) => row.id), ["d_06", "d_07", "d_08", "d_09"]);
-    const paidUsd = await listOrdersPage(await db(), { ...base, status: "paid", currency: "USD" });
+    const paidUsd = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, status: "paid", currency: "USD" });
     assert.deepEqual(paidUsd.data.map((row) => row.id), ["d_01", "d_03"]);
-    const byAmount = await listOrdersPage(await db(), { ...base, q: "d_", sort: "amount", dir: "desc", pageSize: 3 });
+    const byAmount = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q: "d_", sort: "amount", dir: "desc", pageSize: 3 });
     // Amount sorts within each currency (ARS before USD): minor units of two currencies do not compare.
     assert.deepEqual(byAmount.data.map((row) => row.id), ["d_12", "d_10", "d_08"]);
-    const byAmountUsd = await listOrdersPage(await db(), { ...base, q: "d_", sort: "amount", dir: "desc", pageSize: 3, page: 3 });
+    const byAmountUsd = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q: "d_", sort: "amount", dir: "desc", pageSize: 3, page: 3 });
     assert.deepEqual(byAmountUsd.data.map((row) => [row.id, row.currency, row.amount]), [["d_11", "USD", 11000], ["d_09", "USD", 9000], ["d_07", "USD", 7000]]);
-    const future = await listOrdersPage(await db(), { ...base, from: new Date(Date.now() + 86_400_000) });
+    const future = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, from: new Date(Date.now() + 86_400_000) });
     assert.equal(future.count, 0);
     assert.deepEqual(await orderCurrencies(await db()), ["ARS", "USD"]);
   });
 
   test("an invalid query is refused, not silently widened", async () => {
-    await assert.rejects(listOrdersPage(await db(), { ...base, pageSize: 500 }));
+    await assert.rejects(listOrdersPage(await db(), DEFAULT_ORG, { ...base, pageSize: 500 }));
   });
 
   test("an order's timeline holds every decision, its ledger, delivery and extra charges", async () => {
-    const timeline = await getOrderTimeline(await db(), "d_01");
+    const timeline = await getOrderTimeline(await db(), DEFAULT_ORG, "d_01");
     assert.ok(timeline);
     assert.deepEqual(timeline.decisions.map((decision) => [decision.eventId, decision.outcome, decision.httpStatus]), [
       ["evt_pay_d_01", "applied", 200],
@@ -80,40 +81,40 @@ describe("orders list", () => {
     assert.deepEqual(timeline.ledger.map((entry) => [entry.businessKey, entry.amount]), [["credit:lab:lab:live:pay_d_01", 1000]]);
     assert.equal(timeline.delivery?.paymentKey, "pay_d_01");
     assert.deepEqual(timeline.extraCharges.map((extra) => [extra.paymentKey, extra.status]), [["pay_d_01_again", "open"]]);
-    assert.equal(await getOrderTimeline(await db(), "nope"), null);
+    assert.equal(await getOrderTimeline(await db(), DEFAULT_ORG, "nope"), null);
   });
 });
 
 describe("decision log", () => {
   test("filters by outcome, HTTP status, event id and order id; newest first", async () => {
     const client = await db();
-    const all = await listDecisionsPage(client, { page: 1, pageSize: 100 });
+    const all = await listDecisionsPage(client, DEFAULT_ORG, { page: 1, pageSize: 100 });
     assert.equal(all.count, 10);
     for (let index = 1; index < all.data.length; index++) assert.ok(all.data[index - 1].at >= all.data[index].at);
-    assert.equal((await listDecisionsPage(client, { page: 1, pageSize: 10, outcome: "dead_lettered" })).count, 2);
-    const forged = await listDecisionsPage(client, { page: 1, pageSize: 10, httpStatus: 401 });
+    assert.equal((await listDecisionsPage(client, DEFAULT_ORG, { page: 1, pageSize: 10, outcome: "dead_lettered" })).count, 2);
+    const forged = await listDecisionsPage(client, DEFAULT_ORG, { page: 1, pageSize: 10, httpStatus: 401 });
     assert.deepEqual(forged.data.map((row) => [row.eventId, row.verified, row.reason]), [["evt_forged", false, "signature does not match any configured signing secret"]]);
-    assert.equal((await listDecisionsPage(client, { page: 1, pageSize: 10, eventId: "evt_early" })).count, 1);
-    assert.equal((await listDecisionsPage(client, { page: 1, pageSize: 10, orderId: "d_05" })).count, 2);
-    assert.equal((await listDecisionsPage(client, { page: 1, pageSize: 10, provider: "stripe" })).count, 0);
-    assert.equal((await listDecisionsPage(client, { page: 1, pageSize: 10, from: new Date(Date.now() + 60_000) })).count, 0);
+    assert.equal((await listDecisionsPage(client, DEFAULT_ORG, { page: 1, pageSize: 10, eventId: "evt_early" })).count, 1);
+    assert.equal((await listDecisionsPage(client, DEFAULT_ORG, { page: 1, pageSize: 10, orderId: "d_05" })).count, 2);
+    assert.equal((await listDecisionsPage(client, DEFAULT_ORG, { page: 1, pageSize: 10, provider: "stripe" })).count, 0);
+    assert.equal((await listDecisionsPage(client, DEFAULT_ORG, { page: 1, pageSize: 10, from: new Date(Date.now() + 60_000) })).count, 0);
   });
 
   test("decisions per hour: 24 UTC buckets whose outcomes add up to the log", async () => {
-    const buckets = await decisionsPerHour(await db(), {});
+    const buckets = await decisionsPerHour(await db(), { organizationId: DEFAULT_ORG });
     assert.equal(buckets.length, 24);
     assert.equal(buckets[23].start.getTime() % 3_600_000, 0);
     assert.equal(buckets.reduce((sum, bucket) => sum + bucket.total, 0), 10);
     const byOutcome = (outcome: string) => buckets.reduce((sum, bucket) => sum + (bucket.counts[outcome] ?? 0), 0);
     assert.deepEqual([byOutcome("applied"), byOutcome("dead_lettered"), byOutcome("rejected")], [7, 2, 1]);
-    const filtered = await decisionsPerHour(await db(), { outcome: "rejected" });
+    const filtered = await decisionsPerHour(await db(), { organizationId: DEFAULT_ORG, outcome: "rejected" });
     assert.equal(filtered.reduce((sum, bucket) => sum + bucket.total, 0), 1);
   });
 });
 
 describe("dead letters", () => {
   test("the open tab lists both dead letters without their payloads", async () => {
-    const page = await listDeadLettersPage(await db(), { page: 1, pageSize: 25, status: "open" });
+    const page = await listDeadLettersPage(await db(), DEFAULT_ORG, { page: 1, pageSize: 25, status: "open" });
     assert.equal(page.count, 2);
     assert.deepEqual(page.data.map((row) => row.eventId).sort(), ["evt_early", "evt_unknown"]);
     assert.equal("payload" in page.data[0], false);
@@ -190,13 +191,13 @@ describe("review queue and health strip", () => {
     await client.outboxMessage.create({ data: { id: "ob_1", idempotencyKey: "fulfil:d_02", orderId: "d_02", target: "https://merchant.test/fulfil", body: "{}", status: "uncertain" } });
     await client.outboxMessage.create({ data: { id: "ob_2", idempotencyKey: "fulfil:d_03", orderId: "d_03", target: "https://merchant.test/fulfil", body: "{}", status: "sent" } });
     // Failed attempts: evt_early and evt_unknown (409), the retry that failed again, the conflicting evt_pay_d_02.
-    assert.deepEqual(await healthSummary(client, now), { pendingEvents: 1, oldestPendingAgeSeconds: 90, openDeadLetters: 0, uncertainOutbox: 1, failedAttemptsLastHour: 4, books: null });
+    assert.deepEqual(await healthSummary(client, DEFAULT_ORG, now), { pendingEvents: 1, oldestPendingAgeSeconds: 90, openDeadLetters: 0, uncertainOutbox: 1, failedAttemptsLastHour: 4, books: null });
     await client.webhookEvent.deleteMany({ where: { eventId: "evt_pending" } });
   });
 
   test("extra charges and uncertain outbox rows are resolved by support with a note, not by a merchant", async () => {
     const client = await db();
-    const queue = await listReviewQueue(client);
+    const queue = await listReviewQueue(client, DEFAULT_ORG);
     assert.equal(queue.extraCharges.count, 1);
     assert.equal(queue.outbox.count, 1);
     assert.equal("body" in queue.outbox.data[0], false);
@@ -207,7 +208,7 @@ describe("review queue and health strip", () => {
     assert.equal(await resolveExtraChargeAs(client, support, extraId, "twice"), false);
     assert.equal(await resolveOutboxAs(client, support, "ob_1", "the merchant confirmed it shipped"), true);
     assert.equal(await resolveOutboxAs(client, support, "ob_2", "sent rows are not in the queue"), false);
-    const after = await listReviewQueue(client);
+    const after = await listReviewQueue(client, DEFAULT_ORG);
     assert.deepEqual([after.extraCharges.count, after.outbox.count], [0, 0]);
     assert.equal(await client.auditEntry.count({ where: { action: { in: ["extra_charge.resolve", "outbox.resolve"] } } }), 2);
   });

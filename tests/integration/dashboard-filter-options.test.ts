@@ -6,17 +6,18 @@ import { after, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { decisionProviders } from "@/lib/decisions/list-decisions";
 import { orderCurrencies } from "@/lib/orders/list-orders";
+const DEFAULT_ORG = "org_default";
 
 after(closeDb);
 
 test("decision providers: each distinct provider once, sorted; none on an empty log; at most 50", async () => {
   const database = await db();
-  assert.deepEqual(await decisionProviders(database), []);
+  assert.deepEqual(await decisionProviders(database, DEFAULT_ORG), []);
   const row = (provider: string) => ({ provider, endpoint: provider, verified: false, outcome: "rejected", reason: "test" });
   await database.decision.createMany({ data: ["stripe", "lab", "yolfi", "lab", "standard-webhooks", "stripe", "unknown", "lab"].map(row) });
-  assert.deepEqual(await decisionProviders(database), ["lab", "standard-webhooks", "stripe", "unknown", "yolfi"]);
+  assert.deepEqual(await decisionProviders(database, DEFAULT_ORG), ["lab", "standard-webhooks", "stripe", "unknown", "yolfi"]);
   await database.decision.createMany({ data: Array.from({ length: 60 }, (_, i) => row(`p${String(i).padStart(2, "0")}`)) });
-  const capped = await decisionProviders(database);
+  const capped = await decisionProviders(database, DEFAULT_ORG);
   assert.equal(capped.length, 50);
   assert.deepEqual(capped.slice(0, 3), ["lab", "p00", "p01"]);
 });

@@ -26,6 +26,7 @@ import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { createOrder, deliver, readOrder, sentSignatures } from "@/e2e/support/http";
 import { checkoutSession, deliverStripe, deliverYolfi, lastDecision, standardWebhooksHeaders, stripeEvent, yolfiEvent } from "@/e2e/support/providers";
 import { storedText } from "@/e2e/support/test-database";
+const DEFAULT_ORG = "org_default";
 
 process.env.ACREDITA_SECRETS_KEY = randomBytes(32).toString("base64");
 
@@ -209,7 +210,7 @@ describe("what an endpoint refuses at creation", () => {
     const keyOf = async (role: "admin" | "merchant") => {
       const user = await createUserWithPassword(database, { email: `${role}@data-endpoints.test`, name: role, role, password: "quiet-harbour-lantern-2026" });
       assert.equal(user.kind, "created");
-      const key = await createApiKeyAs(database, { id: "test", email: "test@example.test", name: "test", role: "admin" }, { userId: user.kind === "created" ? user.user.id : "", name: role, days: 1 });
+      const key = await createApiKeyAs(database, { id: "test", email: "test@example.test", name: "test", role: "admin", organizationId: "org_default" }, { userId: user.kind === "created" ? user.user.id : "", name: role, days: 1 });
       return key.kind === "created" ? key.key : assert.fail("no key");
     };
     const admin = { authorization: `Bearer ${await keyOf("admin")}` };
@@ -454,11 +455,11 @@ describe("the rest of the pipeline", () => {
     const letters = await database.deadLetter.findMany({ where: { endpoint: id }, orderBy: { eventId: "asc" }, select: { id: true, category: true, secretLabel: true } });
     assert.deepEqual(letters.map((letter) => [letter.category, letter.secretLabel]), [["unknown_order", "secret-1"], ["unknown_order", "secret-1"]]);
     assert.equal((await createOrder("ord_de_later", 900)).status, 201);
-    const retried = await retryDeadLetter(database, letters[0].id, "support@data-endpoints.test");
+    const retried = await retryDeadLetter(database, DEFAULT_ORG, letters[0].id, "support@data-endpoints.test");
     assert.deepEqual([retried.outcome, retried.reason], ["applied", "credited 900 ARS; order ord_de_later created -> paid; dead letter resolved"]);
     assert.equal((await readOrder("ord_de_later")).credited, 900);
     assert.equal((await api("DELETE", `/api/endpoints/${id}`)).status, 204);
-    const gone = await retryDeadLetter(database, letters[1].id, "support@data-endpoints.test");
+    const gone = await retryDeadLetter(database, DEFAULT_ORG, letters[1].id, "support@data-endpoints.test");
     assert.deepEqual([gone.outcome, gone.reasonRef?.code], ["not_retryable", "retry_endpoint_gone"]);
   });
 });

@@ -40,14 +40,14 @@ describe(`unique keys on ${KIND}`, () => {
     assert.equal(await database.webhookEvent.count({ where: { eventId: "evt_key_1" } }), 2);
   });
 
-  test("a ledger entry's business key and an order's one delivery are unique", async () => {
+  test("a ledger entry's business key and an organization's order's one delivery are unique", async () => {
     const database = await db();
     await database.order.create({ data: { id: "ord_keys", amount: 500, currency: "ARS" } });
     const entry = { businessKey: "credit:lab:lab:live:pay_keys", orderId: "ord_keys", paymentKey: "pay_keys", kind: "credit", amount: 500, currency: "ARS", provider: "lab", account: "lab", livemode: true, eventId: "evt_a" };
     await database.ledgerEntry.create({ data: entry });
     assert.deepEqual(await violation((tx) => tx.ledgerEntry.create({ data: { ...entry, eventId: "evt_b" } })), ["businessKey"]);
     await database.delivery.create({ data: { orderId: "ord_keys", paymentKey: "pay_keys", provider: "lab", eventId: "evt_a" } });
-    assert.deepEqual(await violation((tx) => tx.delivery.create({ data: { orderId: "ord_keys", paymentKey: "pay_other", provider: "lab", eventId: "evt_b" } })), ["orderId"]);
+    assert.deepEqual(await violation((tx) => tx.delivery.create({ data: { orderId: "ord_keys", paymentKey: "pay_other", provider: "lab", eventId: "evt_b" } })), ["organizationId", "orderId"]);
     assert.equal(await database.ledgerEntry.count({ where: { orderId: "ord_keys" } }), 1);
     assert.equal(await database.delivery.count({ where: { orderId: "ord_keys" } }), 1);
   });

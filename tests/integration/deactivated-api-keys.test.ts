@@ -9,7 +9,7 @@ import { createApiKeyAs } from "@/lib/auth/api-keys";
 import { createUserWithPassword, setUserActiveAs, type AdminCalls } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 
-const admin = { id: "admin-deactivation", email: "admin@deactivation.test", name: "Admin", role: "admin" as const };
+const admin = { id: "admin-deactivation", email: "admin@deactivation.test", name: "Admin", role: "admin" as const, organizationId: "org_default" };
 let owner: { id: string; email: string };
 
 /** The better-auth admin plugin's ban and unban, as they land in the database. */

@@ -11,8 +11,9 @@ import { closeDb, db } from "@/lib/db/client";
 import { deadLetterFilterOptions, deadLetterQueryFromParams, listDeadLettersPage } from "@/lib/dead-letters/list-dead-letters";
 import { assignDeadLetterAs, deadLetterAssignees } from "@/lib/triage/manage-dead-letters";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
+const DEFAULT_ORG = "org_default";
 
-const support: Actor = { id: "u_support", email: "owners-support@shop.test", name: "S", role: "support" };
+const support: Actor = { id: "u_support", email: "owners-support@shop.test", name: "S", role: "support", organizationId: "org_default" };
 const PASSWORD = "a-long-enough-passphrase-for-tests-1";
 
 const letterOf = async (eventId: string) => (await db()).deadLetter.findFirstOrThrow({ where: { eventId } });
@@ -31,7 +32,7 @@ after(closeDb);
 test("an assignment is handed to a colleague, then undone; never to a merchant or an unknown address; each audited with the owner before", async () => {
   const client = await db();
   const letter = await letterOf("evt_own_early");
-  assert.deepEqual(await deadLetterAssignees(client), ["owners-admin@shop.test", "owners-support@shop.test"]);
+  assert.deepEqual(await deadLetterAssignees(client, DEFAULT_ORG), ["owners-admin@shop.test", "owners-support@shop.test"]);
   assert.equal(await assignDeadLetterAs(client, support, letter.id), "assigned");
   assert.equal(await assignDeadLetterAs(client, support, letter.id, "owners-merchant@shop.test"), "not_a_colleague");
   assert.equal(await assignDeadLetterAs(client, support, letter.id, "nobody@shop.test"), "not_a_colleague");
@@ -51,7 +52,7 @@ test("an assignment is handed to a colleague, then undone; never to a merchant o
 
 test("the list filters by reason, provider and owner from the URL; a filter it cannot read is no filter", async () => {
   const client = await db();
-  const ids = async (params: Record<string, string>) => (await listDeadLettersPage(client, deadLetterQueryFromParams(params))).data.map((row) => row.eventId).filter((id) => id.startsWith("evt_own_")).sort();
+  const ids = async (params: Record<string, string>) => (await listDeadLettersPage(client, DEFAULT_ORG, deadLetterQueryFromParams(params))).data.map((row) => row.eventId).filter((id) => id.startsWith("evt_own_")).sort();
   assert.deepEqual(await ids({}), ["evt_own_amount", "evt_own_early"]);
   assert.deepEqual(await ids({ category: "amount_mismatch" }), ["evt_own_amount"]);
   assert.deepEqual(await ids({ category: "transition", provider: "lab" }), ["evt_own_early"]);
@@ -60,21 +61,21 @@ test("the list filters by reason, provider and owner from the URL; a filter it c
   assert.deepEqual(await ids({ owner: "owners-support@shop.test" }), ["evt_own_amount"]);
   assert.deepEqual(await ids({ owner: "none" }), ["evt_own_early"]);
   assert.deepEqual(deadLetterQueryFromParams({ tab: "resolved", category: "  ", owner: "x".repeat(300) }), { page: 1, pageSize: 25, status: "resolved" });
-  const options = await deadLetterFilterOptions(client, "open");
+  const options = await deadLetterFilterOptions(client, DEFAULT_ORG, "open");
   assert.deepEqual([options.categories.includes("amount_mismatch"), options.providers, options.owners], [true, ["lab"], ["owners-support@shop.test"]]);
   // A lab payment has no dashboard page to link.
-  const [amount] = (await listDeadLettersPage(client, deadLetterQueryFromParams({ category: "amount_mismatch" }))).data.filter((row) => row.eventId === "evt_own_amount");
+  const [amount] = (await listDeadLettersPage(client, DEFAULT_ORG, deadLetterQueryFromParams({ category: "amount_mismatch" }))).data.filter((row) => row.eventId === "evt_own_amount");
   assert.deepEqual([amount.paymentKey, amount.paymentLink], ["pay_own_2", null]);
 });
 
 test("the audit log names a dead letter by its provider, event and order, not its internal id", async () => {
-  const page = await listAuditPage(await db(), { page: 1, pageSize: 100, action: "dead_letter.unassign" });
+  const page = await listAuditPage(await db(), DEFAULT_ORG, { page: 1, pageSize: 100, action: "dead_letter.unassign" });
   assert.deepEqual(
     page.data.map((row) => row.named),
     [{ provider: "lab", eventId: "evt_own_early", orderId: "ord_own_1" }],
   );
   // Searched by the ids people have: the order, the event, a payment-less miss.
-  const search = async (target: string) => (await listAuditPage(await db(), { page: 1, pageSize: 100, target })).data.map((row) => [row.action, row.named?.eventId]);
+  const search = async (target: string) => (await listAuditPage(await db(), DEFAULT_ORG, { page: 1, pageSize: 100, target })).data.map((row) => [row.action, row.named?.eventId]);
   assert.deepEqual(await search("ord_own_1"), [
     ["dead_letter.unassign", "evt_own_early"],
     ["dead_letter.assign", "evt_own_early"],

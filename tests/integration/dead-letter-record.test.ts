@@ -12,7 +12,7 @@ after(closeDb);
 test("eight concurrent first failures of one event and body make one open dead letter with 8 attempts; a resolved one reopens", async () => {
   const database = await db();
   const failure = new ApplyFailure("unknown_order", because("unknown_order", { orderId: "ord_dl_race" }), "ord_dl_race");
-  const input = { key: { provider: "lab", account: "lab", livemode: true, eventId: "evt_dl_race" }, endpoint: "lab", eventType: "payment.approved", bodyHash: "h1", secretLabel: "LAB_WEBHOOK_SECRET[0]", payload: "{}", orderId: "ord_dl_race", failure };
+  const input = { organizationId: "org_default", key: { provider: "lab", account: "lab", livemode: true, eventId: "evt_dl_race" }, endpoint: "lab", eventType: "payment.approved", bodyHash: "h1", secretLabel: "LAB_WEBHOOK_SECRET[0]", payload: "{}", orderId: "ord_dl_race", failure };
   const ids = await Promise.all(Array.from({ length: 8 }, () => recordDeadLetter(database, input)));
   assert.equal(new Set(ids).size, 1);
   const rows = await database.deadLetter.findMany({ where: { eventId: "evt_dl_race" } });

@@ -6,15 +6,16 @@ import { closeDb, db } from "@/lib/db/client";
 import { listDeadLettersPage } from "@/lib/dead-letters/list-dead-letters";
 import { retryDeadLetterAs, retryDeadLettersAs } from "@/lib/triage/manage-dead-letters";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
+const DEFAULT_ORG = "org_default";
 
-const support: Actor = { id: "u_support", email: "support@shop.test", name: "S", role: "support" };
+const support: Actor = { id: "u_support", email: "support@shop.test", name: "S", role: "support", organizationId: "org_default" };
 
 async function letterOf(eventId: string) {
   return (await db()).deadLetter.findFirstOrThrow({ where: { eventId } });
 }
 
 async function openEventIds(): Promise<string[]> {
-  return (await listDeadLettersPage(await db(), { page: 1, pageSize: 25, status: "open" })).data.map((row) => row.eventId);
+  return (await listDeadLettersPage(await db(), DEFAULT_ORG, { page: 1, pageSize: 25, status: "open" })).data.map((row) => row.eventId);
 }
 
 before(async () => {
@@ -31,7 +32,7 @@ after(closeDb);
 
 describe("dashboard retry flow", () => {
   test("the open tab lists by first failure, newest first, and marks the amount mismatch review-first", async () => {
-    const page = await listDeadLettersPage(await db(), { page: 1, pageSize: 25, status: "open" });
+    const page = await listDeadLettersPage(await db(), DEFAULT_ORG, { page: 1, pageSize: 25, status: "open" });
     assert.deepEqual(
       page.data.map((row) => [row.eventId, row.orderId, row.category, row.reviewFirst]),
       [

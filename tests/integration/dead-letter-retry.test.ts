@@ -8,6 +8,7 @@ import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 import { runMain } from "@/e2e/support/cli";
 import { main as deadLettersCli } from "@/scripts/dead-letters";
+const DEFAULT_ORG = "org_default";
 
 const policy = { baseDelayMs: 60_000, maxDelayMs: 600_000, maxAttempts: 1, maxAgeSeconds: 86_400 };
 const worker = () => new InboxWorker(db, { policy });
@@ -40,18 +41,18 @@ describe("retrying dead letters", () => {
     assert.equal(refund.status, 409);
     const letter = await letterOf("evt_i1r");
     assert.equal(await (await db()).webhookEvent.count({ where: { eventId: "evt_i1r" } }), 0, "the inline failure rolled the event back");
-    const early = await retryDeadLetter(await db(), letter.id, "test");
+    const early = await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "test");
     assert.equal(early.outcome, "dead_lettered");
     assert.equal((await letterOf("evt_i1r")).attempts, 2);
 
     assert.equal((await deliverLab(labEvent("evt_i1a", "payment.approved", "ord_i1", "pay_i1", 1500000))).json.outcome, "applied");
-    const retried = await retryDeadLetter(await db(), letter.id, "test");
+    const retried = await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "test");
     assert.equal(retried.outcome, "applied");
     assert.equal(retried.reason, "refunded 1500000 ARS (total 1500000); order ord_i1 paid -> refunded; dead letter resolved");
     const resolved = await letterOf("evt_i1r");
     assert.equal(resolved.status, "resolved");
     assert.equal(resolved.resolvedBy, "system");
-    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "test"), {
+    assert.deepEqual(await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "test"), {
       id: letter.id,
       outcome: "already_resolved",
       reason: "dead letter already resolved: applied on a later attempt (applied)",
@@ -67,7 +68,7 @@ describe("retrying dead letters", () => {
     assert.equal((await deliverLab(labEvent("evt_i2r", "payment.refunded", "ord_i2", "pay_i2", 1200000))).status, 409);
     assert.equal((await deliverLab(labEvent("evt_i2a", "payment.approved", "ord_i2", "pay_i2", 1200000))).json.outcome, "applied");
     const id = (await letterOf("evt_i2r")).id;
-    const both = await Promise.all([retryDeadLetter(await db(), id, "a"), retryDeadLetter(await db(), id, "b")]);
+    const both = await Promise.all([retryDeadLetter(await db(), DEFAULT_ORG, id, "a"), retryDeadLetter(await db(), DEFAULT_ORG, id, "b")]);
     assert.deepEqual(both.map((result) => result.outcome).sort(), ["applied", "duplicate"]);
     const order = await readOrder("ord_i2");
     assert.deepEqual(order.ledger.map((entry) => entry.businessKey), ["credit:lab:lab:live:pay_i2", "refund:lab:lab:live:pay_i2:total:1200000:at:1760181330"]);
@@ -83,11 +84,11 @@ describe("retrying dead letters", () => {
     assert.equal(letter.attempts, 1);
 
     // Still unknown: re-queued, fails again, the same dead letter counts one more attempt.
-    assert.equal((await retryDeadLetter(await db(), letter.id, "ops")).outcome, "requeued");
+    assert.equal((await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "ops")).outcome, "requeued");
     const row = await (await db()).webhookEvent.findFirstOrThrow({ where: { eventId: "evt_x1" } });
     assert.equal(row.status, "received");
     assert.equal(row.attempts, 0);
-    assert.deepEqual(await retryDeadLetter(await db(), letter.id, "ops"), {
+    assert.deepEqual(await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "ops"), {
       id: letter.id,
       outcome: "requeued",
       reason: "event evt_x1 is already queued (status received)",
@@ -98,25 +99,25 @@ describe("retrying dead letters", () => {
     assert.equal((await letterOf("evt_x1")).owner, "ops");
 
     assert.equal((await createOrder("ord_x1_later", 900000)).status, 201);
-    assert.equal((await retryDeadLetter(await db(), letter.id, "ops")).outcome, "requeued");
+    assert.equal((await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "ops")).outcome, "requeued");
     assert.deepEqual((await worker().drain()).map((result) => result.kind), ["applied"]);
     assert.equal((await letterOf("evt_x1")).status, "resolved");
     assert.equal((await readOrder("ord_x1_later")).credited, 900000);
-    assert.equal((await retryDeadLetter(await db(), letter.id, "ops")).outcome, "already_resolved");
+    assert.equal((await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "ops")).outcome, "already_resolved");
   });
 
   test("a conflict is not retried", async () => {
     inbox();
     await deliverLab(labEvent("evt_k1", "payment.approved", "ord_x1", "pay_k1", 900000));
     assert.equal((await deliverLab(labEvent("evt_k1", "payment.approved", "ord_x1", "pay_k1", 1))).status, 409);
-    const result = await retryDeadLetter(await db(), (await letterOf("evt_k1")).id, "ops");
+    const result = await retryDeadLetter(await db(), DEFAULT_ORG, (await letterOf("evt_k1")).id, "ops");
     assert.equal(result.outcome, "not_retryable");
     assert.equal((await letterOf("evt_k1")).status, "open");
     assert.deepEqual((await worker().drain()).map((entry) => entry.kind), ["applied"]);
   });
 
   test("retry --all retries every open dead letter and counts the outcomes", async () => {
-    const open = await listDeadLetters(await db());
+    const open = await listDeadLetters(await db(), DEFAULT_ORG);
     assert.deepEqual(open.map((letter) => letter.eventId), ["evt_k1"]);
     inline();
     assert.equal((await deliverLab(labEvent("evt_all", "payment.refunded", "ord_cli", "pay_cli", 800000))).status, 409);

@@ -16,6 +16,7 @@ import { runRetentionIfDue } from "@/lib/retention/retention-schedule";
 import { createOrder, deliver, deliverLab, labEvent, sentSignatures } from "@/e2e/support/http";
 import { deliverStripe, paymentIntent, stripeEvent } from "@/e2e/support/providers";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
+const DEFAULT_ORG = "org_default";
 
 // The lab applies inline; Stripe stores in the inbox (its default) and a worker applies.
 process.env.FULFILMENT_WEBHOOK_URL = "https://merchant.example/fulfil";
@@ -25,7 +26,7 @@ process.env.STRIPE_WEBHOOK_SECRET = STRIPE_SECRET;
 process.env.STRIPE_TEST_WEBHOOK_SECRET = STRIPE_TEST_SECRET;
 process.env.STRIPE_ACCOUNT_ID = "acct_event_page";
 
-const admin = { id: "admin-events", email: "admin@events.test", name: "Admin", role: "admin" as const };
+const admin = { id: "admin-events", email: "admin@events.test", name: "Admin", role: "admin" as const, organizationId: "org_default" };
 const keys: Record<"merchant" | "support", string> = { merchant: "", support: "" };
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -172,6 +173,6 @@ describe("after retention", () => {
     const stored = await (await db()).webhookEvent.findUniqueOrThrow({ where: { id }, select: { payload: true, customerEmail: true, chargeId: true, headerNames: true } });
     assert.deepEqual([stored.payload, stored.customerEmail, stored.chargeId, JSON.parse(stored.headerNames!).includes("stripe-signature")], ["", null, "ch_ev_2", true]);
     // The page reads the same detail: a merchant and support alike see that it was purged, not "hidden".
-    assert.equal((await getEventDetail(await db(), id, { payloads: false }))?.payload.state, "purged");
+    assert.equal((await getEventDetail(await db(), DEFAULT_ORG, id, { payloads: false }))?.payload.state, "purged");
   });
 });

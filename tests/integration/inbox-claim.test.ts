@@ -79,7 +79,7 @@ describe(`claiming work on ${TEST_DATABASE}`, () => {
   test("8 concurrent dispatchers take each of 120 due outbox messages exactly once", async () => {
     await clearQueues();
     const database = await db();
-    await database.order.upsert({ where: { id: "ord_outbox_claim" }, create: { id: "ord_outbox_claim", amount: 1, currency: "ARS" }, update: {} });
+    await database.order.upsert({ where: { organizationId_id: { organizationId: "org_default", id: "ord_outbox_claim" } }, create: { id: "ord_outbox_claim", amount: 1, currency: "ARS" }, update: {} });
     await database.outboxMessage.createMany({
       data: Array.from({ length: 120 }, (_, i) => ({ idempotencyKey: `claim-${i}`, orderId: "ord_outbox_claim", target: "http://127.0.0.1:9/", body: "{}", nextAttemptAt: seconds(-i) })),
     });

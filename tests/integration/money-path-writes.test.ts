@@ -26,6 +26,7 @@ import { decisionRow, deleteDecisions, insertDecisions, linkDecisionsToOrder } f
 import { assignDeadLetter, nameDeadLetterResolver, noteDeadLetterRequeued, purgeDeadLetterPayloads, recordDeadLetter, resolveDeadLetter, upsertDeadLetter, type DeadLetterInput } from "@/lib/dead-letters/dead-letters";
 import { claimNextOutboxMessage, insertOutboxMessage, markAbandonedSendsUncertain, recordSendOutcome, resolveUncertainOutboxMessage, settleOutboxRow } from "@/lib/outbox/outbox-store";
 import { ApplyFailure } from "@/lib/core/failures";
+const DEFAULT_ORG = "org_default";
 
 after(closeDb);
 
@@ -36,6 +37,7 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 function eventRow(eventId: string, fields: Partial<NewEventRow> = {}): NewEventRow {
   return {
     id: newRowId(T0),
+    organizationId: "org_default",
     provider: "lab",
     endpoint: "lab",
     account: "acct_writes",
@@ -84,6 +86,7 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
       { ...stored, receivedAt: stored.receivedAt.toISOString(), nextAttemptAt: stored.nextAttemptAt?.toISOString(), dueAt: stored.dueAt?.toISOString() },
       {
         id: first.id,
+        organizationId: "org_default",
         provider: "lab",
         endpoint: "lab",
         account: "acct_writes",
@@ -193,7 +196,7 @@ describe("WebhookEvent: lib/events/webhook-events.ts", () => {
 describe("Decision: lib/decisions/record-decision.ts", () => {
   test("insertDecisions stamps each row with its own time; linking and deleting touch only their rows", async () => {
     const client = await db();
-    const base = { provider: "lab", endpoint: "lab", verified: true, eventType: "payment.approved", httpStatus: 200, source: "receiver" } as const;
+    const base = { organizationId: "org_default", provider: "lab", endpoint: "lab", verified: true, eventType: "payment.approved", httpStatus: 200, source: "receiver" } as const;
     const rows = [
       { ...decisionRow({ ...base, eventId: "evt_w_dec", outcome: "accepted", ...because("accepted", { eventId: "evt_w_dec" }) }), at: at(1) },
       decisionRow({ ...base, eventId: "evt_w_dec", outcome: "duplicate", reason: "again" }),
@@ -210,7 +213,7 @@ describe("Decision: lib/decisions/record-decision.ts", () => {
       ],
     );
     // Only the verified rows of this endpoint that named no order get the order.
-    assert.equal(await driverOf(client).transaction((session) => linkDecisionsToOrder(session, { endpoint: "lab", eventId: "evt_w_dec" }, "ord_w_dec")), 2);
+    assert.equal(await driverOf(client).transaction((session) => linkDecisionsToOrder(session, { organizationId: "org_default", endpoint: "lab", eventId: "evt_w_dec" }, "ord_w_dec")), 2);
     assert.deepEqual((await client.decision.findMany({ where: { eventId: "evt_w_dec" }, orderBy: [{ at: "asc" }, { id: "asc" }] })).map((row) => row.orderId), ["ord_w_dec", "ord_w_dec", null]);
     assert.deepEqual(await deleteDecisions(client, [stored[2].id]), { count: 1 });
     assert.equal(await client.decision.count({ where: { eventId: "evt_w_dec" } }), 2);
@@ -219,6 +222,7 @@ describe("Decision: lib/decisions/record-decision.ts", () => {
 
 describe("DeadLetter: lib/dead-letters/dead-letters.ts", () => {
   const input = (attempts?: number): DeadLetterInput => ({
+    organizationId: "org_default",
     key: { provider: "lab", account: "acct_writes", livemode: false, eventId: "evt_w_dead" },
     endpoint: "lab",
     eventType: "payment.approved",
@@ -240,17 +244,17 @@ describe("DeadLetter: lib/dead-letters/dead-letters.ts", () => {
       [4, "open", "unknown_order", "unknown_order", at(0).toISOString(), at(5).toISOString(), false],
     );
 
-    assert.equal(await assignDeadLetter(client, id, "support@example.com"), true);
+    assert.equal(await assignDeadLetter(client, DEFAULT_ORG, id, "support@example.com"), true);
     await driverOf(client).transaction((session) => noteDeadLetterRequeued(session, id, "other@example.com", at(6)));
     letter = await client.deadLetter.findUniqueOrThrow({ where: { id } });
     assert.deepEqual([letter.owner, letter.nextAction], ["support@example.com", `re-queued by other@example.com at ${at(6).toISOString()}; the worker applies it`]);
 
-    assert.equal(await resolveDeadLetter(client, id, because("event_already_done", { status: "processed" }), "system", at(7)), true);
-    assert.equal(await resolveDeadLetter(client, id, { note: "again" }, "someone", at(8)), false, "a resolved dead letter is not resolved twice");
-    await nameDeadLetterResolver(client, id, "support@example.com");
+    assert.equal(await resolveDeadLetter(client, DEFAULT_ORG, id, because("event_already_done", { status: "processed" }), "system", at(7)), true);
+    assert.equal(await resolveDeadLetter(client, DEFAULT_ORG, id, { note: "again" }, "someone", at(8)), false, "a resolved dead letter is not resolved twice");
+    await nameDeadLetterResolver(client, DEFAULT_ORG, id, "support@example.com");
     letter = await client.deadLetter.findUniqueOrThrow({ where: { id } });
     assert.deepEqual([letter.status, letter.resolutionCode, letter.resolvedBy, letter.resolvedAt?.toISOString()], ["resolved", "event_already_done", "support@example.com", at(7).toISOString()]);
-    assert.equal(await assignDeadLetter(client, id, null), false, "a resolved dead letter keeps its owner");
+    assert.equal(await assignDeadLetter(client, DEFAULT_ORG, id, null), false, "a resolved dead letter keeps its owner");
 
     assert.equal(await purgeDeadLetterPayloads(client, [id], at(6), at(9)), 0, "resolved after the cutoff: kept");
     assert.equal(await purgeDeadLetterPayloads(client, [id], at(60), at(61)), 1);
@@ -261,7 +265,7 @@ describe("DeadLetter: lib/dead-letters/dead-letters.ts", () => {
     await recordDeadLetter(client, input(), at(70));
     letter = await client.deadLetter.findUniqueOrThrow({ where: { id } });
     assert.deepEqual([letter.status, letter.attempts, letter.resolution, letter.resolvedBy], ["open", 5, null, null]);
-    assert.equal(await resolveDeadLetter(client, id, { note: "n".repeat(600) }, "support@example.com", at(71)), true);
+    assert.equal(await resolveDeadLetter(client, DEFAULT_ORG, id, { note: "n".repeat(600) }, "support@example.com", at(71)), true);
     assert.equal((await client.deadLetter.findUniqueOrThrow({ where: { id } })).resolution?.length, 500);
   });
 });
@@ -271,7 +275,7 @@ describe("OutboxMessage: lib/outbox/outbox-store.ts", () => {
     const client = await db();
     await client.order.create({ data: { id: "ord_w_outbox", amount: 1000, currency: "ARS", status: "paid" } });
     const id = newRowId(T0);
-    const message = { id, idempotencyKey: "fulfilment:ord_w_outbox", orderId: "ord_w_outbox", target: "http://127.0.0.1:9/hook", body: '{"type":"order.paid"}' };
+    const message = { id, organizationId: "org_default", idempotencyKey: "fulfilment:ord_w_outbox", orderId: "ord_w_outbox", target: "http://127.0.0.1:9/hook", body: '{"type":"order.paid"}' };
     await driverOf(client).transaction((session) => insertOutboxMessage(session, message, at(-10)));
     await assert.rejects(driverOf(client).transaction((session) => insertOutboxMessage(session, { ...message, id: newRowId(T0) }, at(-9))), "a second message under one idempotency key");
     let stored = await client.outboxMessage.findUniqueOrThrow({ where: { id } });
@@ -292,9 +296,9 @@ describe("OutboxMessage: lib/outbox/outbox-store.ts", () => {
     assert.equal(await settleOutboxRow(client, id, "resend", "resent by support", at(42)), true);
     stored = await client.outboxMessage.findUniqueOrThrow({ where: { id } });
     assert.deepEqual([stored.status, stored.nextAttemptAt.toISOString(), stored.note], ["pending", at(42).toISOString(), "resent by support"]);
-    assert.equal(await resolveUncertainOutboxMessage(client, id, "not uncertain"), false);
+    assert.equal(await resolveUncertainOutboxMessage(client, DEFAULT_ORG, id, "not uncertain"), false);
     await client.outboxMessage.update({ where: { id }, data: { status: "uncertain" } });
-    assert.equal(await resolveUncertainOutboxMessage(client, id, "the merchant confirms it shipped"), true);
+    assert.equal(await resolveUncertainOutboxMessage(client, DEFAULT_ORG, id, "the merchant confirms it shipped"), true);
     stored = await client.outboxMessage.findUniqueOrThrow({ where: { id } });
     assert.deepEqual([stored.status, stored.note], ["resolved", "the merchant confirms it shipped"]);
   });

@@ -23,6 +23,7 @@ import { purgeExpiredPayloads } from "@/lib/retention/purge-payloads";
 import { createOrder, deliverLab, labEvent } from "@/e2e/support/http";
 import { charge, checkoutSession, deliverStripe, paymentIntent, stripeEvent } from "@/e2e/support/providers";
 import { onPostgres } from "@/e2e/support/test-database";
+const DEFAULT_ORG = "org_default";
 
 process.env.WEBHOOK_PROCESSING_MODE = "inline";
 const SECRET = "whsec_search_0001";
@@ -30,11 +31,11 @@ process.env.STRIPE_WEBHOOK_SECRET = SECRET;
 process.env.STRIPE_ACCOUNT_ID = "acct_search_tests";
 
 const base: OrderQuery = { page: 1, pageSize: 50, sort: "id", dir: "asc" };
-const admin = { id: "admin-search", email: "admin@search.test", name: "Admin", role: "admin" as const };
+const admin = { id: "admin-search", email: "admin@search.test", name: "Admin", role: "admin" as const, organizationId: "org_default" };
 const keys: Record<"merchant" | "support", string> = { merchant: "", support: "" };
 
 async function search(q: string, options: { emails?: boolean; attention?: boolean } = {}) {
-  const page = await listOrdersPage(await db(), { ...base, q, attention: options.attention }, { emails: options.emails ?? true });
+  const page = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q, attention: options.attention }, { emails: options.emails ?? true });
   // In code-point order whatever the database's collation (ids of mixed case).
   return page.data.map((row) => [row.id, row.matchedBy.join("+")]).sort(([a], [b]) => (a < b ? -1 : 1));
 }
@@ -137,13 +138,13 @@ describe("search: each kind of id, the e-mail, and case", () => {
   });
 
   test("?attention keeps the orders with an open dead letter or extra charge, and each row carries its counts", async () => {
-    const page = await listOrdersPage(await db(), { ...base, attention: true });
+    const page = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, attention: true });
     assert.deepEqual(page.data.map((row) => [row.id, row.attention.openDeadLetters, row.attention.openExtraCharges]), [
       ["ord_Search_Lab_1", 0, 1],
       ["ord_search_dl", 1, 0],
     ]);
     assert.equal(page.count, 2);
-    const all = await listOrdersPage(await db(), { ...base, q: "search" });
+    const all = await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q: "search" });
     assert.deepEqual(all.data.map((row) => [row.id, row.attention.openDeadLetters + row.attention.openExtraCharges]).sort(([a], [b]) => (a < b ? -1 : 1)), [
       ["ordXsearch_9", 0],
       ["ord_Search_Lab_1", 1],
@@ -151,7 +152,7 @@ describe("search: each kind of id, the e-mail, and case", () => {
       ["ord_search_stripe_1", 0],
       ["ord_search_stripe_2", 0],
     ]);
-    assert.deepEqual((await listOrdersPage(await db(), { ...base, q: "ord_search", attention: true, status: "created" })).data.map((row) => row.id), ["ord_search_dl"]);
+    assert.deepEqual((await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q: "ord_search", attention: true, status: "created" })).data.map((row) => row.id), ["ord_search_dl"]);
   });
 });
 
@@ -221,16 +222,17 @@ describe("GET /api/orders: the search, attention and the cursor through HTTP", (
 });
 
 describe("each kind of search is an index read", () => {
-  test("SQLite: the events a text names are five index seeks; the order id's part reads the primary key's index, no table row", { skip: onPostgres ? "SQLite only" : false }, async () => {
+  test("SQLite: the events a text names are five index seeks; the order id's part reads a covering index of the organization's orders, no table row", { skip: onPostgres ? "SQLite only" : false }, async () => {
     const sqlite = new Database(TEST_DB.file!, { readonly: true });
     try {
-      const named = namedEventsStatement("pi_x", "ana@example.com");
+      const named = namedEventsStatement(DEFAULT_ORG, "pi_x", "ana@example.com");
       const plan = (sqlite.prepare(`EXPLAIN QUERY PLAN ${named.sql}`).all(...(named.params as never[])) as { detail: string }[]).map((row) => row.detail).join("\n");
       for (const index of ["WebhookEvent_paymentKey_idx", "WebhookEvent_chargeId_idx", "WebhookEvent_checkoutSessionId_idx", "WebhookEvent_eventId_idx", "WebhookEvent_customerEmail_idx"]) assert.match(plan, new RegExp(`USING INDEX ${index}`), plan);
       assert.doesNotMatch(plan, /SCAN WebhookEvent\b/, plan);
-      const { count } = orderPageStatements("sqlite", { q: "abc" }, [], { sort: "id", dir: "asc", offset: 0, limit: 50 });
+      const { count } = orderPageStatements("sqlite", { organizationId: "org_default", q: "abc" }, [], { sort: "id", dir: "asc", offset: 0, limit: 50 });
       const countPlan = (sqlite.prepare(`EXPLAIN QUERY PLAN ${count.sql}`).all(...(count.params.map((value) => (value instanceof Date ? sqliteDate(value) : value)) as never[])) as { detail: string }[]).map((row) => row.detail).join("\n");
-      assert.match(countPlan, /SCAN Order USING COVERING INDEX/, countPlan);
+      // The organization's entries of a covering index: no table row, no other organization's orders.
+      assert.match(countPlan, /SEARCH Order USING COVERING INDEX \w+ \(organizationId=\?\)/, countPlan);
     } finally {
       sqlite.close();
     }
@@ -251,16 +253,16 @@ describe("each kind of search is an index read", () => {
         let n = 0;
         return sql.replace(/\?/g, () => `$${++n}`);
       };
-      const { count } = orderPageStatements("postgresql", { q: "1a2b3" }, [], { sort: "id", dir: "asc", offset: 0, limit: 50 });
+      const { count } = orderPageStatements("postgresql", { organizationId: "org_default", q: "1a2b3" }, [], { sort: "id", dir: "asc", offset: 0, limit: 50 });
       const countPlan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${numbered(count.sql)}`, count.params)).rows.map((row) => row["QUERY PLAN"]).join("\n");
       assert.match(countPlan, /Bitmap Index Scan on "Order_id_trgm_idx"/, countPlan);
       assert.doesNotMatch(countPlan, /Seq Scan/, countPlan);
-      const named = namedEventsStatement("pay_bulk_77", "c77@example.com");
+      const named = namedEventsStatement(DEFAULT_ORG, "pay_bulk_77", "c77@example.com");
       const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${numbered(named.sql)}`, named.params)).rows.map((row) => row["QUERY PLAN"]).join("\n");
       for (const index of ["WebhookEvent_paymentKey_idx", "WebhookEvent_chargeId_idx", "WebhookEvent_checkoutSessionId_idx", "WebhookEvent_eventId_idx", "WebhookEvent_customerEmail_idx"]) assert.match(plan, new RegExp(`Bitmap Index Scan on "${index}"`), plan);
       assert.doesNotMatch(plan, /Seq Scan/, plan);
       // The rows found are those of the ids and e-mail given, whatever else the table holds.
-      assert.deepEqual((await listOrdersPage(await db(), { ...base, q: "pay_bulk_77" })).data.map((row) => row.matchedBy), [["payment_id"]]);
+      assert.deepEqual((await listOrdersPage(await db(), DEFAULT_ORG, { ...base, q: "pay_bulk_77" })).data.map((row) => row.matchedBy), [["payment_id"]]);
     } finally {
       await client.end();
     }

@@ -3,7 +3,7 @@ import { TEST_API_TOKEN } from "@/e2e/support/test-env";
 // organizations (POST /api/orgs) and acts in the one `Acredita-Org` names; an organization's admin key
 // (POST /api/api-keys) acts only in its organization; a session user only where they are a member; every
 // endpoints route tried with another organization's credentials is 404, and nothing changes; a provider
-// account belongs to one organization (409); routes over the books answer only in the default organization.
+// account belongs to one organization (409); routes over the books answer with the organization's own books.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
@@ -122,15 +122,16 @@ describe("organizations and keys", () => {
     assert.deepEqual((await call("GET", "/api/api-keys", operator)).json.count, 0);
   });
 
-  test("a key acts only in its organization: Acredita-Org naming another is 404, its own is fine; the books' routes are 404 outside the default organization", async () => {
+  test("a key acts only in its organization: Acredita-Org naming another is 404, its own is fine; the books' routes answer with the organization's own books", async () => {
     const other = await call("GET", "/api/endpoints", { ...bearer(keys.acme), "acredita-org": "globex" });
     assert.deepEqual([other.status, other.json], [404, ORG_NOT_FOUND]);
     const unknown = await call("GET", "/api/endpoints", { ...bearer(keys.acme), "acredita-org": "no-such-org" });
     assert.deepEqual([unknown.status, unknown.json], [404, ORG_NOT_FOUND]);
     assert.equal((await call("GET", "/api/endpoints", { ...bearer(keys.acme), "acredita-org": "acme" })).status, 200);
     const orders = await call("GET", "/api/orders", bearer(keys.acme));
-    assert.deepEqual([orders.status, orders.json], [404, ORG_NOT_FOUND]);
-    assert.equal((await call("GET", "/api/orders", { ...operator, "acredita-org": "acme" })).status, 404);
+    assert.deepEqual([orders.status, orders.json], [200, { data: [], count: 0, nextCursor: null }]);
+    assert.deepEqual((await call("GET", "/api/orders", { ...bearer(keys.acme), "acredita-org": "globex" })).json, ORG_NOT_FOUND);
+    assert.deepEqual((await call("GET", "/api/orders", { ...operator, "acredita-org": "acme" })).json, { data: [], count: 0, nextCursor: null });
     assert.equal((await call("GET", "/api/orders", operator)).status, 200);
   });
 });
@@ -238,7 +239,7 @@ describe("people act where they are members, with the membership's role", () => 
     const owner = await createUserWithPassword(client, { email: "kai@shop.test", name: "Kai", role: "admin", password: PASSWORD });
     assert.equal(owner.kind, "created");
     const ownerId = owner.kind === "created" ? owner.user.id : "";
-    const admin = { id: ownerId, email: "kai@shop.test", name: "Kai", role: "admin" as const };
+    const admin = { id: ownerId, email: "kai@shop.test", name: "Kai", role: "admin" as const, organizationId: "org_default" };
     const made = await createApiKeyAs(client, admin, { userId: ownerId, name: "kai backend", days: 30 });
     const key = made.kind === "created" ? made.key : assert.fail("no key");
     assert.equal((await call("GET", "/api/endpoints", bearer(key))).status, 200);
@@ -261,7 +262,7 @@ describe("people act where they are members, with the membership's role", () => 
     const made: string[] = [];
     const calls: AdminCalls = { setRole: async (id) => made.push(`setRole ${id}`), ban: async (id) => made.push(`ban ${id}`), unban: async (id) => made.push(`unban ${id}`), revokeSessions: async (id) => made.push(`revoke ${id}`) };
     const olga = await client.user.findUniqueOrThrow({ where: { email: "olga@acme.test" }, select: { id: true } });
-    const admin = { id: "u_page_admin", email: "page-admin@shop.test", name: "Page Admin", role: "admin" as const };
+    const admin = { id: "u_page_admin", email: "page-admin@shop.test", name: "Page Admin", role: "admin" as const, organizationId: "org_default" };
     assert.equal((await listUsers(client)).some((user) => user.email === "olga@acme.test"), false);
     assert.ok((await listUsers(client)).some((user) => user.email === "dana@shop.test"));
     assert.equal(await setUserRoleAs(client, admin, calls, olga.id, "support"), "not_found");

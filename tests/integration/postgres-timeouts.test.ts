@@ -42,7 +42,7 @@ async function traces(eventId: string, orderId: string) {
     events: await database.webhookEvent.count({ where: { eventId } }),
     ledger: await database.ledgerEntry.count({ where: { orderId } }),
     deliveries: await database.delivery.count({ where: { orderId } }),
-    status: (await database.order.findUniqueOrThrow({ where: { id: orderId } })).status,
+    status: (await database.order.findUniqueOrThrow({ where: { organizationId_id: { organizationId: "org_default", id: orderId } } })).status,
     decisions503: await database.decision.count({ where: { eventId, httpStatus: 503 } }),
   };
 }

@@ -7,6 +7,7 @@ import { getOrderTimeline } from "@/lib/orders/order-timeline";
 import { TestClock } from "@/e2e/support/clock";
 import { createOrder, deliver } from "@/e2e/support/http";
 import { charge, checkoutSession, deliverStripe, stripeEvent } from "@/e2e/support/providers";
+const DEFAULT_ORG = "org_default";
 
 // A payload that does not name its order (a Checkout session found by the id stored with the order, a
 // charge.refunded of its payment): the receiver answers 200 `accepted` without an order, and once the
@@ -19,7 +20,7 @@ process.env.STRIPE_ACCOUNT_ID = "acct_receipt_timeline";
 after(closeDb);
 
 const timelineOf = async (orderId: string) =>
-  (await getOrderTimeline(await db(), orderId))!.decisions.map((row) => [row.eventId, row.source, row.outcome, row.httpStatus]).sort((a, b) => String(a).localeCompare(String(b)));
+  (await getOrderTimeline(await db(), DEFAULT_ORG, orderId))!.decisions.map((row) => [row.eventId, row.source, row.outcome, row.httpStatus]).sort((a, b) => String(a).localeCompare(String(b)));
 
 test("the receiver's 200 for an event that names no order joins the order's timeline once the worker finds the order; an unsigned body reusing the id does not", async () => {
   assert.equal((await createOrder("ord_receipt", 2_500, "USD", { checkoutSessionId: "cs_receipt" })).status, 201);

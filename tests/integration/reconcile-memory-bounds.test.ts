@@ -21,7 +21,7 @@ async function runUpload(name: string, csv: string) {
   const database = await db();
   const filePath = path.join(spool, `${name}.csv`);
   writeFileSync(filePath, csv);
-  const runId = await queueRun(database, { source: name, format: "lab", scope: { provider: "lab", account: "lab", livemode: true }, actor: "test", filePath, bytesTotal: Buffer.byteLength(csv) });
+  const runId = await queueRun(database, { organizationId: "org_default", source: name, format: "lab", scope: { provider: "lab", account: "lab", livemode: true }, actor: "test", filePath, bytesTotal: Buffer.byteLength(csv) });
   const run = await claimRun(database, runId, "held-bytes-test");
   assert.ok(run);
   const outcome = await executeRun(database, run);

@@ -18,9 +18,9 @@ const spooled = (name: string) => ({ filePath: `/spool/${name}.csv` });
 
 test("one run per scope at a time: the second of a scope waits, another scope's run goes ahead, in queue order", async () => {
   const database = await db();
-  const first = await queueRun(database, { ...spooled("a1"), source: "a1", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
-  const second = await queueRun(database, { ...spooled("a2"), source: "a2", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
-  const other = await queueRun(database, { ...spooled("b1"), source: "b1", format: "stripe-balance-change", scope: stripe("acct_q2"), actor: "test" });
+  const first = await queueRun(database, { organizationId: "org_default", ...spooled("a1"), source: "a1", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
+  const second = await queueRun(database, { organizationId: "org_default", ...spooled("a2"), source: "a2", format: "stripe-balance-change", scope: stripe("acct_q1"), actor: "test" });
+  const other = await queueRun(database, { organizationId: "org_default", ...spooled("b1"), source: "b1", format: "stripe-balance-change", scope: stripe("acct_q2"), actor: "test" });
   assert.equal((await claimNextRun(database, "w1"))?.id, first);
   assert.equal(await claimRun(database, second, "w2"), null, "the same scope is busy");
   assert.equal((await claimNextRun(database, "w2"))?.id, other);
@@ -36,7 +36,7 @@ test("one run per scope at a time: the second of a scope waits, another scope's 
 
 test("an abandoned run (lease expired) is claimed again from its first line; after three claims it is failed", async () => {
   const database = await db();
-  const runId = await queueRun(database, { ...spooled("crashy"), source: "crashy", format: "stripe-balance-change", scope: stripe("acct_q3"), actor: "test" });
+  const runId = await queueRun(database, { organizationId: "org_default", ...spooled("crashy"), source: "crashy", format: "stripe-balance-change", scope: stripe("acct_q3"), actor: "test" });
   let now = Date.now();
   for (let attempt = 1; attempt <= MAX_RUN_ATTEMPTS; attempt++) {
     assert.equal((await claimNextRun(database, `w${attempt}`, new Date(now)))?.id, runId, `claim ${attempt}`);
@@ -50,7 +50,7 @@ test("an abandoned run (lease expired) is claimed again from its first line; aft
 test("a worker that stops mid-run puts the run back in the queue at its next batch, the scope freed", async () => {
   const database = await db();
   const lines = Array.from({ length: 1_200 }, (_, i) => ({ txn: `txn_s${i}`, at: "2026-11-29 12:00:00", currency: "usd", gross: "1.00", category: "charge", paymentIntent: `pi_s${i}` }));
-  const runId = await queueRun(database, { source: "stopped", format: "stripe-balance-change", scope: stripe("acct_q4"), actor: "test" });
+  const runId = await queueRun(database, { organizationId: "org_default", source: "stopped", format: "stripe-balance-change", scope: stripe("acct_q4"), actor: "test" });
   const run = (await claimRun(database, runId, "w1"))!;
   const stopping = new AbortController();
   const outcome = await executeRun(database, run, { input: Readable.from([stripeReport(lines)]), signal: stopping.signal, onProgress: () => stopping.abort() });
@@ -62,7 +62,7 @@ test("a worker that stops mid-run puts the run back in the queue at its next bat
 test("a command's run (no spooled file) is never claimed by a worker; once its command stops holding it, it is failed and frees its scope", async () => {
   const database = await db();
   let now = Date.now();
-  const waiting = await queueRun(database, { source: "cli.csv", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "cli:test" }, new Date(now));
+  const waiting = await queueRun(database, { organizationId: "org_default", source: "cli.csv", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "cli:test" }, new Date(now));
   assert.equal(await claimNextRun(database, "w1", new Date(now)), null, "a worker never takes a command's run");
   // The command holds it while it waits: still queued after more than one lease.
   now += RUN_LEASE_MS - 1;
@@ -78,10 +78,10 @@ test("a command's run (no spooled file) is never claimed by a worker; once its c
   assert.equal(await holdQueuedRun(database, waiting, new Date(now)), "failed");
 
   // A command's run that it claimed and then stopped renewing (killed mid-run) is failed too, its scope freed.
-  const running = await queueRun(database, { source: "cli2.csv", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "cli:test" }, new Date(now));
+  const running = await queueRun(database, { organizationId: "org_default", source: "cli2.csv", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "cli:test" }, new Date(now));
   assert.equal((await claimRun(database, running, "reconcile-cli", new Date(now)))?.id, running);
   now += RUN_LEASE_MS + 1;
-  const upload = await queueRun(database, { ...spooled("after"), source: "after", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "test" }, new Date(now));
+  const upload = await queueRun(database, { organizationId: "org_default", ...spooled("after"), source: "after", format: "stripe-balance-change", scope: stripe("acct_q5"), actor: "test" }, new Date(now));
   assert.equal((await claimNextRun(database, "w2", new Date(now)))?.id, upload, "the scope is free again");
   assert.deepEqual((await database.reconciliationRun.findUniqueOrThrow({ where: { id: running } })).status, "failed");
   await database.reconciliationRun.update({ where: { id: upload }, data: { status: "done", activeScope: null } });

@@ -15,7 +15,7 @@ after(closeDb);
 
 const csv = "order_id,provider_status,amount,currency\nord_q,approved,100,ARS\n";
 const submit = async (email: string) =>
-  submitReport(await db(), { body: new Blob([csv]).stream(), contentLength: String(csv.length), params: { format: "lab", source: "quota.csv" }, actor: { id: email, email }, via: { kind: "dashboard" } });
+  submitReport(await db(), { body: new Blob([csv]).stream(), contentLength: String(csv.length), params: { format: "lab", source: "quota.csv" }, actor: { id: email, email, organizationId: "org_default" }, via: { kind: "dashboard" } });
 
 test("two pending runs per uploader and three in all; one more is refused before it is read; a finished run frees a place", async () => {
   assert.equal((await submit("ana@shop.test")).kind, "queued");
@@ -59,7 +59,7 @@ test("uploads sent in parallel count while they stream: of five at once from one
     });
   const answers = Promise.all(
     Array.from({ length: 5 }, () =>
-      submitReport(database, { body: heldBody(), contentLength: null, params: { format: "lab", source: "parallel.csv" }, actor: { id: "dan@shop.test", email: "dan@shop.test" }, via: { kind: "dashboard" } }),
+      submitReport(database, { body: heldBody(), contentLength: null, params: { format: "lab", source: "parallel.csv" }, actor: { id: "dan@shop.test", email: "dan@shop.test", organizationId: "org_default" }, via: { kind: "dashboard" } }),
     ),
   );
   await new Promise((resolve) => setTimeout(resolve, 300));

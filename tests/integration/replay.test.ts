@@ -315,7 +315,7 @@ describe("dead-letter bulk retry by filter", () => {
 describe("who may replay", () => {
   test("a merchant's key may not preview, list, show or apply a replay, nor count or retry dead letters by filter: 403, nothing changes; a support key may", async () => {
     const client = await db();
-    const admin = { id: "admin-replay", email: "admin@replay.test", name: "Admin", role: "admin" as const };
+    const admin = { id: "admin-replay", email: "admin@replay.test", name: "Admin", role: "admin" as const, organizationId: "org_default" };
     const keys: Record<string, string> = {};
     for (const role of ["merchant", "support"] as const) {
       const user = await createUserWithPassword(client, { email: `${role}@replay.test`, name: role, role, password: "quiet-harbour-lantern-2026" });

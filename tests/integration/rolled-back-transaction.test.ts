@@ -20,7 +20,7 @@ describe(`a rolled-back driver transaction (${TEST_DATABASE})`, () => {
       return (await session.all<{ status: string }>(`SELECT "status" FROM "Order" WHERE "id" = ?`, ["ord_rb_1"]))[0].status;
     });
     assert.equal(seen, "paid");
-    assert.equal((await database.order.findUniqueOrThrow({ where: { id: "ord_rb_1" } })).status, "created");
+    assert.equal((await database.order.findUniqueOrThrow({ where: { organizationId_id: { organizationId: "org_default", id: "ord_rb_1" } } })).status, "created");
   });
 
   test("an error of the work is thrown as it is, and its writes are rolled back too", async () => {
@@ -32,7 +32,7 @@ describe(`a rolled-back driver transaction (${TEST_DATABASE})`, () => {
       }),
       { name: "RangeError", message: "refused by a rule" },
     );
-    assert.equal((await database.order.findUniqueOrThrow({ where: { id: "ord_rb_1" } })).status, "created");
+    assert.equal((await database.order.findUniqueOrThrow({ where: { organizationId_id: { organizationId: "org_default", id: "ord_rb_1" } } })).status, "created");
   });
 
   test("on PostgreSQL the connection is kept after a rollback, whether on purpose or after the work threw", { skip: !onPostgres }, async () => {

@@ -22,6 +22,7 @@ import { closeDb, db } from "@/lib/db/client";
 import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { createOrder, deliver, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 import { checkoutSession, stripeEvent, stripeHeader } from "@/e2e/support/providers";
+const DEFAULT_ORG = "org_default";
 
 const STRIPE_SECRET = "whsec_redteam_leftovers_live_0001";
 const STRIPE_TEST_SECRET = "whsec_redteam_leftovers_test_0001";
@@ -58,7 +59,7 @@ describe("leftovers of the scoped keys and the amount rule", () => {
     const letter = await (await db()).deadLetter.create({
       data: { dedupeKey: `stripe:${ACCOUNT}:live:evt_rt_old_letter:h`, provider: "stripe", endpoint: "stripe", account: ACCOUNT, livemode: true, eventId: "evt_rt_old_letter", eventType: "checkout.session.completed", orderId: "ord_rt_old_letter", bodyHash: "h", payload: JSON.stringify(payload), category: "unknown_order", reason: "unknown order ord_rt_old_letter", retryable: true, nextAction: "check the order exists in the store, then retry" },
     });
-    const result = await retryDeadLetter(await db(), letter.id, "redteam");
+    const result = await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "redteam");
     const order = await readOrder("ord_rt_old_letter");
     assert.deepEqual({ order: order.status, credited: order.credited }, { order: "created", credited: 0 }, `credited at the order's price: ${JSON.stringify(result)}`);
   });

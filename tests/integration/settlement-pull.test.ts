@@ -101,7 +101,7 @@ describe("the scheduled settlement pull", () => {
     // The background reconciliation worker takes it like any upload.
     const steps = await new ReconciliationWorker(db).drain();
     assert.deepEqual(steps.map((step) => step.runId), [pull.runId]);
-    const summary = (await runSummary(await db(), pull.runId!))!;
+    const summary = (await runSummary(await db(), "org_default", pull.runId!))!;
     assert.deepEqual(
       [summary.origin, summary.status, summary.format, summary.scope, summary.period, summary.progress.rows, summary.mismatchCount, summary.actor],
       ["scheduled", "done", "stripe-balance-change", { provider: "stripe", account: ACCOUNT, livemode: true }, { from: "2026-12-01T00:00:00.000Z", to: "2026-12-02T00:00:00.000Z" }, 2, 1, "scheduled:stripe"],

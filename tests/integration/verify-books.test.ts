@@ -13,6 +13,7 @@ import { latestBooksReport, reportSummary, verifyBooks } from "@/lib/verificatio
 import { createOrder, deliverLab, labEvent, readOrder } from "@/e2e/support/http";
 import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 import { charge, checkoutSession, deliverStripe, disputeObject, refundObject, stripeEvent } from "@/e2e/support/providers";
+const DEFAULT_ORG = "org_default";
 
 // Rebuild and compare on real books: orders paid, refunded, disputed (some of their events delivered in
 // another order than the provider created them), a refund still waiting for its payment, then rows
@@ -62,12 +63,12 @@ after(closeDb);
 describe("rebuild and compare", () => {
   test("on a clean database the books agree for every order, and the refund still waiting is listed apart", async () => {
     const before = await ledgerRows();
-    const report = await verifyBooks(await db(), { batchSize: 2 });
+    const report = await verifyBooks(await db(), DEFAULT_ORG, { batchSize: 2 });
     assert.deepEqual([report.orders, report.agreeing, report.differing, report.unverifiable, report.waiting], [6, 6, 0, 0, 1]);
     assert.equal(reportSummary(report), "books agree for 6 of 6 orders; 1 with events still pending or dead-lettered (listed apart)");
     assert.deepEqual(report.waitingOrders.map((order) => [order.orderId, order.events.map((event) => [event.eventId, event.status, event.storedEventId])]), [["ord_vb_waiting", [["evt_vb_wait_r", "dead", null]]]]);
     // The disputed order's status and entries came back from events applied in the provider's order, not their arrival.
-    const [disputed] = await checkOrders(await db(), ["ord_vb_dispute"]);
+    const [disputed] = await checkOrders(await db(), DEFAULT_ORG, ["ord_vb_dispute"]);
     assert.equal(disputed.verdict, "agree");
     assert.deepEqual(disputed.events.map((event) => event.eventId), ["evt_vb_d_pay", "evt_vb_d_open", "evt_vb_d_withdraw", "evt_vb_d_close"]);
     assert.deepEqual([disputed.books, disputed.rebuilt], [{ status: "dispute_lost", refunded: 0, disputed: 4_000 }, { status: "dispute_lost", refunded: 0, disputed: 4_000 }]);
@@ -82,11 +83,11 @@ describe("rebuild and compare", () => {
     }) as DriverDb["transaction"];
     try {
       const ids = ["ord_vb_paid", "ord_vb_refunded", "ord_vb_dispute"];
-      const split = await checkOrders(await db(), ids, new Date(), 0);
+      const split = await checkOrders(await db(), DEFAULT_ORG, ids, new Date(), 0);
       assert.equal(transactions, 3);
       assert.deepEqual(split.map((check) => [check.orderId, check.verdict]), ids.map((id) => [id, "agree"]));
       transactions = 0;
-      await checkOrders(await db(), ids, new Date(), 60_000);
+      await checkOrders(await db(), DEFAULT_ORG, ids, new Date(), 60_000);
       assert.equal(transactions, 1);
     } finally {
       driver.transaction = original;
@@ -101,9 +102,9 @@ describe("rebuild and compare", () => {
     await client.ledgerEntry.updateMany({ where: { businessKey: "credit:lab:lab:live:pay_vb_paid" }, data: { amount: 149_999 } });
     await client.ledgerEntry.deleteMany({ where: { businessKey: { startsWith: "refund:lab:lab:live:pay_vb_ref" } } });
     await client.ledgerEntry.create({ data: { businessKey: "credit:lab:lab:live:pay_vb_forged", orderId: "ord_vb_new", paymentKey: "pay_vb_forged", kind: "credit", amount: 5_000, currency: "ARS", provider: "lab", account: "lab", livemode: true, eventId: "evt_vb_forged" } });
-    await client.order.update({ where: { id: "ord_vb_new" }, data: { status: "paid" } });
+    await client.order.update({ where: { organizationId_id: { organizationId: "org_default", id: "ord_vb_new" } }, data: { status: "paid" } });
 
-    const report = await verifyBooks(client);
+    const report = await verifyBooks(client, DEFAULT_ORG);
     assert.deepEqual([report.orders, report.agreeing, report.differing], [6, 3, 3]);
     assert.equal(reportSummary(report), "books agree for 3 of 6 orders; 3 differ; 1 with events still pending or dead-lettered (listed apart)");
     const byOrder = Object.fromEntries(report.differences.map((check) => [check.orderId, check]));
@@ -122,32 +123,32 @@ describe("rebuild and compare", () => {
     // Nothing corrected.
     assert.equal((await client.ledgerEntry.findUniqueOrThrow({ where: { businessKey: "credit:lab:lab:live:pay_vb_paid" } })).amount, 149_999);
     assert.equal(await client.ledgerEntry.count({ where: { businessKey: { startsWith: "refund:lab:lab:live:pay_vb_ref" } } }), 0);
-    assert.equal((await client.order.findUniqueOrThrow({ where: { id: "ord_vb_new" } })).status, "paid");
+    assert.equal((await client.order.findUniqueOrThrow({ where: { organizationId_id: { organizationId: "org_default", id: "ord_vb_new" } } })).status, "paid");
 
     // One order at a time, as `npm run verify-books -- --order <id>` asks.
-    const one = await verifyBooks(client, { orderIds: ["ord_vb_paid", "ord_vb_unknown"] });
+    const one = await verifyBooks(client, DEFAULT_ORG, { orderIds: ["ord_vb_paid", "ord_vb_unknown"] });
     assert.deepEqual([one.orders, one.differing], [1, 1]);
   });
 
   test("an order whose applied event lost its payload to retention cannot be rebuilt, and says which event", async () => {
     const client = await db();
     await client.webhookEvent.updateMany({ where: { eventId: "evt_vb_f_failed" }, data: { payload: "", purgedAt: new Date() } });
-    const [check] = await checkOrders(client, ["ord_vb_failed"]);
+    const [check] = await checkOrders(client, DEFAULT_ORG, ["ord_vb_failed"]);
     assert.equal(check.verdict, "unverifiable");
     assert.deepEqual(check.why, { code: "payload_purged", eventIds: ["evt_vb_f_failed"] });
   });
 
   test("the daily run records its counts once a day; the health strip and /api/metrics show the last one", async () => {
     const client = await db();
-    assert.equal(await latestBooksCheck(client), null);
-    assert.equal((await healthSummary(client)).books, null);
+    assert.equal(await latestBooksCheck(client, DEFAULT_ORG), null);
+    assert.equal((await healthSummary(client, DEFAULT_ORG)).books, null);
     const at = new Date("2026-12-02T03:00:00Z");
     const report = await runBooksCheckIfDue(client, { now: () => at });
     assert.ok(report);
     assert.deepEqual([report.orders, report.agreeing, report.differing, report.unverifiable, report.waiting], [6, 2, 3, 1, 1]);
     assert.equal(await runBooksCheckIfDue(client, { now: () => new Date(at.getTime() + 3_600_000) }), null);
 
-    const last = await latestBooksCheck(client);
+    const last = await latestBooksCheck(client, DEFAULT_ORG);
     assert.deepEqual(last && { ...last, id: "" }, {
       id: "",
       trigger: "daily",
@@ -161,8 +162,8 @@ describe("rebuild and compare", () => {
       ordersUnverifiable: 1,
       error: null,
     });
-    assert.deepEqual((await latestBooksReport(client))?.report.differences.map((check) => check.orderId).sort(), ["ord_vb_new", "ord_vb_paid", "ord_vb_refunded"]);
-    assert.deepEqual((await healthSummary(client)).books, last);
+    assert.deepEqual((await latestBooksReport(client, DEFAULT_ORG))?.report.differences.map((check) => check.orderId).sort(), ["ord_vb_new", "ord_vb_paid", "ord_vb_refunded"]);
+    assert.deepEqual((await healthSummary(client, DEFAULT_ORG)).books, last);
 
     const response = await getMetrics(new Request("http://127.0.0.1/api/metrics", { headers: { authorization: `Bearer ${TEST_API_TOKEN}` } }));
     const metrics = await response.json();
@@ -214,10 +215,10 @@ describe("a refund the provider's clock puts before its payment", () => {
     assert.equal((await deliverLab(body("evt_vb_clock_r", "payment.refunded", 1_760_181_300))).status, 409);
     assert.equal((await deliverLab(body("evt_vb_clock_a", "payment.approved", 1_760_181_330))).json.outcome, "applied");
     const [letter] = await (await db()).deadLetter.findMany({ where: { eventId: "evt_vb_clock_r" }, select: { id: true } });
-    assert.equal((await retryDeadLetter(await db(), letter.id, "support@verify-books.test")).outcome, "applied");
+    assert.equal((await retryDeadLetter(await db(), DEFAULT_ORG, letter.id, "support@verify-books.test")).outcome, "applied");
     assert.equal((await readOrder("ord_vb_clock")).status, "refunded");
 
-    const [check] = await checkOrders(await db(), ["ord_vb_clock"]);
+    const [check] = await checkOrders(await db(), DEFAULT_ORG, ["ord_vb_clock"]);
     assert.deepEqual(check.events.map((event) => event.eventId), ["evt_vb_clock_r", "evt_vb_clock_a"]);
     assert.deepEqual([check.verdict, check.refused, check.rebuilt], ["agree", [], { status: "refunded", refunded: 15_000, disputed: 0 }]);
   });

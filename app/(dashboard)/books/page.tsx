@@ -30,7 +30,7 @@ export default async function BooksPage({ searchParams }: { searchParams: Promis
   const [params, t] = await Promise.all([searchParams, getTranslations("books")]);
   const asked = orderIdsOf(param(params, "order"));
   const client = await db();
-  const [latest, now] = await Promise.all([latestBooksReport(client), asked.length > 0 ? verifyBooks(client, { orderIds: asked }) : Promise.resolve(null)]);
+  const [latest, now] = await Promise.all([latestBooksReport(client, actor.organizationId), asked.length > 0 ? verifyBooks(client, actor.organizationId, { orderIds: asked }) : Promise.resolve(null)]);
   return (
     <>
       <h1>{t("title")}</h1>

@@ -4,7 +4,7 @@ import { getTranslations } from "next-intl/server";
 import { FilterSelect, verbatimOptions } from "@/app/_components/filter-fields";
 import { Pager } from "@/app/_components/pager";
 import { serverReasons } from "@/app/_components/server-reasons";
-import { actorCan, requireActor } from "@/lib/auth/session";
+import { actingOrganizationId, actorCan, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { deadLetterFilterOptions, deadLetterFilterParams, deadLetterQueryFromParams, listDeadLettersPage, UNASSIGNED, type DeadLetterQuery } from "@/lib/dead-letters/list-dead-letters";
 import { deadLetterAssignees } from "@/lib/triage/manage-dead-letters";
@@ -21,7 +21,7 @@ export const dynamic = "force-dynamic";
 export default async function DeadLettersPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const viewer = await requireActor("/dead-letters");
   const query = deadLetterQueryFromParams(await searchParams);
-  const [t, common, reasons, options, canReplay] = await Promise.all([getTranslations("deadLetters"), getTranslations("common"), serverReasons(), deadLetterFilterOptions(await db(), query.status), actorCan("dead_letters.manage")]);
+  const [t, common, reasons, options, canReplay] = await Promise.all([getTranslations("deadLetters"), getTranslations("common"), serverReasons(), deadLetterFilterOptions(await db(), viewer.organizationId, query.status), actorCan("dead_letters.manage")]);
   const filters = { category: query.category, provider: query.provider, owner: query.owner };
   const filtered = Object.values(filters).some(Boolean);
   // A filter value the tab's rows no longer hold (a shared link) stays selectable, so the form shows what the list applies.
@@ -82,8 +82,9 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
 }
 
 async function DeadLetterResults({ query, viewer, filtered }: { query: DeadLetterQuery; viewer: string; filtered: boolean }) {
-  const [page, canManage, t, common] = await Promise.all([listDeadLettersPage(await db(), query), actorCan("dead_letters.manage"), getTranslations("deadLetters"), getTranslations("common")]);
-  const assignees = canManage ? await deadLetterAssignees(await db()) : [];
+  const organizationId = await actingOrganizationId();
+  const [page, canManage, t, common] = await Promise.all([listDeadLettersPage(await db(), organizationId, query), actorCan("dead_letters.manage"), getTranslations("deadLetters"), getTranslations("common")]);
+  const assignees = canManage ? await deadLetterAssignees(await db(), organizationId) : [];
   const emptyText = filtered ? common("noMatch") : query.status === "open" ? t("emptyOpen") : t("emptyResolved");
   // The table stays mounted when the last row leaves, so the answer to that retry is still shown.
   return (

@@ -4,7 +4,7 @@ import { getTranslations } from "next-intl/server";
 import { OutcomeBadge } from "@/app/_components/badges";
 import { DateTime } from "@/app/_components/money";
 import { Pager } from "@/app/_components/pager";
-import { requireActor } from "@/lib/auth/session";
+import { actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { settings } from "@/lib/config/settings";
 import { decisionsPerHour } from "@/lib/decisions/decisions-per-hour";
@@ -22,10 +22,10 @@ export const dynamic = "force-dynamic";
 
 /** The decision log, newest first, with filters in the URL and a per-hour chart by outcome. */
 export default async function DecisionsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requireActor("/decisions");
+  const actor = await requireActor("/decisions");
   const params = await searchParams;
   const query = decisionQueryFromParams(params);
-  const [t, common, outcomes, providers] = await Promise.all([getTranslations("decisions"), getTranslations("common"), getTranslations("outcome"), decisionProviders(await db())]);
+  const [t, common, outcomes, providers] = await Promise.all([getTranslations("decisions"), getTranslations("common"), getTranslations("outcome"), decisionProviders(await db(), actor.organizationId)]);
   const raw = (name: string) => param(params, name) ?? "";
   const filterParams = {
     outcome: query.outcome,
@@ -76,7 +76,7 @@ export default async function DecisionsPage({ searchParams }: { searchParams: Pr
 }
 
 async function Chart({ query }: { query: DecisionQuery }) {
-  const buckets = await decisionsPerHour(await db(), query);
+  const buckets = await decisionsPerHour(await db(), { ...query, organizationId: await actingOrganizationId() });
   return <DecisionsChart buckets={buckets.map((bucket) => ({ start: bucket.start.toISOString(), counts: bucket.counts, total: bucket.total }))} />;
 }
 
@@ -117,7 +117,7 @@ async function Rejections() {
 }
 
 async function DecisionResults({ query, filterParams }: { query: DecisionQuery; filterParams: Record<string, string | undefined> }) {
-  const [page, t, common, reasons] = await Promise.all([listDecisionsPage(await db(), query), getTranslations("decisions"), getTranslations("common"), serverReasons()]);
+  const [page, t, common, reasons] = await Promise.all([listDecisionsPage(await db(), await actingOrganizationId(), query), getTranslations("decisions"), getTranslations("common"), serverReasons()]);
   const filtered = Object.entries(filterParams).some(([key, value]) => key !== "pageSize" && value);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
   return (

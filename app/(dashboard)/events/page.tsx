@@ -6,7 +6,7 @@ import { DateTime } from "@/app/_components/money";
 import { serverReasons } from "@/app/_components/server-reasons";
 import { FilterInput } from "@/app/_components/filter-fields";
 import { StaticTable } from "@/app/_components/static-table";
-import { requireActor } from "@/lib/auth/session";
+import { actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { deadLettersOfEventId, findStoredEvents } from "@/lib/events/event-detail";
 import { param, type SearchParams } from "@/lib/lists/paging";
@@ -19,13 +19,13 @@ export const dynamic = "force-dynamic";
  * and test, two accounts) are listed; none says so, with the id's decisions and dead letters.
  */
 export default async function EventLookupPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requireActor("/events");
+  const actor = await requireActor("/events");
   const params = await searchParams;
   const eventId = param(params, "eventId")?.slice(0, 255);
   const provider = param(params, "provider")?.slice(0, 50);
   const endpoint = param(params, "endpoint")?.slice(0, 63);
   const [t, status] = await Promise.all([getTranslations("event"), getTranslations("orders")]);
-  const found = eventId ? await findStoredEvents(await db(), { eventId, provider, endpoint }) : undefined;
+  const found = eventId ? await findStoredEvents(await db(), actor.organizationId, { eventId, provider, endpoint }) : undefined;
   if (found?.count === 1) redirect(`/events/${encodeURIComponent(found.data[0].id)}`);
   return (
     <>
@@ -68,7 +68,7 @@ async function NotStored({ eventId, provider }: { eventId: string; provider?: st
   const [t, reasons, letters] = await Promise.all([
     getTranslations("event"),
     serverReasons(),
-    deadLettersOfEventId(client, eventId, provider),
+    deadLettersOfEventId(client, await actingOrganizationId(), eventId, provider),
   ]);
   return (
     <div className="notice info" data-testid="not-stored">

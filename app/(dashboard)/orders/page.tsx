@@ -2,7 +2,7 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { getTranslations } from "next-intl/server";
 import { can } from "@/lib/auth/roles";
-import { requireActor } from "@/lib/auth/session";
+import { actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, pastLastPage, toQueryString, type SearchParams } from "@/lib/lists/paging";
 import { listOrdersPage, ORDER_STATUSES, orderCurrencies, orderParamsNotUnderstood, orderQueryFromParams, type OrderQuery } from "@/lib/orders/list-orders";
@@ -98,7 +98,7 @@ function queryParams(query: OrderQuery): Record<string, string | undefined> {
 }
 
 async function OrdersResults({ query, filtered, emails }: { query: OrderQuery; filtered: boolean; emails: boolean }) {
-  const [page, t, common] = await Promise.all([listOrdersPage(await db(), query, { emails }), getTranslations("orders"), getTranslations("common")]);
+  const [page, t, common] = await Promise.all([listOrdersPage(await db(), await actingOrganizationId(), query, { emails }), getTranslations("orders"), getTranslations("common")]);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : t("empty")}</p>;
   if (pastLastPage(page)) {
     // A shared link to a page that no longer exists (fewer orders now), or a typed ?page=99: say so, offer the last page and the first.

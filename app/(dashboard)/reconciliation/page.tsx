@@ -23,9 +23,9 @@ const ORIGIN_LABELS = { upload: "originUpload", cli: "originCli", scheduled: "or
 
 /** Reconciliation: upload a settlement report (queued, run in the background); the runs with scope, period, status, progress and actor. */
 export default async function ReconciliationPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requireActor("/reconciliation");
+  const actor = await requireActor("/reconciliation");
   const paging = pagingFromParams(await searchParams);
-  const [runs, canRun, t, locale, reasons] = await Promise.all([listRunsPage(await db(), paging), actorCan("reconciliation.run"), getTranslations("reconciliation"), getLocale(), serverReasons()]);
+  const [runs, canRun, t, locale, reasons] = await Promise.all([listRunsPage(await db(), actor.organizationId, paging), actorCan("reconciliation.run"), getTranslations("reconciliation"), getLocale(), serverReasons()]);
   return (
     <>
       <h1>{t("title")}</h1>

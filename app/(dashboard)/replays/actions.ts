@@ -51,9 +51,9 @@ export async function previewReplayAction(_previous: CountResult | null, formDat
 /** Counts the open dead letters the form's filter names: what a retry by this filter would retry. */
 export async function countDeadLettersAction(_previous: CountResult | null, formData: FormData): Promise<CountResult> {
   let found: Awaited<ReturnType<typeof deadLettersByFilter>> | undefined;
-  const result = await runAction("dead_letters.manage", formFilterSchema, fieldsOf(formData), async (_actor, filter) => {
+  const result = await runAction("dead_letters.manage", formFilterSchema, fieldsOf(formData), async (actor, filter) => {
     const t = await getTranslations("replays");
-    found = await deadLettersByFilter(await db(), filter);
+    found = await deadLettersByFilter(await db(), actor.organizationId, filter);
     if (found.kind === "too_many") return answer("bad", [t("retryTooMany", { count: found.count, limit: found.limit })]);
     return answer("info", [t("deadLettersCount", { count: found.count })]);
   });

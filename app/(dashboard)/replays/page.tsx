@@ -37,7 +37,7 @@ export default async function ReplaysPage({ searchParams }: { searchParams: Prom
     const at = value ? new Date(/[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`) : undefined;
     if (at && !Number.isNaN(at.getTime())) initial[name] = at.toISOString().slice(0, 16);
   }
-  const replays = await listReplays(await db(), 20);
+  const replays = await listReplays(await db(), actor.organizationId, 20);
   return (
     <>
       <h1>{t("title")}</h1>

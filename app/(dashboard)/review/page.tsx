@@ -13,8 +13,8 @@ export const dynamic = "force-dynamic";
 
 /** Review queue: extra charges and uncertain outbox rows, each resolvable with a note by support. */
 export default async function ReviewPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  await requireActor("/review");
-  const [queue, canManage, t, params] = await Promise.all([listReviewQueue(await db()), actorCan("review.manage"), getTranslations("review"), searchParams]);
+  const actor = await requireActor("/review");
+  const [queue, canManage, t, params] = await Promise.all([listReviewQueue(await db(), actor.organizationId), actorCan("review.manage"), getTranslations("review"), searchParams]);
   // After a resolve the item leaves the table: this says it was done (the action redirects here with ?resolved=).
   const resolved = param(params, "resolved");
   return (

@@ -10,11 +10,11 @@ import { cliReasons } from "@/lib/reasons/cli-reasons";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "decisions.read");
+  const caller = await authorizeApi(request, "decisions.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller)!;
   const query = parseDecisionList(new URL(request.url).searchParams);
   if (!query.ok) return jsonError(400, "invalid_query", query.error);
-  return withDatabaseErrors(async () => Response.json(await listDecisionsApi(await db(), query.query, cliReasons(localeOfRequest(request.headers)))));
+  return withDatabaseErrors(async () => Response.json(await listDecisionsApi(await db(), caller.organizationId, query.query, cliReasons(localeOfRequest(request.headers)))));
 }
 
 export const POST = methodNotAllowed(["GET"]);

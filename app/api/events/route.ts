@@ -10,11 +10,11 @@ import { parseEventLookup } from "@/lib/events/event-lookup";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "decisions.read");
+  const caller = await authorizeApi(request, "decisions.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller)!;
   const query = parseEventLookup(new URL(request.url).searchParams);
   if (!query.ok) return jsonError(400, "invalid_query", query.error);
-  return withDatabaseErrors(async () => Response.json(await findStoredEvents(await db(), query.query)));
+  return withDatabaseErrors(async () => Response.json(await findStoredEvents(await db(), caller.organizationId, query.query)));
 }
 
 export const POST = methodNotAllowed(["GET"]);

@@ -8,11 +8,11 @@ import { listLedgerApi, parseLedgerList } from "@/lib/exports/exports";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "orders.read");
+  const caller = await authorizeApi(request, "orders.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller)!;
   const query = parseLedgerList(new URL(request.url).searchParams);
   if (!query.ok) return jsonError(400, "invalid_query", query.error);
-  return withDatabaseErrors(async () => Response.json(await listLedgerApi(await db(), query.query, { emails: callerCan(caller, "payloads.read") })));
+  return withDatabaseErrors(async () => Response.json(await listLedgerApi(await db(), caller.organizationId, query.query, { emails: callerCan(caller, "payloads.read") })));
 }
 
 export const POST = methodNotAllowed(["GET"]);

@@ -9,17 +9,17 @@ import { createOrder, listOrders, newOrderSchema, parseListQuery } from "@/lib/o
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "orders.read");
+  const caller = await authorizeApi(request, "orders.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller)!;
   const query = parseListQuery(new URL(request.url).searchParams);
   if (!query.ok) return jsonError(400, "invalid_query", query.error);
   // Searching by a customer's e-mail reads personal data: only for roles that may (payloads.read).
-  return withDatabaseErrors(async () => Response.json(await listOrders(await db(), query.query, { emails: callerCan(caller, "payloads.read") })));
+  return withDatabaseErrors(async () => Response.json(await listOrders(await db(), caller.organizationId, query.query, { emails: callerCan(caller, "payloads.read") })));
 }
 
 export async function POST(request: Request): Promise<Response> {
-  const denied = refusal(await authorizeApi(request, "orders.create"));
-  if (denied) return denied;
+  const caller = await authorizeApi(request, "orders.create", { scoped: true });
+  if (typeof caller === "string") return refusal(caller)!;
   const unsupported = contentTypeProblem(request.headers.get("content-type"));
   if (unsupported) return jsonError(415, "unsupported_media_type", unsupported);
   let json: unknown;
@@ -31,7 +31,7 @@ export async function POST(request: Request): Promise<Response> {
   const parsed = newOrderSchema.safeParse(json);
   if (!parsed.success) return invalidBody(parsed.error);
   return withDatabaseErrors(async () => {
-    const result = await createOrder(await db(), parsed.data);
+    const result = await createOrder(await db(), caller.organizationId, parsed.data);
     if (result.kind === "conflict") return jsonError(409, "conflict", result.reason);
     return Response.json(result.order, { status: result.kind === "created" ? 201 : 200 });
   });

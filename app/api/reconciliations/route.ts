@@ -12,7 +12,7 @@ import { submitReport, type UploadVia } from "@/lib/reconciliation/submit-report
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "reconciliation.run");
+  const caller = await authorizeApi(request, "reconciliation.run", { scoped: true });
   if (typeof caller === "string") return refusal(caller) as Response;
   const via: UploadVia = caller.kind === "key" ? { kind: "key", keyStart: caller.keyStart } : caller.kind === "token" ? { kind: "token" } : { kind: "dashboard" };
   const result = await submitReport(await db(), { body: request.body, contentLength: request.headers.get("content-length"), params: Object.fromEntries(new URL(request.url).searchParams), actor: apiActor(caller), via });

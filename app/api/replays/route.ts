@@ -12,7 +12,7 @@ import { listReplays } from "@/lib/replay/replay-store";
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "dead_letters.manage");
+  const caller = await authorizeApi(request, "dead_letters.manage", { scoped: true });
   if (typeof caller === "string") return refusal(caller) as Response;
   const body = await readBody(request, previewRequestSchema);
   if (!body.ok) return jsonError(body.status, body.code, body.message);
@@ -27,10 +27,10 @@ export async function POST(request: Request): Promise<Response> {
 }
 
 export async function GET(request: Request): Promise<Response> {
-  const denied = refusal(await authorizeApi(request, "dead_letters.manage"));
-  if (denied) return denied;
+  const caller = await authorizeApi(request, "dead_letters.manage", { scoped: true });
+  if (typeof caller === "string") return refusal(caller) as Response;
   return withDatabaseErrors(async () => {
-    const data = await listReplays(await db(), 50);
+    const data = await listReplays(await db(), caller.organizationId, 50);
     return Response.json({ data, count: data.length });
   });
 }

@@ -8,7 +8,7 @@ import { serverReasons } from "@/app/_components/server-reasons";
 import { BreakAfter } from "@/app/_components/break-after";
 import { auditFilterOptions, auditQueryFromParams, listAuditPage, type AuditQuery, type AuditTargetNames } from "@/lib/audit/list-audit";
 import { can } from "@/lib/auth/roles";
-import { requireActor } from "@/lib/auth/session";
+import { actingOrganizationId, requireActor } from "@/lib/auth/session";
 import { db } from "@/lib/db/client";
 import { param, type SearchParams } from "@/lib/lists/paging";
 import { FilterInput, FilterSelect } from "@/app/_components/filter-fields";
@@ -96,7 +96,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   if (!can(actor.role, "users.manage")) forbidden();
   const params = await searchParams;
   const query = auditQueryFromParams(params);
-  const options = await auditFilterOptions(await db());
+  const options = await auditFilterOptions(await db(), actor.organizationId);
   const raw = (name: string) => param(params, name) ?? "";
   const filterParams = {
     actor: query.actor,
@@ -131,7 +131,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 }
 
 async function AuditResults({ query, filterParams }: { query: AuditQuery; filterParams: Record<string, string | undefined> }) {
-  const [page, t, common, reasons] = await Promise.all([listAuditPage(await db(), query), getTranslations("audit"), getTranslations("common"), serverReasons()]);
+  const [page, t, common, reasons] = await Promise.all([listAuditPage(await db(), await actingOrganizationId(), query), getTranslations("audit"), getTranslations("common"), serverReasons()]);
   const filtered = Object.entries(filterParams).some(([key, value]) => key !== "pageSize" && value);
   if (page.count === 0) return <p className="empty">{filtered ? common("noMatch") : common("empty")}</p>;
   return (

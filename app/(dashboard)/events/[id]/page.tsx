@@ -23,7 +23,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
   const { id: rawId } = await params;
   const id = decodeURIComponent(rawId);
   const actor = await requireActor(`/events/${encodeURIComponent(id)}`);
-  const event = await getEventDetail(await db(), id, { payloads: can(actor.role, "payloads.read") });
+  const event = await getEventDetail(await db(), actor.organizationId, id, { payloads: can(actor.role, "payloads.read") });
   if (!event) notFound();
   const [t, nav, locale, reasons, sources] = await Promise.all([getTranslations("event"), getTranslations("nav"), getLocale(), serverReasons(), getTranslations("decisionSources")]);
   return (

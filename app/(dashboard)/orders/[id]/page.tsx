@@ -18,8 +18,8 @@ export const dynamic = "force-dynamic";
 export default async function OrderPage({ params }: { params: Promise<{ id: string }> }) {
   const { id: rawId } = await params;
   const id = decodeURIComponent(rawId);
-  await requireActor(`/orders/${encodeURIComponent(id)}`);
-  const timeline = await getOrderTimeline(await db(), id);
+  const actor = await requireActor(`/orders/${encodeURIComponent(id)}`);
+  const timeline = await getOrderTimeline(await db(), actor.organizationId, id);
   if (!timeline) notFound();
   const [t, o, nav, locale, reasons, sources] = await Promise.all([getTranslations("order"), getTranslations("orders"), getTranslations("nav"), getLocale(), serverReasons(), getTranslations("decisionSources")]);
   const { order } = timeline;

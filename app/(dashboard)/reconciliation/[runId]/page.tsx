@@ -25,10 +25,10 @@ const TOTAL_COLUMNS = ["gross", "fees", "net", "credited", "refunded", "overCred
  */
 export default async function RunPage({ params, searchParams }: { params: Promise<{ runId: string }>; searchParams: Promise<SearchParams> }) {
   const { runId } = await params;
-  await requireActor(`/reconciliation/${encodeURIComponent(runId)}`);
+  const actor = await requireActor(`/reconciliation/${encodeURIComponent(runId)}`);
   const query = await searchParams;
   const client = await db();
-  const run = await runSummary(client, runId.slice(0, 100));
+  const run = await runSummary(client, actor.organizationId, runId.slice(0, 100));
   if (!run) notFound();
   const paging = pagingFromParams(query);
   const code = lenient(z.enum(MISMATCH_CODES as [string, ...string[]]).optional(), param(query, "code"), undefined);

@@ -24,7 +24,7 @@ export default async function ReplayPage({ params }: { params: Promise<{ id: str
   const id = decodeURIComponent(rawId).slice(0, 100);
   const actor = await requireActor(`/replays/${encodeURIComponent(id)}`);
   if (!can(actor.role, "dead_letters.manage")) forbidden();
-  const stored = await readReplay(await db(), id);
+  const stored = await readReplay(await db(), actor.organizationId, id);
   if (!stored) notFound();
   const [t, list, status, reasons] = await Promise.all([getTranslations("replay"), getTranslations("replays"), getTranslations("status"), serverReasons()]);
   const replay = stored.view;

@@ -12,7 +12,7 @@ import { deadLettersByFilter, retryDeadLettersByFilter } from "@/lib/replay/retr
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "dead_letters.manage");
+  const caller = await authorizeApi(request, "dead_letters.manage", { scoped: true });
   if (typeof caller === "string") return refusal(caller) as Response;
   const body = await readBody(request, filterRetryRequestSchema);
   if (!body.ok) return jsonError(body.status, body.code, body.message);
@@ -21,7 +21,7 @@ export async function POST(request: Request): Promise<Response> {
   const actor = { ...apiActor(caller), name: apiActor(caller).email, role: caller.kind === "token" || !isRole(caller.role) ? ("admin" as const) : caller.role };
   return withDatabaseErrors(async () => {
     if (dryRun) {
-      const found = await deadLettersByFilter(await db(), filter);
+      const found = await deadLettersByFilter(await db(), caller.organizationId, filter);
       if (found.kind === "too_many") return Response.json({ error: `the filter names ${found.count} dead letters; one retry takes at most ${found.limit}: narrow the filter`, code: "too_many_dead_letters", count: found.count, limit: found.limit }, { status: 422 });
       return Response.json({ count: found.count, deadLetters: found.deadLetters });
     }

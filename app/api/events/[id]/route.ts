@@ -12,11 +12,11 @@ import { cliReasons } from "@/lib/reasons/cli-reasons";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const caller = await authorizeApi(request, "decisions.read");
+  const caller = await authorizeApi(request, "decisions.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller)!;
   const { id } = await context.params;
   return withDatabaseErrors(async () => {
-    const detail = await getEventDetail(await db(), id, { payloads: callerCan(caller, "payloads.read") });
+    const detail = await getEventDetail(await db(), caller.organizationId, id, { payloads: callerCan(caller, "payloads.read") });
     if (!detail) return jsonError(404, "not_found", "no stored event with this id");
     return Response.json(eventDetailJson(detail, cliReasons(localeOfRequest(request.headers))));
   });

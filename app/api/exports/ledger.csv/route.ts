@@ -9,11 +9,11 @@ import { ledgerExport, parseLedgerExport } from "@/lib/exports/exports";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "orders.read");
+  const caller = await authorizeApi(request, "orders.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller)!;
   const query = parseLedgerExport(new URL(request.url).searchParams);
   if (!query.ok) return jsonError(400, "invalid_query", query.error);
-  return withDatabaseErrors(async () => csvResponse(await ledgerExport(await db(), query.query, { emails: callerCan(caller, "payloads.read") }), `ledger-${fileStamp(new Date())}.csv`));
+  return withDatabaseErrors(async () => csvResponse(await ledgerExport(await db(), caller.organizationId, query.query, { emails: callerCan(caller, "payloads.read") }), `ledger-${fileStamp(new Date())}.csv`));
 }
 
 export const POST = methodNotAllowed(["GET"]);

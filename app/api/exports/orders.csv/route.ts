@@ -10,11 +10,11 @@ import { ordersExport, parseOrdersExport } from "@/lib/exports/exports";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request): Promise<Response> {
-  const caller = await authorizeApi(request, "orders.read");
+  const caller = await authorizeApi(request, "orders.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller)!;
   const query = parseOrdersExport(new URL(request.url).searchParams);
   if (!query.ok) return jsonError(400, "invalid_query", query.error);
-  return withDatabaseErrors(async () => csvResponse(await ordersExport(await db(), query.query, { emails: callerCan(caller, "payloads.read") }), `orders-${fileStamp(new Date())}.csv`));
+  return withDatabaseErrors(async () => csvResponse(await ordersExport(await db(), caller.organizationId, query.query, { emails: callerCan(caller, "payloads.read") }), `orders-${fileStamp(new Date())}.csv`));
 }
 
 export const POST = methodNotAllowed(["GET"]);

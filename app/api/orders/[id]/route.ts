@@ -7,11 +7,11 @@ import { getOrder } from "@/lib/orders/orders";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const denied = refusal(await authorizeApi(request, "orders.read"));
-  if (denied) return denied;
+  const caller = await authorizeApi(request, "orders.read", { scoped: true });
+  if (typeof caller === "string") return refusal(caller)!;
   const { id } = await context.params;
   return withDatabaseErrors(async () => {
-    const order = await getOrder(await db(), id);
+    const order = await getOrder(await db(), caller.organizationId, id);
     if (!order) return jsonError(404, "not_found", `order ${id} not found`);
     return Response.json(order);
   });

@@ -9,7 +9,7 @@ import { mismatchesPage, mismatchQuerySchema, runSummary } from "@/lib/reconcili
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const caller = await authorizeApi(request, "reconciliation.read");
+  const caller = await authorizeApi(request, "reconciliation.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller) as Response;
   const { id } = await context.params;
   const search = new URL(request.url).searchParams;
@@ -17,7 +17,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   const query = mismatchQuerySchema.safeParse({ page: number("page"), pageSize: number("pageSize"), code: search.get("code") ?? undefined, sort: search.get("sort") ?? undefined, direction: search.get("direction") ?? undefined });
   if (!query.success) return jsonError(400, "invalid_query", query.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
   const client = await db();
-  const run = await runSummary(client, id.slice(0, 100));
+  const run = await runSummary(client, caller.organizationId, id.slice(0, 100));
   if (!run) return jsonError(404, "not_found", "no reconciliation run with this id");
   if (search.get("mismatches") === "none") return Response.json({ run });
   return Response.json({ run, mismatches: await mismatchesPage(client, run.id, query.data) });

@@ -8,11 +8,11 @@ import { readReplay } from "@/lib/replay/replay-store";
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const denied = refusal(await authorizeApi(request, "dead_letters.manage"));
-  if (denied) return denied;
+  const caller = await authorizeApi(request, "dead_letters.manage", { scoped: true });
+  if (typeof caller === "string") return refusal(caller) as Response;
   const { id } = await context.params;
   return withDatabaseErrors(async () => {
-    const replay = await readReplay(await db(), id.slice(0, 100));
+    const replay = await readReplay(await db(), caller.organizationId, id.slice(0, 100));
     if (!replay) return jsonError(404, "not_found", "no replay with this id");
     return Response.json(replay.view);
   });

@@ -8,13 +8,13 @@ import { allMismatches, MISMATCH_CODES, mismatchCsvHeader, mismatchCsvLine } fro
 export const dynamic = "force-dynamic";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const caller = await authorizeApi(request, "reconciliation.read");
+  const caller = await authorizeApi(request, "reconciliation.read", { scoped: true });
   if (typeof caller === "string") return refusal(caller) as Response;
   const { id } = await context.params;
   const code = new URL(request.url).searchParams.get("code") ?? undefined;
   if (code && !(MISMATCH_CODES as readonly string[]).includes(code)) return jsonError(400, "invalid_query", `code: must be one of ${MISMATCH_CODES.join(", ")}`);
   const client = await db();
-  const run = await client.reconciliationRun.findUnique({ where: { id: id.slice(0, 100) }, select: { id: true } });
+  const run = await client.reconciliationRun.findFirst({ where: { id: id.slice(0, 100), organizationId: caller.organizationId }, select: { id: true } });
   if (!run) return jsonError(404, "not_found", "no reconciliation run with this id");
   const rows = allMismatches(client, run.id, code);
   const encoder = new TextEncoder();

@@ -10,7 +10,7 @@ import { applyReplay } from "@/lib/replay/apply-replay";
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const caller = await authorizeApi(request, "dead_letters.manage");
+  const caller = await authorizeApi(request, "dead_letters.manage", { scoped: true });
   if (typeof caller === "string") return refusal(caller) as Response;
   const { id } = await context.params;
   return withDatabaseErrors(async () => {
