@@ -245,6 +245,7 @@ export const REASONS = {
   audit_reconciliation_queued: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (dashboard upload)`),
   audit_reconciliation_queued_key: define({ source: "text", bytes: "number", keyStart: "id" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API key ${p.keyStart}…)`),
   audit_reconciliation_queued_token: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API_TOKEN)`),
+  audit_reconciliation_queued_scheduled: define({ source: "text", bytes: "number", endpoint: "id" }, (p) => `${p.source}: queued, ${p.bytes} bytes (settlement pull of endpoint ${p.endpoint} from Stripe's Reporting API)`),
   audit_retention: define(
     { payloadDays: "number", payloadCutoff: "time", eventsPurged: "number", deadLettersPurged: "number", eventsKept: "number", deadLettersKept: "number", decisionDays: "number", decisionCutoff: "time", decisionsDeleted: "number", countDays: "number", countCutoff: "time", countsDeleted: "number" },
     (p) =>
