@@ -6,7 +6,8 @@ import { TEST_API_TOKEN } from "@/e2e/support/test-env";
 // A's. An unbound account's event is answered 200, recorded `ignored` (account_not_bound), stores no
 // event and books nothing, and is counted in the metrics; after an unbind the account's next event is
 // ignored too. Inbox mode stores the routed organization and account on the row (the worker books
-// there); a binding written by another process holds within a second. Who may bind, what is refused
+// there); a connected account's dead letter is its organization's and its retry books there; a binding
+// written by another process holds within a second. Who may bind, what is refused
 // (another organization's endpoint 404, a non-Connect endpoint 400, a bad account, an unknown slug), and
 // a rebinding to another organization (409 unless `move`).
 import assert from "node:assert/strict";
@@ -25,6 +26,7 @@ import { checkoutSession, deliverStripe, stripeEvent } from "@/e2e/support/provi
 import { closeDb, db } from "@/lib/db/client";
 import { ENDPOINTS_VERSION_CHECK_MS } from "@/lib/endpoints/data-endpoints";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
+import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
 
 process.env.ACREDITA_SECRETS_KEY = randomBytes(32).toString("base64");
 
@@ -249,6 +251,21 @@ describe("routing events by their account", () => {
     assert.deepEqual(await orderOf(orgs.c), { status: "paid", credited: 2_000, ledger: [[2_000, "evt_cx_pay"]] });
     const audit = await (await db()).auditEntry.findFirstOrThrow({ where: { targetId: endpointId, action: "connect.move" }, select: { note: true } });
     assert.equal(audit.note, "connected account acct_cxc2 moved from organization cx-c to cx-b: its next events are booked there, its earlier books stay");
+  });
+});
+
+describe("a connected account's dead letter", () => {
+  test("an inline payment for an order B does not have yet is dead-lettered in B under the connected account; retried once B has the order, it credits B's", async () => {
+    // acct_cxc2 was moved to B above.
+    const early = await pay("evt_cx_early", "CX-5", 600, "acct_cxc2");
+    assert.deepEqual([early.status, early.json.outcome], [409, "dead_lettered"], JSON.stringify(early.json));
+    const client = await db();
+    const letter = await client.deadLetter.findFirstOrThrow({ where: { eventId: "evt_cx_early" }, select: { id: true, organizationId: true, account: true, category: true } });
+    assert.deepEqual({ ...letter, id: undefined }, { id: undefined, organizationId: orgs.b.id, account: "acct_cxc2", category: "unknown_order" });
+    assert.equal((await call(ordersRoute, "POST", "/api/orders", bearer(orgs.b.key), {}, { id: "CX-5", amount: 600, currency: "USD" })).status, 201);
+    const retried = await retryDeadLetter(client, orgs.b.id, letter.id, "admin@cx-b.test");
+    assert.equal(retried.outcome, "applied", retried.reason);
+    assert.deepEqual(await orderOf(orgs.b, "CX-5"), { status: "paid", credited: 600, ledger: [[600, "evt_cx_early"]] });
   });
 });
 
