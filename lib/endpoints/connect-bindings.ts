@@ -66,6 +66,7 @@ function accountRefusal(account: string): BindingRefusal | undefined {
  * account bound to another organization is refused (409 `account_bound`) unless `body.move` is true,
  * which moves it (its earlier events and books stay where they were booked). Audited in the caller's
  * organization as `connect.bind` / `connect.move`.
+ * Only the operator binds to another organization than the endpoint's own (its admins bind to their own).
  * Returns the binding and whether it is new, or a refusal: forbidden 403, not_found 404, invalid 400
  * (`not_connect`, `invalid_account`, `platform_account`: the endpoint's own account, whose events are the
  * platform's; `unknown_org` naming the slug), conflict 409 (`account_bound`; `account_taken`: the
@@ -78,6 +79,10 @@ export async function bindConnectAccount(db: Db, endpointId: string, account: st
   const now = options.now ?? new Date();
   const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
   const target = await db.organization.findUnique({ where: { slug: body.org }, select: { id: true, slug: true } });
+  // A binding writes a connected account's money events into an organization's books: only the
+  // operator, who created the Connect endpoint, may route them to another organization than the
+  // endpoint's own. Anyone else gets the same answer whether that organization exists or not.
+  if (!actor.operator && target?.id !== organizationId) return { kind: "forbidden", message: "org: only the operator (API_TOKEN) binds a connected account to another organization than the endpoint's own" };
   if (!target) return { kind: "invalid", code: "unknown_org", message: `org: no organization has the slug ${body.org}` };
   return changeEndpoints(db, async (tx) => {
     const endpoint = await connectEndpoint(tx, organizationId, endpointId);

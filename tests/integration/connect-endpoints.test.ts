@@ -69,7 +69,8 @@ const orgs = {} as Record<"a" | "b" | "c", Org>;
 let endpointId = "";
 let inboxEndpointId = "";
 
-const bind = (id: string, account: string, body: unknown, headers: Record<string, string> = bearer(orgs.a.key)) => call(accountRoute, "PUT", `/api/endpoints/${id}/accounts/${account}`, headers, { id, account }, body);
+// The operator, acting in A: only the operator binds a connected account to another organization than the endpoint's own.
+const bind = (id: string, account: string, body: unknown, headers: Record<string, string> = { ...operator, "acredita-org": "cx-a" }) => call(accountRoute, "PUT", `/api/endpoints/${id}/accounts/${account}`, headers, { id, account }, body);
 const unbind = (id: string, account: string, headers: Record<string, string> = bearer(orgs.a.key)) => call(accountRoute, "DELETE", `/api/endpoints/${id}/accounts/${account}`, headers, { id, account });
 const bindings = (id: string, headers: Record<string, string> = bearer(orgs.a.key)) => call(accountsRoute, "GET", `/api/endpoints/${id}/accounts`, headers, { id });
 
@@ -110,13 +111,17 @@ before(async () => {
 after(closeDb);
 
 describe("binding connected accounts", () => {
-  test("A's admin binds acct_cxc1 to B (201, then 200 when bound again) and acct_cxc2 to C; the list shows both; each is audited in A", async () => {
+  test("the operator binds acct_cxc1 to B (201, then 200 when bound again) and acct_cxc2 to C; A's admin may not route an account to another organization; the list shows both; each is audited in A", async () => {
+    // A's admin cannot write a connected account's money into B's books: 403, the same whether B exists or not.
+    for (const org of ["cx-b", "cx-nowhere"]) {
+      const refused = await bind(endpointId, "acct_cxc1", { org }, bearer(orgs.a.key));
+      assert.deepEqual([refused.status, refused.json], [403, { error: "org: only the operator (API_TOKEN) binds a connected account to another organization than the endpoint's own", code: "forbidden" }], org);
+    }
     const first = await bind(endpointId, "acct_cxc1", { org: "cx-b" });
     assert.deepEqual([first.status, first.json], [201, { endpointId, account: "acct_cxc1", org: "cx-b" }]);
     const again = await bind(endpointId, "acct_cxc1", { org: "cx-b" });
     assert.deepEqual([again.status, again.json], [200, { endpointId, account: "acct_cxc1", org: "cx-b" }]);
-    // The operator, acting in A, may bind too.
-    const byOperator = await bind(endpointId, "acct_cxc2", { org: "cx-c" }, { ...operator, "acredita-org": "cx-a" });
+    const byOperator = await bind(endpointId, "acct_cxc2", { org: "cx-c" });
     assert.deepEqual([byOperator.status, byOperator.json], [201, { endpointId, account: "acct_cxc2", org: "cx-c" }]);
     const listed = await bindings(endpointId);
     assert.equal(listed.status, 200, listed.text);
@@ -130,7 +135,7 @@ describe("binding connected accounts", () => {
     assert.equal(listed.json.count, 2);
     const audit = await (await db()).auditEntry.findMany({ where: { targetId: endpointId, action: { startsWith: "connect." } }, orderBy: { at: "asc" }, select: { organizationId: true, action: true, actorEmail: true, note: true } });
     assert.deepEqual(audit, [
-      { organizationId: orgs.a.id, action: "connect.bind", actorEmail: audit[0].actorEmail, note: "connected account acct_cxc1 bound to organization cx-b: its events are booked there" },
+      { organizationId: orgs.a.id, action: "connect.bind", actorEmail: "operator (API_TOKEN)", note: "connected account acct_cxc1 bound to organization cx-b: its events are booked there" },
       { organizationId: orgs.a.id, action: "connect.bind", actorEmail: "operator (API_TOKEN)", note: "connected account acct_cxc2 bound to organization cx-c: its events are booked there" },
     ]);
   });
