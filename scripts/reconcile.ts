@@ -195,7 +195,7 @@ async function reconcileFile(
   // The audit actor of a command is the operating-system user who ran it.
   const operator = `cli:${env.USER ?? userInfo().username}`;
   // The run's source is the file's base name: the list shows it to every role, and a server path is not theirs to see.
-  const runId = await queueRun(client, { organizationId: DEFAULT_ORGANIZATION.id, source: basename(file), format, scope, actor: operator, bytesTotal: statSync(file).size });
+  const runId = await queueRun(client, { organizationId: DEFAULT_ORGANIZATION.id, source: basename(file), origin: "cli", format, scope, actor: operator, bytesTotal: statSync(file).size });
   const owner = newWorkerId("reconcile-cli");
   let run = await claimRun(client, runId, owner);
   // One run per scope at a time: wait for the one in progress (a worker's, or another command's),

@@ -72,6 +72,11 @@ describe("each command runs its main when executed directly and exits with its s
     assert.deepEqual([run.code, run.stdout, run.stderr], [2, "", "usage: npm run backfill -- --endpoint <id or name> --since <72h | 30m | 2d | ISO time> [--dry-run]\n"]);
   });
 
+  test("npm run settlement-pull: no --endpoint is the usage, exit 2", async () => {
+    const run = await spawnCommand("scripts/settlement-pull.ts", ["--date", "2026-12-02"], env());
+    assert.deepEqual([run.code, run.stdout, run.stderr], [2, "", "usage: npm run settlement-pull -- --endpoint <id or name> [--date YYYY-MM-DD (the pull's date: it reports the previous UTC day; default today)]\n"]);
+  });
+
   test("npm run verify-books: exit 0 on a database of no order, its summary line", async () => {
     const run = await spawnCommand("scripts/verify-books.ts", [], env());
     assert.deepEqual([run.code, run.stdout], [0, "books agree for 0 of 0 orders\n"], run.stderr);

@@ -1,5 +1,6 @@
 import { apiActor, type ApiCaller } from "@/lib/api/authorize-api";
 import { jsonError } from "@/lib/api/responses";
+import type { BindingRefusal } from "@/lib/endpoints/connect-bindings";
 import type { EndpointActor, EndpointRefusal } from "@/lib/endpoints/endpoint-store";
 import { contentTypeProblem } from "@/lib/http/content-type";
 
@@ -20,6 +21,18 @@ export function endpointRefusalResponse(refusal: EndpointRefusal): Response {
   if (refusal.kind === "not_found") return jsonError(404, "not_found", refusal.message);
   if (refusal.kind === "conflict") return jsonError(409, refusal.code, refusal.message);
   return jsonError(503, refusal.code, refusal.message);
+}
+
+/**
+ * The one HTTP answer of each Connect binding refusal: invalid 400 with its own code (not_connect,
+ * invalid_account, platform_account, unknown_org), forbidden 403, not_found 404, conflict 409
+ * (account_bound, account_taken).
+ */
+export function bindingRefusalResponse(refusal: BindingRefusal): Response {
+  if (refusal.kind === "invalid") return jsonError(400, refusal.code, refusal.message);
+  if (refusal.kind === "forbidden") return jsonError(403, "forbidden", refusal.message);
+  if (refusal.kind === "not_found") return jsonError(404, "not_found", refusal.message);
+  return jsonError(409, refusal.code, refusal.message);
 }
 
 /** A JSON request body: 415 when it is not declared JSON, 400 when it does not parse; else the value. */

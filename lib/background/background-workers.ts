@@ -8,6 +8,7 @@ import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker
 import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 import { BooksCheckScheduler } from "@/lib/verification/books-check-schedule";
 import { GapCheckScheduler } from "@/lib/backfill/gap-check";
+import { pullTimeMinutes, SettlementPullScheduler } from "@/lib/settlement-pull/settlement-pull";
 
 /** The background work of one process: an inbox worker, an outbox dispatcher, a reconciliation worker, the daily payload retention, the daily check of the books and the gap check. */
 export interface BackgroundWorkers {
@@ -22,6 +23,8 @@ export interface BackgroundWorkers {
   booksCheck: BooksCheckScheduler;
   /** The gap check (lib/backfill): missed events fetched from the provider's API; absent when GAP_CHECK_INTERVAL_SECONDS is 0. */
   gapCheck?: GapCheckScheduler;
+  /** The daily settlement pulls (lib/settlement-pull); absent when SETTLEMENT_PULL_TIME is off. */
+  settlementPull?: SettlementPullScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
 }
@@ -45,6 +48,8 @@ export function startBackgroundWorkers(
   const booksCheck = new BooksCheckScheduler(database);
   const gapCheckSeconds = settings().GAP_CHECK_INTERVAL_SECONDS;
   const gapCheck = gapCheckSeconds > 0 ? new GapCheckScheduler(database, { intervalMs: gapCheckSeconds * 1000, apiBase: settings().STRIPE_API_BASE }) : undefined;
+  const pullMinutes = pullTimeMinutes(settings().SETTLEMENT_PULL_TIME);
+  const settlementPull = pullMinutes === null ? undefined : new SettlementPullScheduler(database, { pullMinutes, apiBase: settings().STRIPE_API_BASE });
   const reconciliation = new ReconciliationWorker(database);
   inbox.start();
   if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
@@ -57,6 +62,7 @@ export function startBackgroundWorkers(
   retention.start();
   booksCheck.start();
   gapCheck?.start();
+  settlementPull?.start();
   logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? `process ${reconciliationProcess.pid()}` : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
@@ -65,10 +71,11 @@ export function startBackgroundWorkers(
     retention,
     booksCheck,
     gapCheck,
+    settlementPull,
     reconciliation,
     reconciliationProcess,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop(), gapCheck?.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop(), gapCheck?.stop(), settlementPull?.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

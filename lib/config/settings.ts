@@ -205,6 +205,13 @@ const settingsSchema = z.object({
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
   /** Seconds between gap checks (missed events of the Stripe endpoints with an API key, last three days, fetched and stored); 0 turns it off. */
   GAP_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3_600),
+  /** When (HH:MM, UTC) each Stripe endpoint with an API key pulls the previous UTC day's itemized balance report and reconciles it; `off` turns it off. */
+  SETTLEMENT_PULL_TIME: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^(off|([01]\d|2[0-3]):[0-5]\d)$/, "a UTC time HH:MM (00:00 to 23:59), or off")
+    .default("06:00"),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */

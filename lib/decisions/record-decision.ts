@@ -65,7 +65,6 @@ export type DecisionRow = ReturnType<typeof decisionRow>;
 /** Builds the row {@link recordDecision} stores for `input` (exported for batched writers: one createMany). */
 export function decisionRow(input: DecisionInput) {
   return {
-    organizationId: input.organizationId,
     provider: input.provider,
     endpoint: clip(input.endpoint, 100) ?? "",
     eventId: clip(input.eventId, 255),
@@ -80,6 +79,8 @@ export function decisionRow(input: DecisionInput) {
     diagnosis: clip(input.diagnosis, 500),
     ...diagnosisColumns(input.diagnosisRef),
     source: input.source ?? "receiver",
+    // Last: a log line reads provider, endpoint and event first.
+    organizationId: input.organizationId,
   };
 }
 
@@ -114,7 +115,7 @@ export async function insertDecisions(session: SqlSession, rows: readonly (Decis
 }
 
 /** The columns of a {@link DecisionRow}, in the order {@link insertDecisions} and the inbox group commit write them. */
-export const DECISION_ROW_COLUMNS = ["organizationId", "provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "diagnosisCode", "diagnosisParams", "source"] as const satisfies readonly (keyof DecisionRow)[];
+export const DECISION_ROW_COLUMNS = ["provider", "endpoint", "eventId", "verified", "eventType", "orderId", "outcome", "httpStatus", "reason", "reasonCode", "reasonParams", "secretLabel", "diagnosis", "diagnosisCode", "diagnosisParams", "source", "organizationId"] as const satisfies readonly (keyof DecisionRow)[];
 
 /** Like {@link recordDecision}, but a database failure is logged instead of thrown (the answer is already decided). */
 export async function recordDecisionSafely(client: Db, input: DecisionInput): Promise<void> {

@@ -58,6 +58,8 @@ interface CachedEndpoint {
   options: unknown;
   status: "enabled" | "disabled";
   secrets: CachedSecret[];
+  /** A Stripe Connect endpoint's bindings: connected account to organization id (absent on any other endpoint). */
+  connect?: { bindings: ReadonlyMap<string, string> };
 }
 
 type CacheEntry = { kind: "found"; endpoint: CachedEndpoint } | { kind: "absent" } | { kind: "misconfigured"; issues: string[] };
@@ -134,6 +136,7 @@ interface JoinedRow {
   processingMode: string;
   options: string | null;
   status: string;
+  connect: boolean | number | bigint;
   deletedAt: Date | string | number | null;
   secretId: string | null;
   label: string | null;
@@ -148,13 +151,20 @@ interface JoinedRow {
  * The endpoint and its secrets in ONE statement: a primary-key read of Endpoint joined to its secrets
  * through the (endpointId, label) unique index. Erased secrets (a deleted endpoint's) are left out.
  */
-const LOAD_SQL = `SELECT e."id", e."organizationId", e."provider", e."account", e."livemode", e."processingMode", e."options", e."status", e."deletedAt",
+const LOAD_SQL = `SELECT e."id", e."organizationId", e."provider", e."account", e."livemode", e."processingMode", e."options", e."status", e."connect", e."deletedAt",
   s."id" AS "secretId", s."label", s."ciphertext", s."createdAt" AS "secretCreatedAt", s."expiresAt", s."retiredAt", s."lastMatchedAt"
   FROM "Endpoint" e LEFT JOIN "EndpointSecret" s ON s."endpointId" = e."id" AND s."ciphertext" IS NOT NULL
   WHERE e."id" = ?`;
 
-/** Builds a cache entry from the joined rows: decrypts every secret and validates the options. */
-function entryOf(id: string, rows: JoinedRow[]): CacheEntry {
+/**
+ * A Connect endpoint's bindings, read with it on a cache miss (a second statement, for Connect endpoints
+ * only): a delivery then routes its event's account from memory. Every bind and unbind moves the
+ * endpoints' change counter (lib/endpoints/connect-bindings.ts), which drops this copy.
+ */
+const BINDINGS_SQL = `SELECT "account", "organizationId" FROM "ConnectBinding" WHERE "endpointId" = ?`;
+
+/** Builds a cache entry from the joined rows (and a Connect endpoint's bindings): decrypts every secret and validates the options. */
+function entryOf(id: string, rows: JoinedRow[], bindings?: { account: string; organizationId: string }[]): CacheEntry {
   const row = rows[0];
   if (!row || row.deletedAt !== null) return { kind: "absent" };
   const issues: string[] = [];
@@ -208,8 +218,17 @@ function entryOf(id: string, rows: JoinedRow[]): CacheEntry {
       options,
       status: row.status === "disabled" ? "disabled" : "enabled",
       secrets,
+      ...(sqliteBoolean(row.connect) ? { connect: { bindings: new Map((bindings ?? []).map((binding) => [binding.account, binding.organizationId])) } } : {}),
     },
   };
+}
+
+/** Loads one endpoint's entry: its row and secrets in one statement, then a Connect endpoint's bindings. */
+async function loadEntry(db: Db, id: string): Promise<CacheEntry> {
+  const driver = driverOf(db);
+  const rows = await driver.all<JoinedRow>(LOAD_SQL, [id]);
+  const connect = rows.length > 0 && rows[0].deletedAt === null && sqliteBoolean(rows[0].connect);
+  return entryOf(id, rows, connect ? await driver.all<{ account: string; organizationId: string }>(BINDINGS_SQL, [id]) : undefined);
 }
 
 /** The cached entry of `id`, loading it (one statement, shared by concurrent deliveries) on a miss. */
@@ -218,9 +237,7 @@ function cachedEntry(db: Db, id: string): Promise<CacheEntry> {
   const hit = state.entries.get(id);
   if (hit) return hit;
   const generation = state.generation;
-  const loading = driverOf(db)
-    .all<JoinedRow>(LOAD_SQL, [id])
-    .then((rows) => entryOf(id, rows));
+  const loading = loadEntry(db, id);
   if (state.entries.size >= MAX_CACHED_ENDPOINTS) state.entries.delete(state.entries.keys().next().value as string);
   state.entries.set(id, loading);
   // A failed read is not kept; a load that a change overtook is not kept either (the next delivery reads again).
@@ -263,6 +280,7 @@ function servedAt(endpoint: CachedEndpoint, now: Date): ServedEndpoint {
     secrets,
     retiredSecrets: old,
     toleranceSeconds: settings().WEBHOOK_TOLERANCE_SECONDS,
+    ...(endpoint.connect ? { connect: endpoint.connect } : {}),
   };
 }
 

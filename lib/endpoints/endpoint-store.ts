@@ -148,8 +148,12 @@ async function bumpEndpointsVersion(tx: Tx): Promise<void> {
   if (count === 0) await tx.configVersion.create({ data: { name: ENDPOINTS_CONFIG, version: 1 } });
 }
 
-/** Runs a change in one transaction, then drops this process's cache (other processes follow within a second). */
-async function change<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * Runs a change of the endpoints' configuration (an endpoint, a secret, a Connect binding) in one
+ * transaction whose first write bumps the endpoints' change counter, then drops this process's cache
+ * (other processes follow within a second). Returns what `work` returns; throws the database's errors.
+ */
+export async function changeEndpoints<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   const result = await db.$transaction(async (tx) => {
     await bumpEndpointsVersion(tx);
     return work(tx);
@@ -244,14 +248,28 @@ async function accountOwnedElsewhere(tx: Tx, organizationId: string, input: NewE
 
 /**
  * True when a provider account and mode belong to an organization other than `organizationId`: an
- * endpoint of it that is not deleted is bound to them, or, for any organization but the default one,
+ * endpoint of it that is not deleted is bound to them, a Stripe Connect endpoint (not deleted) binds
+ * the account as a connected account to it (`exceptBindingOf`: except that endpoint's own binding, the
+ * one a move replaces), or, for any organization but the default one,
  * an environment-configured endpoint (the default organization's) whose secrets variable is set. What
  * keeps an organization from creating an endpoint on another's account, or reconciling another's books.
  * Throws the database's errors.
  */
-export async function accountBelongsElsewhere(client: Db | Tx, organizationId: string, scope: { provider: string; account: string; livemode: boolean }, env: Record<string, string | undefined> = process.env): Promise<boolean> {
+export async function accountBelongsElsewhere(
+  client: Db | Tx,
+  organizationId: string,
+  scope: { provider: string; account: string; livemode: boolean },
+  env: Record<string, string | undefined> = process.env,
+  options: { exceptBindingOf?: string } = {},
+): Promise<boolean> {
   const other = await client.endpoint.findFirst({ where: { provider: scope.provider, account: scope.account, livemode: scope.livemode, deletedAt: null, organizationId: { not: organizationId } }, select: { id: true } });
   if (other) return true;
+  // A connected account bound to another organization on a Connect endpoint of the same mode (lib/endpoints/connect-bindings.ts).
+  const bound = await client.connectBinding.findFirst({
+    where: { account: scope.account, organizationId: { not: organizationId }, endpoint: { provider: scope.provider, livemode: scope.livemode, deletedAt: null }, ...(options.exceptBindingOf ? { endpointId: { not: options.exceptBindingOf } } : {}) },
+    select: { endpointId: true },
+  });
+  if (bound) return true;
   return (
     organizationId !== DEFAULT_ORGANIZATION.id &&
     endpointDefinitions(env).some((definition) => definition.provider === scope.provider && definition.account === scope.account && definition.livemode === scope.livemode && Boolean(env[definition.secretsEnv]?.trim()))
@@ -287,7 +305,7 @@ export async function createEndpoint(db: Db, input: NewEndpoint, actor: Endpoint
   const now = options.now ?? new Date();
   const mode: ProcessingMode = input.processingMode ?? defaultProcessingMode(input.provider);
   const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
-  const created = await change(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
+  const created = await changeEndpoints(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
     // After the counter's write: concurrent creations are serialised, so two organizations cannot both take an account.
     const taken = await accountOwnedElsewhere(tx, organizationId, input);
     if (taken) return taken;
@@ -330,7 +348,7 @@ export async function setEndpointStatus(db: Db, id: string, status: "enabled" | 
   if (refused) return refused;
   const now = options.now ?? new Date();
   const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
-  const result = await change(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
+  const result = await changeEndpoints(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
     const endpoint = await findEndpoint(tx, organizationId, id);
     if (!endpoint) return notFound(id);
     if (endpoint.status === status) return endpoint;
@@ -354,7 +372,7 @@ export async function deleteEndpoint(db: Db, id: string, actor: EndpointActor, o
   if (refused) return refused;
   const now = options.now ?? new Date();
   const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
-  return change(db, async (tx) => {
+  return changeEndpoints(db, async (tx) => {
     const endpoint = await findEndpoint(tx, organizationId, id);
     if (!endpoint) return notFound(id);
     await tx.endpoint.update({ where: { id }, data: { deletedAt: now, updatedAt: now } });
@@ -388,7 +406,7 @@ export async function rotateSecret(db: Db, id: string, rotation: Rotation, actor
   if (noKey) return noKey;
   const overlapSeconds = rotation.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
   const expiresAt = new Date(now.getTime() + overlapSeconds * 1000);
-  const result = await change(db, async (tx): Promise<{ label: string; previousExpiresAt: Date | null } | EndpointRefusal> => {
+  const result = await changeEndpoints(db, async (tx): Promise<{ label: string; previousExpiresAt: Date | null } | EndpointRefusal> => {
     const endpoint = await findEndpoint(tx, organizationId, id);
     if (!endpoint) return notFound(id);
     // Labels are never reused: rows are only ever added (a deleted endpoint keeps its rows).
@@ -419,7 +437,7 @@ export async function retireSecret(db: Db, id: string, label: string, actor: End
   if (refused) return refused;
   const now = options.now ?? new Date();
   const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
-  return change(db, async (tx) => {
+  return changeEndpoints(db, async (tx) => {
     const endpoint = await findEndpoint(tx, organizationId, id);
     if (!endpoint) return notFound(id);
     const secret = endpoint.secrets.find((stored) => stored.label === label);

@@ -59,6 +59,12 @@ export interface ServedEndpoint extends VerificationKeys {
   livemode: boolean;
   mode: ProcessingMode;
   options?: unknown;
+  /**
+   * On a Stripe Connect endpoint only: its connected accounts' bindings (account to organization id),
+   * read from the process's cache with the endpoint (lib/endpoints/data-endpoints.ts), so routing an
+   * event costs no read (lib/endpoints/connect-routing.ts).
+   */
+  connect?: { bindings: ReadonlyMap<string, string> };
 }
 
 /**

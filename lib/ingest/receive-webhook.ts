@@ -1,6 +1,7 @@
 import { db as defaultDb, type Db } from "@/lib/db/client";
 import { recordDecisionSafely } from "@/lib/decisions/record-decision";
 import { recordPreSignatureRejection, signatureRejectionCode } from "@/lib/decisions/rejection-counter";
+import { routeConnectEvent } from "@/lib/endpoints/connect-routing";
 import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 import { DISABLED_RETRY_AFTER_SECONDS, noteSecretMatched, resolveDataEndpoint } from "@/lib/endpoints/data-endpoints";
 import { EndpointConfigError, resolveEndpoint, type ServedEndpoint } from "@/lib/endpoints/endpoints";
@@ -108,8 +109,9 @@ export async function receiveWebhook(delivery: IncomingDelivery, options: { db?:
 /**
  * Receives one delivery at a resolved endpoint: verifies the signature over the raw bytes (every
  * configured secret, constant time, then the timestamp window), only then parses and validates, then
- * hands it to the core (inline: store and apply in one transaction; inbox: store durably, answer, a
- * worker applies it later). A bad or missing signature or timestamp (400/401) is counted per endpoint,
+ * routes a Stripe Connect endpoint's event by its account ({@link routeConnectEvent}), then hands it to
+ * the core (inline: store and apply in one transaction; inbox: store durably, answer, a worker applies
+ * it later). A bad or missing signature or timestamp (400/401) is counted per endpoint,
  * reason and minute, and only the first few of each are stored in full as decision rows; every path
  * after a valid signature writes exactly one decision row. Returns the status and `{outcome, reason}`;
  * 503 when the database cannot be reached.
@@ -169,7 +171,9 @@ export async function receiveAtEndpoint(endpoint: ServedEndpoint, delivery: { he
     return { status: parsed.status, body: { outcome: "rejected", reason: parsed.reason } };
   }
 
-  const verifiedDelivery: VerifiedDelivery = { endpoint, event: parsed.event, bodyHash: bodyHash(delivery.body), secretLabel: verified.secretLabel, headerNames: headerNamesJson(delivery.headers) };
+  // A Connect endpoint's event is its connected account's organization's, when the account is bound.
+  const receivedAs = routeConnectEvent(endpoint, parsed.event.account);
+  const verifiedDelivery: VerifiedDelivery = { endpoint: receivedAs, event: parsed.event, bodyHash: bodyHash(delivery.body), secretLabel: verified.secretLabel, headerNames: headerNamesJson(delivery.headers) };
   const result = endpoint.mode === "inbox" ? await (options.inbox ?? storeInInbox)(database, verifiedDelivery) : await processInline(database, verifiedDelivery);
   return webhookAnswer(result);
 }

@@ -27,6 +27,12 @@ export interface OperationalMetrics {
   failedAttemptsLastHour: number;
   /** 503 answers in the last hour (the database could not store a delivery). */
   unavailableAnswersLastHour: number;
+  /**
+   * Events of a Stripe account that no endpoint is bound to, answered 200 and recorded `ignored`
+   * (`account_not_bound`) in the last hour: mostly a Connect endpoint's connected accounts that have no
+   * binding yet (docs/endpoints.md#stripe-connect). Alert when it is above 0 and no account should be unbound.
+   */
+  unboundAccountEventsLastHour: number;
   deadLetters: { open: number };
   outbox: { pending: number; sending: number; uncertain: number; failed: number; sent: number };
   /** Requests refused before a valid signature in the last hour (RejectionCount minutes within it), by reason code. */
@@ -52,11 +58,12 @@ export interface OperationalMetrics {
 /** Counts the operational metrics at `now`. Read-only; every figure is one indexed count. Throws the database's errors. */
 export async function collectOperationalMetrics(db: Db, now = new Date()): Promise<OperationalMetrics> {
   const hourAgo = new Date(now.getTime() - 3_600_000);
-  const [inboxGroups, oldest, failedAttempts, unavailable, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders, rejectionsLastHour, rejectionTotals, books, gapChecks] = await Promise.all([
+  const [inboxGroups, oldest, failedAttempts, unavailable, unboundAccountEvents, openDeadLetters, outboxGroups, creditedWithoutDelivery, unfinishedOutboxOrders, rejectionsLastHour, rejectionTotals, books, gapChecks] = await Promise.all([
     db.webhookEvent.groupBy({ by: ["status"], where: { status: { in: [...PENDING_INBOX_STATUSES] } }, _count: { _all: true } }),
     db.webhookEvent.findFirst({ where: { status: { in: [...PENDING_INBOX_STATUSES] } }, orderBy: { receivedAt: "asc" }, select: { receivedAt: true } }),
     db.decision.count({ where: { outcome: { in: [...FAILED_ATTEMPT_OUTCOMES] }, at: { gte: hourAgo } } }),
     db.decision.count({ where: { outcome: "rejected", httpStatus: 503, at: { gte: hourAgo } } }),
+    db.decision.count({ where: { outcome: "ignored", reasonCode: "account_not_bound", at: { gte: hourAgo } } }),
     db.deadLetter.count({ where: { status: "open" } }),
     db.outboxMessage.groupBy({ by: ["status"], _count: { _all: true } }),
     db.order.count({ where: { ledgerEntries: { some: { kind: "credit" } }, delivery: { is: null } } }),
@@ -85,6 +92,7 @@ export async function collectOperationalMetrics(db: Db, now = new Date()): Promi
     },
     failedAttemptsLastHour: failedAttempts,
     unavailableAnswersLastHour: unavailable,
+    unboundAccountEventsLastHour: unboundAccountEvents,
     deadLetters: { open: openDeadLetters },
     outbox: { pending: outboxCount("pending"), sending: outboxCount("sending"), uncertain: outboxCount("uncertain"), failed: outboxCount("failed"), sent: outboxCount("sent") },
     confirmedPaymentsWithoutDeliveryResult: creditedWithoutDelivery + unfinishedOutboxOrders.length,

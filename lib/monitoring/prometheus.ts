@@ -21,6 +21,7 @@ export async function renderPrometheus(metrics: OperationalMetrics, serverRestar
   gauge("acredita_inbox_oldest_pending_age_seconds", "Seconds since the oldest pending inbox event was received (0 when none).").set(metrics.inbox.oldestPendingAgeSeconds);
   gauge("acredita_failed_attempts_last_hour", "Attempts to apply an event that failed in the last hour.").set(metrics.failedAttemptsLastHour);
   gauge("acredita_unavailable_answers_last_hour", "Deliveries answered 503 (not stored) in the last hour.").set(metrics.unavailableAnswersLastHour);
+  gauge("acredita_connect_events_unbound_last_hour", "Events of a Stripe account no endpoint is bound to (a Connect endpoint's unbound connected account), answered 200 and recorded ignored, in the last hour.").set(metrics.unboundAccountEventsLastHour);
   gauge("acredita_dead_letters_open", "Open dead letters.").set(metrics.deadLetters.open);
   const outbox = gauge("acredita_outbox_messages", "Outbox messages by status.", ["status"]);
   for (const [status, count] of Object.entries(metrics.outbox)) outbox.set({ status }, count);

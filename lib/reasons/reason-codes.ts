@@ -242,9 +242,13 @@ export const REASONS = {
   audit_endpoint_deleted: define({ provider: "id", account: "id" }, (p) => `${p.provider} endpoint for ${p.account} deleted; its URL answers 404 and its secrets were erased`),
   audit_endpoint_secret_rotated: define({ label: "id", seconds: "seconds" }, (p) => `new signing secret ${p.label}; the previous ones expire in ${p.seconds} s`),
   audit_endpoint_secret_retired: define({ label: "id" }, (p) => `signing secret ${p.label} retired`),
+  audit_connect_bound: define({ account: "id", org: "id" }, (p) => `connected account ${p.account} bound to organization ${p.org}: its events are booked there`),
+  audit_connect_moved: define({ account: "id", from: "id", org: "id" }, (p) => `connected account ${p.account} moved from organization ${p.from} to ${p.org}: its next events are booked there, its earlier books stay`),
+  audit_connect_unbound: define({ account: "id", org: "id" }, (p) => `connected account ${p.account} unbound from organization ${p.org}: its next events are recorded, not applied`),
   audit_reconciliation_queued: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (dashboard upload)`),
   audit_reconciliation_queued_key: define({ source: "text", bytes: "number", keyStart: "id" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API key ${p.keyStart}…)`),
   audit_reconciliation_queued_token: define({ source: "text", bytes: "number" }, (p) => `${p.source}: queued, ${p.bytes} bytes (API, API_TOKEN)`),
+  audit_reconciliation_queued_scheduled: define({ source: "text", bytes: "number", endpoint: "id" }, (p) => `${p.source}: queued, ${p.bytes} bytes (settlement pull of endpoint ${p.endpoint} from Stripe's Reporting API)`),
   audit_retention: define(
     { payloadDays: "number", payloadCutoff: "time", eventsPurged: "number", deadLettersPurged: "number", eventsKept: "number", deadLettersKept: "number", decisionDays: "number", decisionCutoff: "time", decisionsDeleted: "number", countDays: "number", countCutoff: "time", countsDeleted: "number" },
     (p) =>

@@ -5,6 +5,8 @@ import { pageOf, pagingSchema, type Page } from "@/lib/lists/paging";
 export interface RunRow {
   id: string;
   source: string;
+  /** How the report came: upload, cli or scheduled (lib/reconciliation/runs.ts, RunOrigin). */
+  origin: string;
   format: string;
   scope: string;
   periodFrom: Date | null;
@@ -28,7 +30,7 @@ export async function listRunsPage(db: Db, organizationId: string, input: { page
       orderBy: [{ startedAt: "desc" }, { id: "desc" }],
       skip: (page - 1) * pageSize,
       take: pageSize,
-      select: { id: true, source: true, format: true, scopeKey: true, periodFrom: true, periodTo: true, status: true, actor: true, startedAt: true, finishedAt: true, rowCount: true, bytesDone: true, bytesTotal: true, mismatchCount: true },
+      select: { id: true, source: true, origin: true, format: true, scopeKey: true, periodFrom: true, periodTo: true, status: true, actor: true, startedAt: true, finishedAt: true, rowCount: true, bytesDone: true, bytesTotal: true, mismatchCount: true },
     }),
     db.reconciliationRun.count({ where: { organizationId } }),
   ]);

@@ -15,6 +15,8 @@ export const MISMATCH_CODES: readonly MismatchCode[] = ["missing_credit", "unset
 export interface RunSummary {
   id: string;
   source: string;
+  /** How the report came: upload, cli or scheduled (a settlement pull). */
+  origin: string;
   format: string;
   scope: { provider: string; account: string; livemode: boolean };
   period: { from: string; to: string } | null;
@@ -70,6 +72,7 @@ export async function runSummary(db: Db, organizationId: string, runId: string):
   return {
     id: run.id,
     source: run.source,
+    origin: run.origin,
     format: run.format,
     scope: { provider: run.provider, account: run.account, livemode: run.livemode },
     period: run.periodFrom && run.periodTo ? { from: run.periodFrom.toISOString(), to: run.periodTo.toISOString() } : null,

@@ -16,11 +16,15 @@ import type { SettlementFormat } from "@/lib/reconciliation/settlement-entries";
 /** A run's life: queued (waiting for a worker, or for another run of its scope), running, done, failed. */
 export type RunStatus = "queued" | "running" | "done" | "failed";
 
-/** What a new run needs: where the report is (a spooled file, for queued runs), its format and scope, who asked. */
+/** How a run's report came: an upload (the dashboard or the API), `npm run reconcile`, or a scheduled pull from the provider's API. */
+export type RunOrigin = "upload" | "cli" | "scheduled";
+
+/** What a new run needs: where the report is (a spooled file, for queued runs), its format and scope, who asked, how it came (default upload). */
 export interface NewRun {
   /** The organization whose books the run compares (the uploader's). */
   organizationId: string;
   source: string;
+  origin?: RunOrigin;
   format: SettlementFormat;
   scope: RunScope;
   actor: string;
@@ -48,6 +52,7 @@ export async function queueRun(db: Db, run: NewRun, now = new Date()): Promise<s
     data: {
       organizationId: run.organizationId,
       source: run.source.slice(0, 255),
+      origin: run.origin ?? "upload",
       format: run.format,
       provider: run.scope.provider,
       account: run.scope.account,

@@ -48,6 +48,12 @@ export interface SettlementEntry {
 const STRIPE_REQUIRED = ["balance_transaction_id", "created_utc", "currency", "gross", "fee", "net", "reporting_category"] as const;
 /** The columns a Stripe report names a line's payment by, in the order they are read: at least one must be there. */
 const STRIPE_PAYMENT_COLUMNS = ["payment_intent_id", "charge_id", "source_id"] as const;
+/**
+ * Every column a Stripe itemized report is read by here (the required ones, the payment columns and the
+ * order id in the payment's metadata): what a settlement pull asks Stripe's Reporting API for, so the
+ * file holds exactly what reconciliation reads (docs.stripe.com/reports/report-types, `columns`).
+ */
+export const STRIPE_READ_COLUMNS: readonly string[] = [...STRIPE_REQUIRED, ...STRIPE_PAYMENT_COLUMNS, "payment_metadata[order_id]"];
 const PAYMENTS_REQUIRED = ["transaction_id", "created_at", "kind", "payment_id", "amount", "currency"] as const;
 const LAB_REQUIRED = ["order_id", "provider_status", "amount", "currency"] as const;
 

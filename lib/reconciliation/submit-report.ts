@@ -69,12 +69,13 @@ async function pendingRunsRefusal(db: Db, actor: string): Promise<Extract<Submit
 /** What an upload says besides its bytes: `format`, `provider`, `account`, `mode` (live or test), `from`, `to`, `source`. */
 export type SubmitParams = Record<string, string | undefined>;
 
-/** How a report arrived: the dashboard's upload, an API key (named by its public start) or the API_TOKEN. */
-export type UploadVia = { kind: "dashboard" } | { kind: "key"; keyStart: string } | { kind: "token" };
+/** How a report arrived: the dashboard's upload, an API key (named by its public start), the API_TOKEN, or a settlement pull of an endpoint (lib/settlement-pull). */
+export type UploadVia = { kind: "dashboard" } | { kind: "key"; keyStart: string } | { kind: "token" } | { kind: "scheduled"; endpoint: string };
 
 /** The audit note of a queued run, as a reason code (rendered in the reader's locale). */
 function queuedNote(source: string, bytes: number, via: UploadVia) {
   if (via.kind === "key") return because("audit_reconciliation_queued_key", { source, bytes, keyStart: via.keyStart });
+  if (via.kind === "scheduled") return because("audit_reconciliation_queued_scheduled", { source, bytes, endpoint: via.endpoint });
   return because(via.kind === "token" ? "audit_reconciliation_queued_token" : "audit_reconciliation_queued", { source, bytes });
 }
 
@@ -85,7 +86,9 @@ function queuedNote(source: string, bytes: number, via: UploadVia) {
  * RECONCILIATION_SPOOL_DIR under the same cap, tells its format from its head (an empty or binary
  * file, or a missing column, is refused with line 1 and the problem), resolves the scope and period
  * from `params` (lib/reconciliation/run-scope.ts), queues the run, audits it with `actor` and wakes
- * this process's reconciliation worker. The refused file is deleted. Database errors are thrown.
+ * this process's reconciliation worker. The refused file is deleted. Database errors are thrown. A
+ * settlement pull (`via` scheduled) takes this same path with the downloaded report as its body; its
+ * run's origin is `scheduled` (else `upload`).
  */
 export async function submitReport(
   db: Db,
@@ -107,7 +110,7 @@ export async function submitReport(
     const scope = resolveScope(format, { provider: params.provider, account: params.account, livemode: mode ? mode === "live" : undefined, from: params.from, to: params.to });
     if (await accountBelongsElsewhere(db, upload.actor.organizationId, scope)) throw new ScopeError(reasonRef("scope_account_elsewhere", { provider: scope.provider, account: scope.account }));
     const source = (params.source?.trim() || "upload").slice(0, 200);
-    const runId = await queueRun(db, { organizationId: upload.actor.organizationId, source, format, scope, actor: upload.actor.email, filePath: spooled.filePath, bytesTotal: spooled.bytes });
+    const runId = await queueRun(db, { organizationId: upload.actor.organizationId, source, origin: upload.via.kind === "scheduled" ? "scheduled" : "upload", format, scope, actor: upload.actor.email, filePath: spooled.filePath, bytesTotal: spooled.bytes });
     await recordAudit(db, upload.actor, { action: "reconciliation.run", targetType: "reconciliation_run", targetId: runId, note: queuedNote(source.slice(0, 100), spooled.bytes, upload.via) });
     notifyWork("reconciliation");
     return { kind: "queued", runId, bytes: spooled.bytes };

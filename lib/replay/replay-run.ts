@@ -7,6 +7,7 @@ import { ApplyFailure } from "@/lib/core/failures";
 import type { SqlSession } from "@/lib/db/driver";
 import type { DecisionRow } from "@/lib/decisions/record-decision";
 import type { Db } from "@/lib/db/client";
+import { routeConnectEvent } from "@/lib/endpoints/connect-routing";
 import { resolveAnyEndpoint } from "@/lib/endpoints/data-endpoints";
 import { EndpointConfigError, endpointDefinitions, type ServedEndpoint } from "@/lib/endpoints/endpoints";
 import { organisationMismatch } from "@/lib/ingest/answers";
@@ -86,8 +87,10 @@ export async function letterEndpoints(db: Db, candidates: readonly ReplayCandida
     let resolved: LetterEndpoint;
     try {
       endpoint = await resolveAnyEndpoint(db, candidate.endpoint, now);
+      // A Connect endpoint's connected account is routed as at receipt, by its binding today.
+      if (endpoint) endpoint = routeConnectEvent(endpoint, candidate.account);
       resolved =
-        endpoint && endpoint.provider === candidate.provider && endpoint.account === candidate.account
+        endpoint && endpoint.provider === candidate.provider && endpoint.account === candidate.account && endpoint.organizationId === candidate.organizationId
           ? { kind: "ok", endpoint }
           : { kind: "skip", why: because("retry_endpoint_gone", { endpoint: candidate.endpoint, provider: candidate.provider, account: candidate.account }) };
     } catch (error) {

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/client";
 import { driverOf } from "@/lib/db/driver";
 import { noteDeadLetterRequeued, resolveDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { requeueEvent } from "@/lib/events/webhook-events";
+import { routeConnectEvent } from "@/lib/endpoints/connect-routing";
 import { resolveAnyEndpoint } from "@/lib/endpoints/data-endpoints";
 import { EndpointConfigError, type ServedEndpoint } from "@/lib/endpoints/endpoints";
 import type { VerifiedDelivery } from "@/lib/ingest/delivery";
@@ -95,14 +96,17 @@ export async function retryDeadLetter(db: Db, organizationId: string, id: string
     if (!(error instanceof EndpointConfigError)) throw error;
     return resultOf(id, "not_retryable", because("retry_endpoint_misconfigured", { endpoint: letter.endpoint }));
   }
-  if (!endpoint || endpoint.provider !== letter.provider || endpoint.account !== letter.account || endpoint.organizationId !== letter.organizationId) {
-    return resultOf(id, "not_retryable", because("retry_endpoint_gone", { endpoint: letter.endpoint, provider: letter.provider, account: letter.account }));
-  }
   let event: NormalizedEvent;
   try {
     event = JSON.parse(letter.payload) as NormalizedEvent;
   } catch {
     return resultOf(id, "not_retryable", because("retry_payload_not_json", {}));
+  }
+  // A Connect endpoint's event is stored as its connected account's organization's (as at receipt); a
+  // binding moved or removed since leaves it with another scope than the letter's: not retried here.
+  if (endpoint) endpoint = routeConnectEvent(endpoint, event.account);
+  if (!endpoint || endpoint.provider !== letter.provider || endpoint.account !== letter.account || endpoint.organizationId !== letter.organizationId) {
+    return resultOf(id, "not_retryable", because("retry_endpoint_gone", { endpoint: letter.endpoint, provider: letter.provider, account: letter.account }));
   }
   // The original delivery's secret label goes with it: the core refuses one signed with a public demo secret outside demo mode.
   const delivery: VerifiedDelivery = { endpoint, event, bodyHash: letter.bodyHash, source: "retry", ...(letter.secretLabel ? { secretLabel: letter.secretLabel } : {}) };

@@ -12,6 +12,8 @@ import { after, before, describe, test } from "node:test";
 import * as apiKeysRoute from "@/app/api/api-keys/route";
 import * as retriesRoute from "@/app/api/dead-letters/retries/route";
 import * as decisionsRoute from "@/app/api/decisions/route";
+import * as accountRoute from "@/app/api/endpoints/[id]/accounts/[account]/route";
+import * as accountsRoute from "@/app/api/endpoints/[id]/accounts/route";
 import * as endpointRoute from "@/app/api/endpoints/[id]/route";
 import * as endpointsRoute from "@/app/api/endpoints/route";
 import * as eventRoute from "@/app/api/events/[id]/route";
@@ -199,6 +201,12 @@ describe("one organization's key sees nothing of another's", () => {
       },
       "app/api/endpoints/route.ts": async () => carriesNoMark("GET /api/endpoints", await call(endpointsRoute, "GET", "/api/endpoints", acme)),
       "app/api/endpoints/[id]/route.ts": async () => assert.equal((await call(endpointRoute, "GET", `/api/endpoints/${tenants.globex.endpointId}`, acme, { id: tenants.globex.endpointId })).status, 404),
+      "app/api/endpoints/[id]/accounts/route.ts": async () => assert.equal((await call(accountsRoute, "GET", `/api/endpoints/${tenants.globex.endpointId}/accounts`, acme, { id: tenants.globex.endpointId })).status, 404),
+      "app/api/endpoints/[id]/accounts/[account]/route.ts": async () => {
+        const params = { id: tenants.globex.endpointId, account: "acct_obglobex" };
+        assert.equal((await call(accountRoute, "PUT", `/api/endpoints/${params.id}/accounts/${params.account}`, acme, params, { org: "ob-acme" })).status, 404);
+        assert.equal((await call(accountRoute, "DELETE", `/api/endpoints/${params.id}/accounts/${params.account}`, acme, params)).status, 404);
+      },
     };
     // Route files that hold no organization's data, or whose isolation other files prove.
     const elsewhere = new Set([

@@ -12,10 +12,14 @@ import { pagingFromParams, type SearchParams } from "@/lib/lists/paging";
 import { listRunsPage } from "@/lib/reconciliation/list-runs";
 import { configuredScopes } from "@/lib/reconciliation/run-scope";
 import { runShare } from "@/lib/reconciliation/run-share";
+import type { RunOrigin } from "@/lib/reconciliation/runs";
 import { RunStatus } from "./run-status";
 import { UploadForm } from "./upload-form";
 
 export const dynamic = "force-dynamic";
+
+/** How a run's report came, as the runs list names it (lib/reconciliation/runs.ts, RunOrigin). */
+const ORIGIN_LABELS = { upload: "originUpload", cli: "originCli", scheduled: "originScheduled" } as const satisfies Record<RunOrigin, string>;
 
 /** Reconciliation: upload a settlement report (queued, run in the background); the runs with scope, period, status, progress and actor. */
 export default async function ReconciliationPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
@@ -66,7 +70,10 @@ export default async function ReconciliationPage({ searchParams }: { searchParam
                           </Link>
                         </td>
                         <td data-testid="run-source">
-                          <BreakAfter text={run.source} />
+                          <BreakAfter text={run.source} />{" "}
+                          <span className="muted" data-testid="run-origin" data-origin={run.origin}>
+                            ({t(ORIGIN_LABELS[run.origin as RunOrigin] ?? "originUpload")})
+                          </span>
                         </td>
                         <td className="mono">
                           <BreakAfter text={run.scope} />
