@@ -131,7 +131,12 @@ export function databaseOf(database: E2EDatabase) {
     execute("UPDATE LedgerEntry SET amount = ? WHERE businessKey = ?", amount, businessKey);
   }
 
-  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount };
+  /** Makes the user of `email` a member of the organization of `slug` with `role` (what `npm run create-user -- --org` does for a new user). */
+  function addMembership(email: string, slug: string, role: string): void {
+    execute("INSERT INTO Membership (userId, organizationId, role, createdAt) SELECT u.id, o.id, ?, ? FROM User u, Organization o WHERE u.email = ? AND o.slug = ?", role, new Date().toISOString(), email, slug);
+  }
+
+  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership };
 }
 
-export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount } = databaseOf(SHARED);
+export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership } = databaseOf(SHARED);
