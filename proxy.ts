@@ -7,6 +7,7 @@
 // REQUEST_PATH_HEADER for the sign-in redirect and the not-found pages, and a dashboard address of
 // another organization than the default one (`/o/<slug>/orders`) is served as its page (`/orders`) with
 // the slug in ORGANIZATION_PATH_HEADER.
+import { createHmac } from "node:crypto";
 import { NextResponse, type NextRequest } from "next/server";
 import { malformedPathPage } from "@/lib/http/malformed-path-page";
 import { isWellEncodedPath, pageAddress, REQUEST_PATH_HEADER } from "@/lib/http/request-path";
@@ -35,20 +36,43 @@ export function proxy(request: NextRequest): Response {
     return Response.json({ error: "sign in first", code: "session_required" }, { status: 403, headers: { "cache-control": "no-store" } });
   }
   const headers = new Headers(request.headers);
-  headers.set(REQUEST_PATH_HEADER, pageAddress(url));
-  // The organization a dashboard address names (`/o/<slug>/...`) reaches the page only from here: a
-  // client's own header of that name is dropped, so only the address decides (lib/auth/session.ts then
-  // checks the user is a member there).
-  headers.delete(ORGANIZATION_PATH_HEADER);
+  const secret = settings().AUTH_SECRET ?? "";
   const { slug, path } = splitOrganizationPath(url.pathname);
   if (slug !== undefined) {
-    // A page's own API calls and downloads (`/o/<slug>/api/exports/orders.csv`) act in the same
-    // organization: the API's own header (Acredita-Org), which authorizeApi checks like any other.
-    if (path === "/api" || path.startsWith("/api/")) headers.set(ORGANIZATION_HEADER, slug);
-    else headers.set(ORGANIZATION_PATH_HEADER, slug);
-    return NextResponse.rewrite(new URL(`${path}${url.search}`, request.url), { request: { headers } });
+    const target = `${path}${url.search}`;
+    if (path === "/api" || path.startsWith("/api/")) {
+      // A page's own API calls and downloads (`/o/<slug>/api/exports/orders.csv`) act in the same
+      // organization: the API's own header (Acredita-Org), which authorizeApi checks like any other.
+      headers.set(ORGANIZATION_HEADER, slug);
+    } else {
+      // The page is served at its own path with the organization the address names (lib/auth/session.ts
+      // checks the user is a member there) and the address as the user typed it (sign-in's `next`).
+      headers.set(ORGANIZATION_PATH_HEADER, slug);
+      headers.set(REQUEST_PATH_HEADER, pageAddress(url));
+      headers.set(FORWARDED_PROOF_HEADER, forwardedProof(secret, slug, pageAddress(new URL(target, request.url)), pageAddress(url)));
+    }
+    return NextResponse.rewrite(new URL(target, request.url), { request: { headers } });
   }
+  // The rewritten request may come through here again (the server forwards it): it keeps the
+  // organization and address it was given only with this proxy's own proof of them; a client's own
+  // headers of those names are dropped, so only the address decides.
+  const named = headers.get(ORGANIZATION_PATH_HEADER);
+  const typed = headers.get(REQUEST_PATH_HEADER);
+  const proven = named !== null && typed !== null && headers.get(FORWARDED_PROOF_HEADER) === forwardedProof(secret, named, pageAddress(url), typed);
+  if (!proven) {
+    headers.delete(ORGANIZATION_PATH_HEADER);
+    headers.set(REQUEST_PATH_HEADER, pageAddress(url));
+  }
+  headers.delete(FORWARDED_PROOF_HEADER);
   return NextResponse.next({ request: { headers } });
+}
+
+/** The request header carrying {@link forwardedProof} from a rewrite to its second pass through the proxy. */
+const FORWARDED_PROOF_HEADER = "x-acredita-forwarded";
+
+/** An HMAC (AUTH_SECRET) of an organization's slug, the page path it was rewritten to and the address typed: what only this proxy can give. */
+function forwardedProof(secret: string, slug: string, page: string, typed: string): string {
+  return createHmac("sha256", secret).update(`acredita-organization\n${slug}\n${page}\n${typed}`).digest("base64url");
 }
 
 export const config = {

@@ -14,6 +14,7 @@ import { REQUEST_PATH_HEADER } from "@/lib/http/request-path";
 import { organizationBase, splitOrganizationPath } from "@/lib/http/organization-path";
 import { userOrganizations } from "@/lib/organizations/memberships";
 import { runMode } from "@/lib/config/settings";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 export const dynamic = "force-dynamic";
 
@@ -37,7 +38,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     { href: "/reconciliation", text: t("reconciliation") },
     { href: "/review", text: t("review") },
     ...(can(actor.role, "endpoints.read") ? [{ href: "/endpoints", text: endpoints("nav") }] : []),
-    ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }, { href: "/admin/audit", text: t("audit") }] : []),
+    // The Users page is the default organization's (lib/auth/users.ts); every organization has its audit log.
+    ...(can(actor.role, "users.manage") ? [...(actor.organizationId === DEFAULT_ORGANIZATION.id ? [{ href: "/admin/users", text: t("users") }] : []), { href: "/admin/audit", text: t("audit") }] : []),
   ];
   return (
     <OrganizationBaseProvider base={base}>

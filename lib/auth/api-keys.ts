@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { recordAudit } from "@/lib/audit/record-audit";
 import { assertCan, isRole, ROLES, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
+import { assertDefaultOrganization } from "@/lib/auth/users";
 import type { Db } from "@/lib/db/client";
 import { membershipRole } from "@/lib/organizations/memberships";
 import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
@@ -51,6 +52,7 @@ export interface ApiKeyView {
  */
 export async function createApiKeyAs(db: Db, actor: Actor, input: NewApiKey, now = new Date()): Promise<{ kind: "created"; key: string; view: ApiKeyView } | { kind: "not_found" }> {
   assertCan(actor, "users.manage");
+  assertDefaultOrganization(actor);
   const owner = await db.user.findUnique({ where: { id: input.userId }, select: { email: true, banned: true } });
   const ownerRole = owner ? await membershipRole(db, input.userId, DEFAULT_ORGANIZATION.id) : null;
   if (!owner || owner.banned || ownerRole === null) return { kind: "not_found" };

@@ -3,7 +3,7 @@ import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Auth } from "@/lib/auth/auth";
 import { PASSWORD_MAX_LENGTH, passwordReason } from "@/lib/auth/passwords";
-import { assertCan, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
+import { assertCan, ForbiddenError, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
 import { runMode } from "@/lib/config/settings";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db } from "@/lib/db/client";
@@ -117,8 +117,19 @@ export function adminCalls(auth: Auth, headers: Headers): AdminCalls {
  * real, and `npm run demo` then refuses it (it never serves a real database with its public secrets).
  * Throws ForbiddenError.
  */
+/**
+ * The Users page manages the default organization's people (better-auth's admin calls work on its
+ * mirror of their role, User.role): an admin acting in another organization is refused here, whatever
+ * posts the action. Another organization's members are made with `npm run create-user -- --org`.
+ * Throws ForbiddenError.
+ */
+export function assertDefaultOrganization(actor: Actor): void {
+  if (actor.organizationId !== DEFAULT_ORGANIZATION.id) throw new ForbiddenError("users.manage");
+}
+
 export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promise<{ kind: "created"; user: UserView } | { kind: "exists" } | { kind: "demo_mode" }> {
   assertCan(actor, "users.manage");
+  assertDefaultOrganization(actor);
   if (runMode() === "demo") return { kind: "demo_mode" };
   const result = await createUserWithPassword(db, input);
   if (result.kind === "created") {
@@ -136,6 +147,7 @@ export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promis
  */
 export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, role: Role): Promise<"updated" | "unchanged" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
+  assertDefaultOrganization(actor);
   if (userId === actor.id && role !== "admin") return "self";
   const user = await db.user.findFirst({ where: defaultMember(userId), select: { role: true, email: true } });
   if (!user) return "not_found";
@@ -159,6 +171,7 @@ export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, use
  */
 export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean, now = new Date()): Promise<"updated" | "not_found" | "self"> {
   assertCan(actor, "users.manage");
+  assertDefaultOrganization(actor);
   if (userId === actor.id) return "self";
   const user = await db.user.findFirst({ where: defaultMember(userId), select: { email: true } });
   if (!user) return "not_found";
@@ -175,6 +188,7 @@ export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, u
 /** Admin ends every session of a user (the admin plugin's revoke-user-sessions); audits `user.sessions_revoke`. */
 export async function revokeUserSessionsAs(db: Db, actor: Actor, calls: AdminCalls, userId: string): Promise<"revoked" | "not_found"> {
   assertCan(actor, "users.manage");
+  assertDefaultOrganization(actor);
   const user = await db.user.findFirst({ where: defaultMember(userId), select: { email: true } });
   if (!user) return "not_found";
   await calls.revokeSessions(userId);

@@ -69,7 +69,7 @@ export async function createEndpointAction(_previous: SecretActionResult | null,
         return answer("bad", [t("problem.options_json")]);
       }
     }
-    const created = await createEndpoint(await db(), { provider: data.provider, account: data.account, livemode: data.livemode, processingMode: data.processingMode, secret: data.secret, options }, asEndpointActor(actor));
+    const created = await createEndpoint(await db(), { provider: data.provider, account: data.account, livemode: data.livemode, processingMode: data.processingMode, secret: data.secret, options }, asEndpointActor(actor), { organizationId: actor.organizationId });
     if (created.kind !== "created") return refusalAnswer(created);
     revalidatePath("/endpoints");
     made = { secret: created.secret, endpointId: created.endpoint.id };
@@ -89,7 +89,7 @@ export async function rotateSecretAction(_previous: SecretActionResult | null, f
   let secret: string | undefined;
   const result = await runAction("endpoints.manage", rotateSchema, input, async (actor, data) => {
     const t = await getTranslations("endpoints.data");
-    const rotated = await rotateSecret(await db(), data.id, { secret: data.secret, overlapSeconds: data.overlapSeconds }, asEndpointActor(actor));
+    const rotated = await rotateSecret(await db(), data.id, { secret: data.secret, overlapSeconds: data.overlapSeconds }, asEndpointActor(actor), { organizationId: actor.organizationId });
     if (rotated.kind !== "rotated") return refusalAnswer(rotated);
     revalidatePath("/endpoints");
     secret = rotated.secret;
@@ -103,7 +103,7 @@ const statusSchema = z.object({ id: endpointIdSchema, status: z.enum(["enabled",
 export async function setEndpointStatusAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
   return runAction("endpoints.manage", statusSchema, { id: formText(formData, "id"), status: formText(formData, "status") }, async (actor, data) => {
     const t = await getTranslations("endpoints.data");
-    const changed = await setEndpointStatus(await db(), data.id, data.status, asEndpointActor(actor));
+    const changed = await setEndpointStatus(await db(), data.id, data.status, asEndpointActor(actor), { organizationId: actor.organizationId });
     if (changed.kind !== "updated") return refusalAnswer(changed);
     revalidatePath("/endpoints");
     return answer("ok", [t(data.status === "enabled" ? "enabledDone" : "disabledDone")]);
@@ -115,7 +115,7 @@ const deleteSchema = z.object({ id: endpointIdSchema, confirm: z.literal("yes") 
 export async function deleteEndpointAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
   return runAction("endpoints.manage", deleteSchema, { id: formText(formData, "id"), confirm: formText(formData, "confirm") }, async (actor, data) => {
     const t = await getTranslations("endpoints.data");
-    const deleted = await deleteEndpoint(await db(), data.id, asEndpointActor(actor));
+    const deleted = await deleteEndpoint(await db(), data.id, asEndpointActor(actor), { organizationId: actor.organizationId });
     if (deleted.kind !== "deleted") return refusalAnswer(deleted);
     revalidatePath("/endpoints");
     return answer("ok", [t("deletedDone", { id: data.id })]);
@@ -127,7 +127,7 @@ const retireSchema = z.object({ id: endpointIdSchema, label: z.string().regex(/^
 export async function retireSecretAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
   return runAction("endpoints.manage", retireSchema, { id: formText(formData, "id"), label: formText(formData, "label") }, async (actor, data) => {
     const t = await getTranslations("endpoints.data");
-    const retired = await retireSecret(await db(), data.id, data.label, asEndpointActor(actor));
+    const retired = await retireSecret(await db(), data.id, data.label, asEndpointActor(actor), { organizationId: actor.organizationId });
     if (retired.kind !== "retired") return refusalAnswer(retired);
     revalidatePath("/endpoints");
     return answer("ok", [t("retiredDone", { label: data.label })]);

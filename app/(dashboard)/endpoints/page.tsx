@@ -11,6 +11,7 @@ import { EndpointChart, OUTCOME_COLOURS } from "./endpoint-chart";
 import { BreakAfter } from "@/app/_components/break-after";
 import { listEndpoints, type EndpointView } from "@/lib/endpoints/endpoint-store";
 import { CreateEndpointForm, DeleteEndpointForm, RetireSecretButton, RotateSecretForm, StatusButton } from "./data-endpoint-forms";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 export const dynamic = "force-dynamic";
 
@@ -26,9 +27,11 @@ export default async function EndpointsPage() {
   const actor = await requireActor("/endpoints");
   const [t, common, outcomes, locale] = await Promise.all([getTranslations("endpoints"), getTranslations("common"), getTranslations("outcome"), getLocale()]);
   if (!can(actor.role, "endpoints.read")) forbidden();
-  const health = await endpointsHealth(await db());
+  // The environment-configured endpoints are the default organization's: another organization's page
+  // shows only the endpoints it stores as data.
+  const health = actor.organizationId === DEFAULT_ORGANIZATION.id ? await endpointsHealth(await db()) : { generatedAt: new Date().toISOString(), endpoints: [] };
   // Endpoints stored as data are an admin's to manage (endpoints.manage): support sees the configured ones only.
-  const stored = can(actor.role, "endpoints.manage") ? await listEndpoints(await db()) : undefined;
+  const stored = can(actor.role, "endpoints.manage") ? await listEndpoints(await db(), { organizationId: actor.organizationId }) : undefined;
   const now = new Date(health.generatedAt).getTime();
   const age = (iso: string) => formatAge((now - new Date(iso).getTime()) / 1000, locale);
   const day = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone: "UTC" });

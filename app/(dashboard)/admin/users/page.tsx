@@ -1,4 +1,4 @@
-import { forbidden } from "next/navigation";
+import { forbidden, notFound } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { DateTime } from "@/app/_components/money";
 import { can, isRole } from "@/lib/auth/roles";
@@ -10,6 +10,7 @@ import { db } from "@/lib/db/client";
 import { endpointDefinitions, resolveEndpoint } from "@/lib/endpoints/endpoints";
 import { ActiveForm, CreateApiKeyForm, CreateUserForm, RevokeKeyForm, RevokeSessionsForm, RoleForm } from "./user-forms";
 import { BreakAfter } from "@/app/_components/break-after";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 export const dynamic = "force-dynamic";
 
@@ -22,6 +23,8 @@ export default async function UsersPage() {
   const t = await getTranslations("users");
   const roles = await getTranslations("roles");
   if (!can(actor.role, "users.manage")) forbidden();
+  // The default organization's people (lib/auth/users.ts assertDefaultOrganization): another organization has no such page.
+  if (actor.organizationId !== DEFAULT_ORGANIZATION.id) notFound();
   const client = await db();
   const [users, keys] = await Promise.all([listUsers(client), listApiKeys(client)]);
   const now = new Date();
