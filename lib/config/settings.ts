@@ -205,6 +205,18 @@ const settingsSchema = z.object({
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
   /** Seconds between gap checks (missed events of the Stripe endpoints with an API key, last three days, fetched and stored); 0 turns it off. */
   GAP_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3_600),
+  /** Seconds between evaluations of the alert rules (lib/alerts); 0 turns alerting off. */
+  ALERTS_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  /** Lets alert channels use http and private, loopback or link-local addresses (tests, closed networks); never on a public deployment. */
+  ALERTS_ALLOW_PRIVATE_URLS: booleanSetting.default(false),
+  /** Where e-mail alerts are sent from: smtp://user:pass@host:port or smtps://... (nodemailer); unset, e-mail channels cannot be added. */
+  SMTP_URL: z
+    .string()
+    .trim()
+    .refine((url) => /^smtps?:\/\/[^\s]+$/i.test(url), "must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The From address of e-mail alerts. */
+  ALERTS_EMAIL_FROM: z.string().trim().min(3).default("Acredita alerts <alerts@acredita.invalid>"),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */
