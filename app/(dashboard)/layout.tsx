@@ -14,7 +14,7 @@ export const dynamic = "force-dynamic";
 // Every page below also checks the session itself: a layout is not re-run on client navigation.
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  const [t, roles, endpoints] = await Promise.all([getTranslations("nav"), getTranslations("roles"), getTranslations("endpoints")]);
+  const [t, roles, endpoints, alerts] = await Promise.all([getTranslations("nav"), getTranslations("roles"), getTranslations("endpoints"), getTranslations("alerts")]);
   const links = [
     { href: "/orders", text: t("orders") },
     { href: "/dead-letters", text: t("deadLetters") },
@@ -22,6 +22,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     { href: "/reconciliation", text: t("reconciliation") },
     { href: "/review", text: t("review") },
     ...(can(actor.role, "endpoints.read") ? [{ href: "/endpoints", text: endpoints("nav") }] : []),
+    ...(can(actor.role, "alerts.read") ? [{ href: "/alerts", text: alerts("nav") }] : []),
     ...(can(actor.role, "users.manage") ? [{ href: "/admin/users", text: t("users") }, { href: "/admin/audit", text: t("audit") }] : []),
   ];
   return (

@@ -131,7 +131,12 @@ export function databaseOf(database: E2EDatabase) {
     execute("UPDATE LedgerEntry SET amount = ? WHERE businessKey = ?", amount, businessKey);
   }
 
-  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount };
+  /** Resolves the dead letter of `eventId` as a person's resolution would (status and time only). */
+  function resolveDeadLetter(eventId: string): void {
+    execute(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolvedAt" = ?, "resolvedBy" = 'e2e' WHERE "eventId" = ?`, new Date().toISOString(), eventId);
+  }
+
+  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, resolveDeadLetter };
 }
 
 export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount } = databaseOf(SHARED);
