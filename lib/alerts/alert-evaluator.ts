@@ -6,7 +6,7 @@ import type { Db } from "@/lib/db/client";
 import { PollLoop } from "@/lib/jobs/poll-loop";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
-import { notifyWork } from "@/lib/jobs/signals";
+import { notifyWork, onWork } from "@/lib/jobs/signals";
 import { alertNoticeBody } from "@/lib/alerts/alert-message";
 import { RULE_READS, ruleSettings } from "@/lib/alerts/alert-rules";
 import { enabledAlertChannels, openIncident, openIncidents, resolveIncident, touchIncident } from "@/lib/alerts/alert-store";
@@ -69,6 +69,9 @@ export async function evaluateAlerts(db: Db, now = new Date()): Promise<Evaluati
   return report;
 }
 
+/** How long after a dead letter's signal the evaluator looks. */
+export const ALERT_WAKE_DELAY_MS = 500;
+
 /**
  * The evaluator inside a worker (started with the inbox worker): every `intervalMs`
  * (ALERTS_CHECK_INTERVAL_SECONDS, default 60 s; 0: never started). Several processes may evaluate at
@@ -77,6 +80,8 @@ export async function evaluateAlerts(db: Db, now = new Date()): Promise<Evaluati
  */
 export class AlertScheduler {
   private readonly loop: PollLoop;
+  private unsubscribe: (() => void) | undefined;
+  private pendingWake: NodeJS.Timeout | undefined;
 
   constructor(database: () => Promise<Db>, options: { intervalMs: number; now?: () => Date }) {
     const now = options.now ?? (() => new Date());
@@ -90,8 +95,16 @@ export class AlertScheduler {
     );
   }
 
+  /** Starts the loop; a dead letter recorded in this process wakes it (after {@link ALERT_WAKE_DELAY_MS}), so the first alert does not wait for the interval. */
   start(): void {
     this.loop.start();
+    this.unsubscribe ??= onWork("alerts", () => {
+      // The dead letter's transaction may not have committed yet when the signal fires.
+      this.pendingWake ??= setTimeout(() => {
+        this.pendingWake = undefined;
+        this.loop.wake();
+      }, ALERT_WAKE_DELAY_MS).unref();
+    });
   }
 
   /** Evaluates now instead of at the next interval. */
@@ -100,6 +113,10 @@ export class AlertScheduler {
   }
 
   stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    clearTimeout(this.pendingWake);
+    this.pendingWake = undefined;
     return this.loop.stop();
   }
 }

@@ -16,11 +16,14 @@ import * as incidentsRoute from "@/app/api/alerts/incidents/route";
 import { AlertReceiver, MailReceiver } from "@/e2e/support/alert-receivers";
 import { TEST_API_TOKEN } from "@/e2e/support/test-env";
 import { createAlertChannel } from "@/lib/alerts/alert-channels";
-import { evaluateOrganization } from "@/lib/alerts/alert-evaluator";
+import { AlertScheduler, evaluateOrganization } from "@/lib/alerts/alert-evaluator";
 import type { AlertNotice } from "@/lib/alerts/alert-message";
 import type { AlertRuleName } from "@/lib/alerts/alert-rules";
 import { sendAlertMessage } from "@/lib/alerts/send-alert";
+import { ApplyFailure } from "@/lib/core/failures";
 import { closeDb, db, type Db } from "@/lib/db/client";
+import { recordDeadLetter } from "@/lib/dead-letters/dead-letters";
+import { because } from "@/lib/reasons/reason-codes";
 import { OutboxDispatcher } from "@/lib/outbox/outbox-dispatcher";
 import { verifyStandardWebhooks } from "@/lib/providers/signatures/standard-webhooks-signature";
 
@@ -371,5 +374,26 @@ describe("POST/GET /api/alerts/channels, DELETE /api/alerts/channels/<id>, GET /
     const [incident] = listed.json.data as { rule: string; status: string; count: number }[];
     assert.deepEqual([incident.rule, incident.status, incident.count], ["dead_letter_open", "open", 1]);
     assert.equal((await call(incidentsRoute, "GET", "/api/alerts/incidents?status=resolved", operatorIn)).json.count, 0);
+  });
+});
+
+describe("the evaluator in a worker", () => {
+  test("a dead letter recorded in this process wakes it: the incident opens without waiting for the interval", async () => {
+    const { id: org } = await newOrganization();
+    // Ten minutes between evaluations: only the wake-up can open it within the test.
+    const scheduler = new AlertScheduler(db, { intervalMs: 600_000 });
+    scheduler.start();
+    try {
+      // The first evaluation runs at start; the dead letter comes after it.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal((await incidents(org)).length, 0);
+      const failure = new ApplyFailure("unknown_order", because("unknown_order", { orderId: "ord_wake" }), "ord_wake");
+      await recordDeadLetter(await db(), { organizationId: org, key: { provider: "lab", account: "lab", livemode: true, eventId: `evt_wake_${org}` }, endpoint: "lab", eventType: "payment.approved", bodyHash: "h", payload: "{}", orderId: "ord_wake", failure });
+      const deadline = Date.now() + 5_000;
+      while ((await incidents(org)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual((await incidents(org)).map((incident) => [incident.rule, incident.status]), [["dead_letter_open", "open"]]);
+    } finally {
+      await scheduler.stop();
+    }
   });
 });
