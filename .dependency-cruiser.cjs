@@ -17,7 +17,7 @@ const LAYERS = [
   { name: "db", folders: ["db", "generated"], comment: "the database clients, the driver, migrations" },
   { name: "pure", folders: ["core", "providers"], comment: "the decisions and the providers' parsing: no database" },
   { name: "persistence", folders: ["events", "ledger", "orders", "organizations", "decisions", "dead-letters", "audit", "monitoring", "jobs"], comment: "the tables' writers and readers, the building blocks of workers" },
-  { name: "pipelines", folders: ["apply", "ingest", "inbox", "outbox", "endpoints", "reconciliation", "retention", "auth", "api", "triage", "review", "health", "lab", "demo", "replay", "verification", "exports", "provider-api", "backfill", "settlement-pull"], comment: "what a delivery, a worker, a person or the operator sets in motion" },
+  { name: "pipelines", folders: ["apply", "ingest", "inbox", "outbox", "endpoints", "reconciliation", "retention", "auth", "api", "triage", "review", "health", "lab", "demo", "replay", "verification", "exports", "provider-api", "backfill", "settlement-pull", "alerts"], comment: "what a delivery, a worker, a person or the operator sets in motion" },
   { name: "processes", folders: ["background", "receiver", "server"], comment: "the background loops, the receiver process and npm start's HTTP server" },
 ];
 
@@ -36,6 +36,10 @@ const MONEY_PATH_WRITERS = {
   RefundObject: "lib/ledger/refund-snapshots.ts",
   DeadLetter: "lib/dead-letters/dead-letters.ts",
   OutboxMessage: "lib/outbox/outbox-store.ts",
+  // Not money, but the same discipline: an incident opens and resolves once, from one module.
+  AlertChannel: "lib/alerts/alert-store.ts",
+  AlertRule: "lib/alerts/alert-store.ts",
+  Incident: "lib/alerts/alert-store.ts",
 };
 
 const folderPattern = (folders) => `^lib/(${folders.join("|")})/`;

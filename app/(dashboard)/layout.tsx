@@ -21,10 +21,11 @@ export const dynamic = "force-dynamic";
 // Every page below also checks the session itself: a layout is not re-run on client navigation.
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const actor = await requireActor();
-  const [t, roles, endpoints, organizations, asked] = await Promise.all([
+  const [t, roles, endpoints, alerts, organizations, asked] = await Promise.all([
     getTranslations("nav"),
     getTranslations("roles"),
     getTranslations("endpoints"),
+    getTranslations("alerts"),
     db().then((client) => userOrganizations(client, actor.id)),
     headers().then((list) => list.get(REQUEST_PATH_HEADER) ?? "/orders"),
   ]);
@@ -38,6 +39,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
     { href: "/reconciliation", text: t("reconciliation") },
     { href: "/review", text: t("review") },
     ...(can(actor.role, "endpoints.read") ? [{ href: "/endpoints", text: endpoints("nav") }] : []),
+    ...(can(actor.role, "alerts.read") ? [{ href: "/alerts", text: alerts("nav") }] : []),
     // The Users page is the default organization's (lib/auth/users.ts); every organization has its audit log.
     ...(can(actor.role, "users.manage") ? [...(actor.organizationId === DEFAULT_ORGANIZATION.id ? [{ href: "/admin/users", text: t("users") }] : []), { href: "/admin/audit", text: t("audit") }] : []),
   ];

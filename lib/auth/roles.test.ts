@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { assertCan, can, ForbiddenError, type Permission } from "@/lib/auth/roles";
 
-const SUPPORT_ONLY: Permission[] = ["dead_letters.manage", "review.manage", "metrics.read", "endpoints.read", "payloads.read"];
-const ADMIN_ONLY: Permission[] = ["users.manage", "orders.create", "endpoints.manage"];
+const SUPPORT_ONLY: Permission[] = ["dead_letters.manage", "review.manage", "metrics.read", "endpoints.read", "payloads.read", "alerts.read"];
+const ADMIN_ONLY: Permission[] = ["users.manage", "orders.create", "endpoints.manage", "alerts.manage"];
 const EVERYONE: Permission[] = ["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"];
 
 test("merchant reads and reconciles; support also manages dead letters and reviews; admin also users", () => {

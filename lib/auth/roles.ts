@@ -17,7 +17,8 @@ export function isRole(value: string): value is Role {
  * and the endpoints' health (no secret value, only labels), and read personal data (`payloads.read`: a
  * stored event's payload, customers' e-mails, and searching orders by one); admin: also create orders,
  * manage users and API keys, and manage the endpoints stored as data (create, disable, delete, rotate
- * their signing secrets). `organizations.manage` (creating organizations) is no role's: only the
+ * their signing secrets). Alerts: support reads the incidents and channels (`alerts.read`), admin adds and
+ * removes channels and changes the rules (`alerts.manage`). `organizations.manage` (creating organizations) is no role's: only the
  * operator's API_TOKEN, which may do everything, and the `npm run orgs` command.
  */
 export type Permission =
@@ -35,14 +36,16 @@ export type Permission =
   | "payloads.read"
   | "users.manage"
   | "endpoints.manage"
+  | "alerts.read"
+  | "alerts.manage"
   | "organizations.manage";
 
 // Each role holds the one below it and more: support what merchants may, admin what support may.
 const MERCHANT: Permission[] = ["orders.read", "decisions.read", "reconciliation.read", "reconciliation.run", "dead_letters.read", "review.read"];
 // Payloads and e-mails are the customers' personal data: the people who answer them (support) see them,
 // a merchant's viewer account does not (GDPR art. 5(1)(c), data minimisation).
-const SUPPORT: Permission[] = [...MERCHANT, "dead_letters.manage", "review.manage", "metrics.read", "endpoints.read", "payloads.read"];
-const ADMIN: Permission[] = [...SUPPORT, "orders.create", "users.manage", "endpoints.manage"];
+const SUPPORT: Permission[] = [...MERCHANT, "dead_letters.manage", "review.manage", "metrics.read", "endpoints.read", "payloads.read", "alerts.read"];
+const ADMIN: Permission[] = [...SUPPORT, "orders.create", "users.manage", "endpoints.manage", "alerts.manage"];
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = { merchant: new Set(MERCHANT), support: new Set(SUPPORT), admin: new Set(ADMIN) };
 

@@ -9,6 +9,8 @@ import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 import { BooksCheckScheduler } from "@/lib/verification/books-check-schedule";
 import { GapCheckScheduler } from "@/lib/backfill/gap-check";
 import { pullTimeMinutes, SettlementPullScheduler } from "@/lib/settlement-pull/settlement-pull";
+import { AlertScheduler } from "@/lib/alerts/alert-evaluator";
+import { sendAlertMessage } from "@/lib/alerts/send-alert";
 
 /** The background work of one process: an inbox worker, an outbox dispatcher, a reconciliation worker, the daily payload retention, the daily check of the books and the gap check. */
 export interface BackgroundWorkers {
@@ -25,6 +27,8 @@ export interface BackgroundWorkers {
   gapCheck?: GapCheckScheduler;
   /** The daily settlement pulls (lib/settlement-pull); absent when SETTLEMENT_PULL_TIME is off. */
   settlementPull?: SettlementPullScheduler;
+  /** The alert rules' evaluator (lib/alerts); absent when ALERTS_CHECK_INTERVAL_SECONDS is 0. */
+  alerts?: AlertScheduler;
   /** Stops all three: what each holds is finished and recorded; resolves when done. */
   stop(): Promise<void>;
 }
@@ -43,13 +47,16 @@ export function startBackgroundWorkers(
 ): BackgroundWorkers {
   const database = options.database ?? defaultDb;
   const inbox = new InboxWorker(database, options.inbox);
-  const outbox = new OutboxDispatcher(database, options.outbox);
+  // The dispatcher sends alert notices too, through lib/alerts' sender (the outbox cannot import lib/alerts, which writes it).
+  const outbox = new OutboxDispatcher(database, { channelSender: (client, message) => sendAlertMessage(client, message), ...options.outbox });
   const retention = new RetentionScheduler(database);
   const booksCheck = new BooksCheckScheduler(database);
   const gapCheckSeconds = settings().GAP_CHECK_INTERVAL_SECONDS;
   const gapCheck = gapCheckSeconds > 0 ? new GapCheckScheduler(database, { intervalMs: gapCheckSeconds * 1000, apiBase: settings().STRIPE_API_BASE }) : undefined;
   const pullMinutes = pullTimeMinutes(settings().SETTLEMENT_PULL_TIME);
   const settlementPull = pullMinutes === null ? undefined : new SettlementPullScheduler(database, { pullMinutes, apiBase: settings().STRIPE_API_BASE });
+  const alertSeconds = settings().ALERTS_CHECK_INTERVAL_SECONDS;
+  const alerts = alertSeconds > 0 ? new AlertScheduler(database, { intervalMs: alertSeconds * 1000 }) : undefined;
   const reconciliation = new ReconciliationWorker(database);
   inbox.start();
   if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
@@ -63,6 +70,7 @@ export function startBackgroundWorkers(
   booksCheck.start();
   gapCheck?.start();
   settlementPull?.start();
+  alerts?.start();
   logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? `process ${reconciliationProcess.pid()}` : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
@@ -72,10 +80,11 @@ export function startBackgroundWorkers(
     booksCheck,
     gapCheck,
     settlementPull,
+    alerts,
     reconciliation,
     reconciliationProcess,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop(), gapCheck?.stop(), settlementPull?.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop(), gapCheck?.stop(), settlementPull?.stop(), alerts?.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

@@ -212,6 +212,18 @@ const settingsSchema = z.object({
     .toLowerCase()
     .regex(/^(off|([01]\d|2[0-3]):[0-5]\d)$/, "a UTC time HH:MM (00:00 to 23:59), or off")
     .default("06:00"),
+  /** Seconds between evaluations of the alert rules (lib/alerts); 0 turns alerting off. */
+  ALERTS_CHECK_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  /** Lets alert channels use http and private, loopback or link-local addresses (tests, closed networks); never on a public deployment. */
+  ALERTS_ALLOW_PRIVATE_URLS: booleanSetting.default(false),
+  /** Where e-mail alerts are sent from: smtp://user:pass@host:port or smtps://... (nodemailer); unset, e-mail channels cannot be added. */
+  SMTP_URL: z
+    .string()
+    .trim()
+    .refine((url) => /^smtps?:\/\/[^\s]+$/i.test(url), "must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The From address of e-mail alerts. */
+  ALERTS_EMAIL_FROM: z.string().trim().min(3).default("Acredita alerts <alerts@acredita.invalid>"),
 });
 
 /** Validated settings, read once from the environment. Secrets are arrays of trimmed values. */

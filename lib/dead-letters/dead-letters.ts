@@ -1,6 +1,7 @@
 import type { Db, Tx } from "@/lib/db/client";
 import { driverOf, type SqlSession, type SqlValue } from "@/lib/db/driver";
 import { newRowId } from "@/lib/db/row-id";
+import { notifyWork } from "@/lib/jobs/signals";
 import { formatEventKey, type EventKey } from "@/lib/core/event-key";
 import type { ApplyFailure } from "@/lib/core/failures";
 import { reasonColumns, type Because } from "@/lib/reasons/reason-codes";
@@ -72,6 +73,8 @@ function deadLetterUpsert(input: DeadLetterInput, now: Date): { sql: string; par
 export async function recordDeadLetter(db: Db, input: DeadLetterInput, now = new Date()): Promise<string> {
   const { sql, params } = deadLetterUpsert(input, now);
   const [row] = await driverOf(db).all<{ id: string }>(`${sql} RETURNING "id"`, params);
+  // An open dead letter is an alert (lib/alerts): this process's evaluator looks now, not at its next interval.
+  notifyWork("alerts");
   return row.id;
 }
 
@@ -83,6 +86,8 @@ export async function recordDeadLetter(db: Db, input: DeadLetterInput, now = new
 export async function upsertDeadLetter(session: SqlSession, input: DeadLetterInput, now: Date): Promise<void> {
   const { sql, params } = deadLetterUpsert(input, now);
   await session.run(sql, params);
+  // The evaluator waits a moment before it looks (lib/alerts/alert-evaluator.ts): this transaction commits first.
+  notifyWork("alerts");
 }
 
 /**

@@ -23,9 +23,18 @@ export interface OutboxDispatcherOptions {
   pollIntervalMs?: number;
   /** Signing secret (default FULFILMENT_WEBHOOK_SECRET); unsigned when absent. */
   signingSecret?: string;
+  /**
+   * Sends a message that goes to an alert channel (channelId set): lib/alerts' sender, passed in by
+   * lib/background (lib/alerts writes the outbox, so the outbox cannot import it). Without one, such a
+   * message fails at once with a note saying so.
+   */
+  channelSender?: ChannelSender;
   now?: () => Date;
   random?: () => number;
 }
+
+/** Sends one claimed alert message to its channel; never throws. */
+export type ChannelSender = (db: Db, message: ClaimedOutboxMessage) => Promise<SendOutcome>;
 
 /** The status a message ends a send in: sent, pending (retry later), failed (needs a person) or uncertain. */
 export interface DispatchResult {
@@ -50,7 +59,7 @@ function retryableStatus(statusCode: number): boolean {
  */
 export class OutboxDispatcher extends ClaimingWorker<DispatchResult> {
   readonly owner: string;
-  private readonly config: Required<Omit<OutboxDispatcherOptions, "owner" | "pollIntervalMs" | "random" | "signingSecret">> & { random?: () => number; signingSecret?: string };
+  private readonly config: Required<Omit<OutboxDispatcherOptions, "owner" | "pollIntervalMs" | "random" | "signingSecret" | "channelSender">> & { random?: () => number; signingSecret?: string; channelSender?: ChannelSender };
 
   constructor(
     private readonly database: () => Promise<Db>,
@@ -68,6 +77,7 @@ export class OutboxDispatcher extends ClaimingWorker<DispatchResult> {
       now: options.now ?? (() => new Date()),
       random: options.random,
       signingSecret: options.signingSecret ?? config.FULFILMENT_WEBHOOK_SECRET,
+      channelSender: options.channelSender,
     };
   }
 
@@ -78,11 +88,25 @@ export class OutboxDispatcher extends ClaimingWorker<DispatchResult> {
     if (abandoned > 0) logger.warn({ count: abandoned }, "outbox messages marked uncertain: their dispatcher stopped while sending");
     const message = await claimNextOutboxMessage(db, this.owner, this.config.now(), this.config.leaseMs);
     if (!message) return null;
-    // Signed at send time (fresh timestamp per attempt), so no signature is ever stored.
-    const signature: Record<string, string> = this.config.signingSecret ? { [FULFILMENT_SIGNATURE_HEADER]: signTimestamped(this.config.signingSecret, Math.floor(Date.now() / 1000), message.body) } : {};
-    const outcome = await postWithIdempotencyKey(message.target, message.body, message.idempotencyKey, this.config.timeoutMs, signature);
+    const outcome = message.channelId !== null ? await this.sendToChannel(db, message) : await this.sendFulfilment(message);
     crashAt("outbox-after-send-before-record");
     return this.record(db, message, outcome);
+  }
+
+  private sendFulfilment(message: ClaimedOutboxMessage): Promise<SendOutcome> {
+    // Signed at send time (fresh timestamp per attempt), so no signature is ever stored.
+    const signature: Record<string, string> = this.config.signingSecret ? { [FULFILMENT_SIGNATURE_HEADER]: signTimestamped(this.config.signingSecret, Math.floor(Date.now() / 1000), message.body) } : {};
+    return postWithIdempotencyKey(message.target, message.body, message.idempotencyKey, this.config.timeoutMs, signature);
+  }
+
+  private async sendToChannel(db: Db, message: ClaimedOutboxMessage): Promise<SendOutcome> {
+    if (!this.config.channelSender) return { kind: "refused", error: "this dispatcher sends no alerts (started without lib/alerts' sender)" };
+    try {
+      return await this.config.channelSender(db, message);
+    } catch (error) {
+      // A sender that throws did not get as far as a request.
+      return { kind: "not_sent", error: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   private async record(db: Db, message: ClaimedOutboxMessage, outcome: SendOutcome): Promise<DispatchResult> {
@@ -102,6 +126,12 @@ export class OutboxDispatcher extends ClaimingWorker<DispatchResult> {
         status = "failed";
         detail = `answered ${outcome.statusCode}: the target refused the message; check its configuration, then resend`;
       }
+    } else if (outcome.kind === "delivered") {
+      status = "sent";
+      detail = outcome.detail;
+    } else if (outcome.kind === "refused") {
+      status = "failed";
+      detail = `not sent: ${outcome.error}`;
     } else if (outcome.kind === "not_sent") {
       status = message.attempts >= this.config.maxAttempts ? "failed" : "pending";
       detail = `not sent: ${outcome.error}`;

@@ -1,4 +1,5 @@
-// The OutboxMessage table's one writer: a paid order's message queued in the apply's transaction, the
+// The OutboxMessage table's one writer: a paid order's message queued in the apply's transaction (or an
+// alert's notice to a channel, in the transaction that opened or resolved the incident), the
 // dispatcher's claim, lease and send outcome, and a person's resend or resolution. Nothing else in
 // lib/ writes this table (npm run lint:arch, money-path-writers).
 import type { Db, Tx } from "@/lib/db/client";
@@ -13,6 +14,8 @@ export interface ClaimedOutboxMessage {
   target: string;
   body: string;
   attempts: number;
+  /** The alert channel it goes to (lib/alerts), or null for a fulfilment message. */
+  channelId: string | null;
 }
 
 /** Why a message left in `sending` becomes uncertain: shown to the operator with it. */
@@ -55,7 +58,7 @@ export async function claimOutboxWithSkipLocked(db: Db, owner: string, now: Date
     SET "status" = 'sending', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${new Date(now.getTime() + leaseMs)}, "attempts" = message."attempts" + 1, "updatedAt" = ${now}
     FROM next
     WHERE message."id" = next."id"
-    RETURNING message."id", message."idempotencyKey", message."orderId", message."target", message."body", message."attempts"`;
+    RETURNING message."id", message."idempotencyKey", message."orderId", message."target", message."body", message."attempts", message."channelId"`;
   return rows.length === 1 ? rows[0] : null;
 }
 
@@ -75,7 +78,7 @@ export async function claimOutboxWithGuardedUpdate(db: Db, owner: string, now: D
     if (count !== 1) continue;
     const row = await db.outboxMessage.findUnique({
       where: { id: candidate.id },
-      select: { id: true, idempotencyKey: true, orderId: true, target: true, body: true, attempts: true },
+      select: { id: true, idempotencyKey: true, orderId: true, target: true, body: true, attempts: true, channelId: true },
     });
     if (row) return row;
   }
@@ -90,6 +93,8 @@ export interface NewOutboxMessage {
   orderId: string;
   target: string;
   body: string;
+  /** The alert channel (lib/alerts) it goes to; absent for a fulfilment message. */
+  channelId?: string;
 }
 
 /**
@@ -99,8 +104,8 @@ export interface NewOutboxMessage {
  */
 export async function insertOutboxMessage(session: SqlSession, message: NewOutboxMessage, now: Date): Promise<void> {
   await session.run(
-    `INSERT INTO "OutboxMessage" ("id", "organizationId", "idempotencyKey", "orderId", "target", "body", "status", "attempts", "nextAttemptAt", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-    [message.id, message.organizationId, message.idempotencyKey, message.orderId, message.target, message.body, now, now, now],
+    `INSERT INTO "OutboxMessage" ("id", "organizationId", "idempotencyKey", "orderId", "target", "body", "channelId", "status", "attempts", "nextAttemptAt", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+    [message.id, message.organizationId, message.idempotencyKey, message.orderId, message.target, message.body, message.channelId ?? null, now, now, now],
   );
 }
 

@@ -8,8 +8,16 @@ import https from "node:https";
  *   cannot have acted on it, a resend is safe;
  * - uncertain: the request was written but no answer came (timeout, connection reset): the target may
  *   have acted. No HTTP webhook can tell these apart from the sender's side.
+ * An alert channel's sender (lib/alerts) may also say delivered or refused.
  */
-export type SendOutcome = { kind: "answered"; statusCode: number } | { kind: "not_sent"; error: string } | { kind: "uncertain"; error: string };
+export type SendOutcome =
+  | { kind: "answered"; statusCode: number }
+  | { kind: "not_sent"; error: string }
+  | { kind: "uncertain"; error: string }
+  /** Accepted by a target that answers with no HTTP status (an SMTP server's 250): sent. */
+  | { kind: "delivered"; detail: string }
+  /** Not sent, and sending again cannot help (the channel was removed, its URL is refused, an SMTP 5xx): failed. */
+  | { kind: "refused"; error: string };
 
 function describe(error: unknown): string {
   if (error instanceof Error) {

@@ -71,9 +71,14 @@ export default async function ReviewPage({ searchParams }: { searchParams: Promi
                 <DateTime value={message.createdAt} />
               </td>
               <td>
-                <Link href={`/orders/${encodeURIComponent(message.orderId)}`} className="mono">
-                  {message.orderId}
-                </Link>
+                {/* An alert's notice (lib/alerts) belongs to no order: its idempotency key names the incident and channel. */}
+                {message.orderId === "" ? (
+                  <span className="mono">{message.idempotencyKey}</span>
+                ) : (
+                  <Link href={`/orders/${encodeURIComponent(message.orderId)}`} className="mono">
+                    {message.orderId}
+                  </Link>
+                )}
               </td>
               <td className="mono">{message.target}</td>
               <td className="num">{message.attempts}</td>

@@ -136,7 +136,12 @@ export function databaseOf(database: E2EDatabase) {
     execute("INSERT INTO Membership (userId, organizationId, role, createdAt) SELECT u.id, o.id, ?, ? FROM User u, Organization o WHERE u.email = ? AND o.slug = ?", role, new Date().toISOString(), email, slug);
   }
 
-  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership };
+  /** Resolves the dead letter of `eventId` as a person's resolution would (status and time only). */
+  function resolveDeadLetter(eventId: string): void {
+    execute(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolvedAt" = ?, "resolvedBy" = 'e2e' WHERE "eventId" = ?`, new Date().toISOString(), eventId);
+  }
+
+  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter };
 }
 
-export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership } = databaseOf(SHARED);
+export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter } = databaseOf(SHARED);

@@ -41,15 +41,15 @@ async function freshDatabase(label: string): Promise<E2EDatabase> {
 
 /**
  * Starts scripts/e2e-server.ts in its own process group on a free port with a fresh database (`label`
- * names its folder and its saved sign-ins) and waits up to 90 s for /api/health. Throws, with the end of
+ * names its folder and its saved sign-ins; `extraEnv` adds settings of its own) and waits up to 90 s for /api/health. Throws, with the end of
  * the server's stderr, when it exits or does not answer in time.
  */
-export async function startOwnServer(label: string): Promise<OwnServer> {
+export async function startOwnServer(label: string, extraEnv: Record<string, string> = {}): Promise<OwnServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const database = await freshDatabase(label);
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/e2e-server.ts"], {
-    env: { ...process.env, ...serverEnvironment(port, database.url) },
+    env: { ...process.env, ...serverEnvironment(port, database.url), ...extraEnv },
     stdio: ["ignore", "ignore", "pipe"],
     detached: true,
   });
@@ -96,13 +96,13 @@ export async function startOwnServer(label: string): Promise<OwnServer> {
 /**
  * Playwright's `test` for a spec file on a server of its own: `own` (started once per worker, stopped
  * when the worker ends) is the base URL of every page, context and request, and the option `role`
- * signs them in (none: signed out).
+ * signs them in (none: signed out). `extraEnv`: settings this spec's server adds to the shared ones.
  */
-export function testOnOwnServer(label: string) {
+export function testOnOwnServer(label: string, extraEnv: Record<string, string> = {}) {
   return base.extend<{ role: Role | undefined }, { own: OwnServer }>({
     own: [
       async ({}, use) => {
-        const server = await startOwnServer(label);
+        const server = await startOwnServer(label, extraEnv);
         try {
           await use(server);
         } finally {
