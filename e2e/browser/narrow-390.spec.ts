@@ -2,7 +2,7 @@
 // wide tables scroll sideways inside their container while the page keeps its width.
 import { expect, test, type Page } from "@playwright/test";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
-import { startDemoServer } from "./support/demo-server";
+import { testOnDemoServer } from "./support/demo-server";
 import { createOrder, deliverLab } from "./support/api";
 import { screenshot, storageStateOf } from "./support/roles";
 
@@ -52,34 +52,28 @@ test.describe("at 390 px", () => {
   });
 });
 
-test.describe("at 390 px in demo mode", () => {
-  test("the demo banner is one short warning, and the page's heading is on the first screen (English and es-AR)", async ({ browser }, testInfo) => {
-    test.setTimeout(150_000);
-    const { url, stop } = await startDemoServer("narrow");
-    try {
-      for (const [locale, warning, heading] of [
-        ["en-US", "DEMO MODE: public secrets and passwords. Never for real traffic.", "Orders"],
-        ["es-AR", "MODO DEMO: secretos y contraseñas públicos. Nunca con tráfico real.", "Órdenes"],
-      ] as const) {
-        const context = await browser.newContext({ baseURL: url, viewport: PHONE, locale });
-        const page = await context.newPage();
-        const support = DEMO_USERS.find((user) => user.role === "support")!;
-        // Signed in through the auth API (the form is the sign-in spec's subject); the cookie is the context's.
-        expect((await page.request.post("/api/auth/sign-in/email", { data: { email: support.email, password: support.password }, headers: { origin: url } })).status()).toBe(200);
-        await page.goto("/orders");
-        await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
-        // What is shown (innerText leaves out the long sentence, hidden at this width).
-        expect(await page.getByTestId("demo-banner").innerText()).toBe(warning);
-        const screen = await firstScreen(page);
-        expect(screen.pageWidth).toBe(PHONE.width);
-        // Header and banner together take well under a third of the first screen.
-        expect(screen.banner).toBeLessThanOrEqual(130);
-        expect(screen.headingTop).toBeLessThan(PHONE.height / 3);
-        await screenshot(page, testInfo, `narrow-390-demo-${locale}`);
-        await context.close();
-      }
-    } finally {
-      stop();
+testOnDemoServer.describe("at 390 px in demo mode", () => {
+  testOnDemoServer("the demo banner is one short warning, and the page's heading is on the first screen (English and es-AR)", async ({ browser, demo: { url } }, testInfo) => {
+    for (const [locale, warning, heading] of [
+      ["en-US", "DEMO MODE: public secrets and passwords. Never for real traffic.", "Orders"],
+      ["es-AR", "MODO DEMO: secretos y contraseñas públicos. Nunca con tráfico real.", "Órdenes"],
+    ] as const) {
+      const context = await browser.newContext({ baseURL: url, viewport: PHONE, locale });
+      const page = await context.newPage();
+      const support = DEMO_USERS.find((user) => user.role === "support")!;
+      // Signed in through the auth API (the form is the sign-in spec's subject); the cookie is the context's.
+      expect((await page.request.post("/api/auth/sign-in/email", { data: { email: support.email, password: support.password }, headers: { origin: url } })).status()).toBe(200);
+      await page.goto("/orders");
+      await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+      // What is shown (innerText leaves out the long sentence, hidden at this width).
+      expect(await page.getByTestId("demo-banner").innerText()).toBe(warning);
+      const screen = await firstScreen(page);
+      expect(screen.pageWidth).toBe(PHONE.width);
+      // Header and banner together take well under a third of the first screen.
+      expect(screen.banner).toBeLessThanOrEqual(130);
+      expect(screen.headingTop).toBeLessThan(PHONE.height / 3);
+      await screenshot(page, testInfo, `narrow-390-demo-${locale}`);
+      await context.close();
     }
   });
 });
