@@ -26,7 +26,10 @@ export default defineConfig({
     locale: "en-US",
     timezoneId: "UTC",
     screenshot: "only-on-failure",
-    trace: "retain-on-failure",
+    // No trace: recording one for every test (to keep it on a failure) cost about a fifth of the pass's
+    // CPU (2026-12-03, 14 specs: 67 s -> 54 s); the screenshot above stays. To debug a failure, run its
+    // spec again with `--trace=retain-on-failure`.
+    trace: "off",
     launchOptions: {
       executablePath: "/usr/bin/chromium",
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],

@@ -1,15 +1,11 @@
 // The smaller things a merchant notices: amounts sort within a currency, the decision log's provider
 // column says something (not "lab / lab"), the header has the same shape for every role, the demo
 // users fit the sign-in card, and /api/metrics takes a support or admin session as its text says.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { expect, request as playwrightRequest, test } from "@playwright/test";
 import { ROLES } from "@/lib/auth/roles";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
-import { freePort } from "@/lib/net/free-port";
 import { createOrder } from "./support/api";
+import { testOnDemoServer } from "./support/demo-server";
 import { E2E } from "./support/e2e-env";
 import { screenshot, storageStateOf } from "./support/roles";
 
@@ -114,38 +110,12 @@ test("GET /api/metrics takes the bearer token, or the session of a support or ad
   }
 });
 
-test.describe("the demo users on the sign-in page of `npm run demo`", () => {
-  let demo: ChildProcess | undefined;
-  let demoUrl = "";
-
-  test.beforeAll(async () => {
-    test.setTimeout(120_000);
-    const port = await freePort();
-    demoUrl = `http://127.0.0.1:${port}`;
-    const folder = mkdtempSync(path.join(tmpdir(), "acredita-e2e-demo-"));
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: `file:${path.join(folder, "demo.db")}` };
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--demo"], {
-      env: env as unknown as NodeJS.ProcessEnv,
-      stdio: "ignore",
-      detached: true,
-    });
-    demo = child;
-    for (const deadline = Date.now() + 90_000; ; ) {
-      if (await fetch(`${demoUrl}/api/health/live`).then((response) => response.ok, () => false)) break;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error("npm run demo did not start");
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  });
-
-  test.afterAll(() => {
-    if (demo?.pid && demo.exitCode === null) process.kill(-demo.pid, "SIGTERM");
-  });
-
+testOnDemoServer.describe("the demo users on the sign-in page of `npm run demo`", () => {
   for (const [locale, width] of [["en", 1280], ["es-AR", 1280], ["en", 390]] as const) {
-    test(`the table stays inside the card (${locale}, ${width} px wide)`, async ({ browser }, testInfo) => {
+    testOnDemoServer(`the table stays inside the card (${locale}, ${width} px wide)`, async ({ browser, demo }, testInfo) => {
       const context = await browser.newContext({ locale, viewport: { width, height: 800 } });
       const page = await context.newPage();
-      await page.goto(`${demoUrl}/sign-in`);
+      await page.goto(`${demo.url}/sign-in`);
       const table = page.getByTestId("demo-users");
       await expect(table).toContainText("admin@acredita.test");
       const card = (await page.locator("main.signin").boundingBox())!;
@@ -159,16 +129,16 @@ test.describe("the demo users on the sign-in page of `npm run demo`", () => {
     });
   }
 
-  test("the demo's admin is told up front that the demo creates no users, with no form to fill in vain", async ({ browser }, testInfo) => {
+  testOnDemoServer("the demo's admin is told up front that the demo creates no users, with no form to fill in vain", async ({ browser, demo }, testInfo) => {
     const context = await browser.newContext({ locale: "en" });
     const page = await context.newPage();
     const admin = DEMO_USERS.find((user) => user.role === "admin")!;
-    await page.goto(`${demoUrl}/sign-in`);
+    await page.goto(`${demo.url}/sign-in`);
     await page.getByLabel("Email").fill(admin.email);
     await page.getByLabel("Password").fill(admin.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByTestId("signed-in-as")).toHaveAttribute("data-role", "admin");
-    await page.goto(`${demoUrl}/admin/users`);
+    await page.goto(`${demo.url}/admin/users`);
     await expect(page.getByTestId("users-demo-mode")).toHaveText(/^Demo mode: users are not created here\./);
     await expect(page.locator("#u-email")).toHaveCount(0);
     await expect(page.getByTestId("users-table")).toContainText(admin.email);

@@ -8,7 +8,7 @@ import { expect, type APIRequestContext } from "@playwright/test";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
-import { startDemoServer } from "./support/demo-server";
+import { testOnDemoServer } from "./support/demo-server";
 import { createOrder, deliverLab } from "./support/api";
 import { E2E } from "./support/e2e-env";
 import { testOnOwnServer, type OwnServer } from "./support/own-server";
@@ -186,47 +186,41 @@ test.describe("as merchant", () => {
   });
 });
 
-test.describe("in demo mode", () => {
-  test("every endpoint on its public demo secret is flagged red, the lab's [demo] label matched, and no demo value on the page", async ({ browser }, testInfo) => {
-    test.setTimeout(150_000);
-    const { url, stop } = await startDemoServer("demo");
-    try {
-      const body = JSON.stringify({ id: "evt_e2e_demo_1", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_e2e_demo_1", order_id: "ord_1041", amount: 2_500_000, currency: "ARS" } });
-      const delivered = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), body) } });
-      expect(delivered.status).toBe(200);
+testOnDemoServer.describe("in demo mode", () => {
+  testOnDemoServer("every endpoint on its public demo secret is flagged red, the lab's [demo] label matched, and no demo value on the page", async ({ browser, demo: { url } }, testInfo) => {
+    const body = JSON.stringify({ id: "evt_e2e_demo_1", type: "payment.approved", created: 1760181330, data: { payment_id: "pay_e2e_demo_1", order_id: "ord_1041", amount: 2_500_000, currency: "ARS" } });
+    const delivered = await fetch(`${url}/api/webhooks/lab`, { method: "POST", body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET, Math.floor(Date.now() / 1000), body) } });
+    expect(delivered.status).toBe(200);
 
-      const context = await browser.newContext({ baseURL: url });
-      const page = await context.newPage();
-      const support = DEMO_USERS.find((user) => user.role === "support")!;
-      await page.goto("/sign-in?next=%2Fendpoints");
-      await page.getByLabel("Email").fill(support.email);
-      await page.getByLabel("Password").fill(support.password);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await expect(page).toHaveURL(`${url}/endpoints`);
+    const context = await browser.newContext({ baseURL: url });
+    const page = await context.newPage();
+    const support = DEMO_USERS.find((user) => user.role === "support")!;
+    await page.goto("/sign-in?next=%2Fendpoints");
+    await page.getByLabel("Email").fill(support.email);
+    await page.getByLabel("Password").fill(support.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(`${url}/endpoints`);
 
-      const flags = page.getByTestId("public-demo");
-      await expect(flags).toHaveCount(6);
-      await expect(flags.first()).toHaveText("Public demo secret in use: anyone can sign deliveries for this endpoint");
-      // Red: the notice's "bad" colours.
-      expect(await flags.first().evaluate((node) => getComputedStyle(node).color)).toBe("rgb(138, 20, 20)");
-      const lab = page.locator('[data-endpoint="lab"]');
-      await expect(lab.getByTestId("secrets").locator("tbody tr")).toHaveCount(1);
-      await expect(lab.getByTestId("secrets").locator('tr[data-label="LAB_WEBHOOK_SECRET[demo]"]')).toHaveAttribute("data-status", "public_demo");
-      await expect(lab.getByTestId("secrets")).toContainText("public demo secret: never for real traffic");
-      await expect(lab.getByTestId("last-delivery")).toContainText(/^\d+ sec ago: applied \(HTTP 200\) /);
-      await screenshot(page, testInfo, "endpoints-demo");
+    const flags = page.getByTestId("public-demo");
+    await expect(flags).toHaveCount(6);
+    await expect(flags.first()).toHaveText("Public demo secret in use: anyone can sign deliveries for this endpoint");
+    // Red: the notice's "bad" colours.
+    expect(await flags.first().evaluate((node) => getComputedStyle(node).color)).toBe("rgb(138, 20, 20)");
+    const lab = page.locator('[data-endpoint="lab"]');
+    await expect(lab.getByTestId("secrets").locator("tbody tr")).toHaveCount(1);
+    await expect(lab.getByTestId("secrets").locator('tr[data-label="LAB_WEBHOOK_SECRET[demo]"]')).toHaveAttribute("data-status", "public_demo");
+    await expect(lab.getByTestId("secrets")).toContainText("public demo secret: never for real traffic");
+    await expect(lab.getByTestId("last-delivery")).toContainText(/^\d+ sec ago: applied \(HTTP 200\) /);
+    await screenshot(page, testInfo, "endpoints-demo");
 
-      const html = await (await page.request.get("/endpoints")).text();
-      const payload = await (await page.request.get("/endpoints", { headers: { RSC: "1" } })).text();
-      for (const [name, secret] of Object.entries(DEMO_ENDPOINT_SECRETS)) {
-        for (const form of leakForms(secret)) {
-          expect(html.includes(form), `${name} in the HTML`).toBe(false);
-          expect(payload.includes(form), `${name} in the RSC payload`).toBe(false);
-        }
+    const html = await (await page.request.get("/endpoints")).text();
+    const payload = await (await page.request.get("/endpoints", { headers: { RSC: "1" } })).text();
+    for (const [name, secret] of Object.entries(DEMO_ENDPOINT_SECRETS)) {
+      for (const form of leakForms(secret)) {
+        expect(html.includes(form), `${name} in the HTML`).toBe(false);
+        expect(payload.includes(form), `${name} in the RSC payload`).toBe(false);
       }
-      await context.close();
-    } finally {
-      stop();
     }
+    await context.close();
   });
 });

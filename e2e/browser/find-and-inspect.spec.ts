@@ -9,7 +9,7 @@ import { DEMO_ACCOUNTS, DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints"
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
 import { DEMO_SECRETS } from "@/lib/config/settings";
 import { createOrder, deliverLab } from "./support/api";
-import { startDemoServer } from "./support/demo-server";
+import { testOnDemoServer } from "./support/demo-server";
 import { screenshot, storageStateOf } from "./support/roles";
 
 const text = (value: string) => value.replace(/[\u00a0\u202f]/g, " ");
@@ -108,52 +108,46 @@ test.describe("in es-AR", () => {
   });
 });
 
-test.describe("a customer's e-mail, on a demo server of the spec's own (the shared server has no Stripe endpoint)", () => {
-  test("support finds the customer's order by the e-mail Stripe sent, in any case", async ({ browser }, testInfo) => {
-    test.setTimeout(150_000);
-    const { url, stop } = await startDemoServer("find");
-    try {
-      const api = { authorization: `Bearer ${DEMO_SECRETS.API_TOKEN}`, "content-type": "application/json" };
-      expect((await fetch(`${url}/api/orders`, { method: "POST", headers: api, body: JSON.stringify({ id: "fnd_ord_email", amount: 4_990, currency: "USD", checkoutSessionId: "cs_fnd_email" }) })).status).toBe(201);
-      const session = {
-        id: "cs_fnd_email",
-        object: "checkout.session",
-        amount_total: 4_990,
-        currency: "usd",
-        client_reference_id: "fnd_ord_email",
-        customer_details: { email: "Ana.Fnd@Example.com", name: "Ana" },
-        livemode: true,
-        metadata: {},
-        mode: "payment",
-        payment_intent: "pi_fnd_email",
-        payment_status: "paid",
-        status: "complete",
-      };
-      const body = JSON.stringify({ id: "evt_fnd_email", object: "event", type: "checkout.session.completed", livemode: true, created: Math.floor(Date.now() / 1000), account: DEMO_ACCOUNTS.stripe, data: { object: session } });
-      const signature = new Stripe("sk_test_dummy").webhooks.generateTestHeaderString({ payload: body, secret: DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET });
-      expect((await fetch(`${url}/api/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signature }, body })).status).toBe(200);
-      // The server's own worker applies the stored event.
-      await expect(async () => expect(((await (await fetch(`${url}/api/orders/fnd_ord_email`, { headers: api })).json()) as { status: string }).status).toBe("paid")).toPass({ timeout: 30_000 });
+testOnDemoServer.describe("a customer's e-mail, on the demo server (the shared server has no Stripe endpoint)", () => {
+  testOnDemoServer("support finds the customer's order by the e-mail Stripe sent, in any case", async ({ browser, demo: { url } }, testInfo) => {
+    const api = { authorization: `Bearer ${DEMO_SECRETS.API_TOKEN}`, "content-type": "application/json" };
+    expect((await fetch(`${url}/api/orders`, { method: "POST", headers: api, body: JSON.stringify({ id: "fnd_ord_email", amount: 4_990, currency: "USD", checkoutSessionId: "cs_fnd_email" }) })).status).toBe(201);
+    const session = {
+      id: "cs_fnd_email",
+      object: "checkout.session",
+      amount_total: 4_990,
+      currency: "usd",
+      client_reference_id: "fnd_ord_email",
+      customer_details: { email: "Ana.Fnd@Example.com", name: "Ana" },
+      livemode: true,
+      metadata: {},
+      mode: "payment",
+      payment_intent: "pi_fnd_email",
+      payment_status: "paid",
+      status: "complete",
+    };
+    const body = JSON.stringify({ id: "evt_fnd_email", object: "event", type: "checkout.session.completed", livemode: true, created: Math.floor(Date.now() / 1000), account: DEMO_ACCOUNTS.stripe, data: { object: session } });
+    const signature = new Stripe("sk_test_dummy").webhooks.generateTestHeaderString({ payload: body, secret: DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET });
+    expect((await fetch(`${url}/api/webhooks/stripe`, { method: "POST", headers: { "content-type": "application/json", "stripe-signature": signature }, body })).status).toBe(200);
+    // The server's own worker applies the stored event.
+    await expect(async () => expect(((await (await fetch(`${url}/api/orders/fnd_ord_email`, { headers: api })).json()) as { status: string }).status).toBe("paid")).toPass({ timeout: 30_000 });
 
-      const context = await browser.newContext({ baseURL: url, locale: "en-US" });
-      const page = await context.newPage();
-      const support = DEMO_USERS.find((user) => user.role === "support")!;
-      expect((await page.request.post("/api/auth/sign-in/email", { data: { email: support.email, password: support.password }, headers: { origin: url } })).status()).toBe(200);
-      await page.goto("/orders");
-      await search(page, "Search orders", "ana.FND@example.COM");
-      const rows = page.getByTestId("orders-table").locator("tbody tr");
-      await expect(rows).toHaveCount(1);
-      await expect(rows.first().locator('[data-column="id"] a')).toHaveText("fnd_ord_email");
-      await expect(rows.first().getByTestId("matched-by")).toHaveText("Found by customer's e-mail");
-      await screenshot(page, testInfo, "orders-search-email");
-      await rows.first().locator('[data-column="id"] a').click();
-      await page.getByRole("table").filter({ has: page.locator('tr[data-event-id="evt_fnd_email"]') }).first().locator('tr[data-event-id="evt_fnd_email"]').getByTestId("event-link").first().click();
-      await expect(page.getByTestId("event-customer-email")).toHaveText("ana.fnd@example.com");
-      await expect(page.getByTestId("headers").locator('[data-header="stripe-signature"]')).toHaveText("stripe-signature signature");
-      await screenshot(page, testInfo, "event-page-stripe");
-      await context.close();
-    } finally {
-      stop();
-    }
+    const context = await browser.newContext({ baseURL: url, locale: "en-US" });
+    const page = await context.newPage();
+    const support = DEMO_USERS.find((user) => user.role === "support")!;
+    expect((await page.request.post("/api/auth/sign-in/email", { data: { email: support.email, password: support.password }, headers: { origin: url } })).status()).toBe(200);
+    await page.goto("/orders");
+    await search(page, "Search orders", "ana.FND@example.COM");
+    const rows = page.getByTestId("orders-table").locator("tbody tr");
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first().locator('[data-column="id"] a')).toHaveText("fnd_ord_email");
+    await expect(rows.first().getByTestId("matched-by")).toHaveText("Found by customer's e-mail");
+    await screenshot(page, testInfo, "orders-search-email");
+    await rows.first().locator('[data-column="id"] a').click();
+    await page.getByRole("table").filter({ has: page.locator('tr[data-event-id="evt_fnd_email"]') }).first().locator('tr[data-event-id="evt_fnd_email"]').getByTestId("event-link").first().click();
+    await expect(page.getByTestId("event-customer-email")).toHaveText("ana.fnd@example.com");
+    await expect(page.getByTestId("headers").locator('[data-header="stripe-signature"]')).toHaveText("stripe-signature signature");
+    await screenshot(page, testInfo, "event-page-stripe");
+    await context.close();
   });
 });

@@ -2,7 +2,7 @@
 // wide tables scroll sideways inside their container while the page keeps its width.
 import { expect, test, type Page } from "@playwright/test";
 import { DEMO_USERS } from "@/lib/demo/demo-accounts";
-import { startDemoServer } from "./support/demo-server";
+import { testOnDemoServer } from "./support/demo-server";
 import { createOrder, deliverLab } from "./support/api";
 import { screenshot, storageStateOf } from "./support/roles";
 
@@ -42,44 +42,39 @@ test.describe("at 390 px", () => {
     // Two short rows (pages, then account), not the seven wrapped rows of before.
     expect(orders.header).toBeLessThanOrEqual(80);
     expect(orders.headingTop).toBeLessThan(PHONE.height / 4);
-    expect(await tableScroll(page, "orders-table")).toEqual({ overflowX: "auto", wider: true, insidePage: true });
+    // Polled: the rows stream in after the page's first paint, and an empty table is not wider than its box.
+    await expect.poll(() => tableScroll(page, "orders-table")).toEqual({ overflowX: "auto", wider: true, insidePage: true });
     // Every page is still one tap away: the navigation scrolls sideways within its row.
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Dead letters" }).click();
     await expect(page.getByRole("heading", { level: 1, name: "Dead letters" })).toBeVisible();
     expect((await firstScreen(page)).pageWidth).toBe(PHONE.width);
-    expect(await tableScroll(page, "dead-letters-table")).toEqual({ overflowX: "auto", wider: true, insidePage: true });
+    await expect.poll(() => tableScroll(page, "dead-letters-table")).toEqual({ overflowX: "auto", wider: true, insidePage: true });
     await screenshot(page, testInfo, "narrow-390-dead-letters");
   });
 });
 
-test.describe("at 390 px in demo mode", () => {
-  test("the demo banner is one short warning, and the page's heading is on the first screen (English and es-AR)", async ({ browser }, testInfo) => {
-    test.setTimeout(150_000);
-    const { url, stop } = await startDemoServer("narrow");
-    try {
-      for (const [locale, warning, heading] of [
-        ["en-US", "DEMO MODE: public secrets and passwords. Never for real traffic.", "Orders"],
-        ["es-AR", "MODO DEMO: secretos y contraseñas públicos. Nunca con tráfico real.", "Órdenes"],
-      ] as const) {
-        const context = await browser.newContext({ baseURL: url, viewport: PHONE, locale });
-        const page = await context.newPage();
-        const support = DEMO_USERS.find((user) => user.role === "support")!;
-        // Signed in through the auth API (the form is the sign-in spec's subject); the cookie is the context's.
-        expect((await page.request.post("/api/auth/sign-in/email", { data: { email: support.email, password: support.password }, headers: { origin: url } })).status()).toBe(200);
-        await page.goto("/orders");
-        await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
-        // What is shown (innerText leaves out the long sentence, hidden at this width).
-        expect(await page.getByTestId("demo-banner").innerText()).toBe(warning);
-        const screen = await firstScreen(page);
-        expect(screen.pageWidth).toBe(PHONE.width);
-        // Header and banner together take well under a third of the first screen.
-        expect(screen.banner).toBeLessThanOrEqual(130);
-        expect(screen.headingTop).toBeLessThan(PHONE.height / 3);
-        await screenshot(page, testInfo, `narrow-390-demo-${locale}`);
-        await context.close();
-      }
-    } finally {
-      stop();
+testOnDemoServer.describe("at 390 px in demo mode", () => {
+  testOnDemoServer("the demo banner is one short warning, and the page's heading is on the first screen (English and es-AR)", async ({ browser, demo: { url } }, testInfo) => {
+    for (const [locale, warning, heading] of [
+      ["en-US", "DEMO MODE: public secrets and passwords. Never for real traffic.", "Orders"],
+      ["es-AR", "MODO DEMO: secretos y contraseñas públicos. Nunca con tráfico real.", "Órdenes"],
+    ] as const) {
+      const context = await browser.newContext({ baseURL: url, viewport: PHONE, locale });
+      const page = await context.newPage();
+      const support = DEMO_USERS.find((user) => user.role === "support")!;
+      // Signed in through the auth API (the form is the sign-in spec's subject); the cookie is the context's.
+      expect((await page.request.post("/api/auth/sign-in/email", { data: { email: support.email, password: support.password }, headers: { origin: url } })).status()).toBe(200);
+      await page.goto("/orders");
+      await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+      // What is shown (innerText leaves out the long sentence, hidden at this width).
+      expect(await page.getByTestId("demo-banner").innerText()).toBe(warning);
+      const screen = await firstScreen(page);
+      expect(screen.pageWidth).toBe(PHONE.width);
+      // Header and banner together take well under a third of the first screen.
+      expect(screen.banner).toBeLessThanOrEqual(130);
+      expect(screen.headingTop).toBeLessThan(PHONE.height / 3);
+      await screenshot(page, testInfo, `narrow-390-demo-${locale}`);
+      await context.close();
     }
   });
 });

@@ -2,10 +2,12 @@ import "@/e2e/support/test-env";
 // A payment-level run reads its report 500 lines per batch and compares its payments 500 per page, on
 // the driver's statements: duplicates are found across batches and within one, pages meet at their
 // edges without losing or repeating a payment, and the ledger's unlisted credits past the first page
-// are found, each exactly once, on both databases.
+// are found, each exactly once, on both databases; the export reads the mismatches back 1,000 at a
+// time, each once.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
+import { allMismatches } from "@/lib/reconciliation/run-report";
 import { runReport, stripeReport, type ReportLine } from "@/e2e/support/stripe-reports";
 
 process.env.STRIPE_ACCOUNT_ID = "acct_batches";
@@ -45,4 +47,17 @@ test("1,200 lines: a duplicate across batches and one within a batch, one missin
   assert.deepEqual(new Set(unsettled.map((m) => m.paymentId)).size, 700);
   assert.deepEqual([unsettled[0].paymentId, unsettled[699].paymentId], ["pi_b05000", "pi_b05699"]);
   assert.deepEqual(summary.totals.USD, { gross: 1_200_000, fees: 70_800, net: 1_129_200, credited: 1_899_000, refunded: 0, overCredited: 700_000, underCredited: 1_000 });
+});
+
+test("the export reads a run's mismatches 1,000 at a time: each once across the page edges, filtered by code too", async () => {
+  // 1,100 payments the ledger never booked, and the 1,899 credits of the ledger the report never lists.
+  const lines: ReportLine[] = Array.from({ length: 1_100 }, (_, i) => ({ txn: `txn_x${n(i)}`, at: "2026-11-29 12:00:00", currency: "usd", gross: "10.00", fee: "0.59", category: "charge", paymentIntent: `pi_x${n(i)}` }));
+  const database = await db();
+  const { runId, outcome, mismatches } = await runReport(database, stripeReport(lines));
+  assert.deepEqual(outcome, { status: "done", mismatchCount: 2_999, rowCount: 1_100 });
+  assert.equal(mismatches.length, 2_999);
+  assert.equal(new Set(mismatches.map((m) => `${m.code}:${m.paymentId}`)).size, 2_999);
+  const missing: string[] = [];
+  for await (const mismatch of allMismatches(database, runId, "missing_credit")) missing.push(mismatch.paymentId);
+  assert.deepEqual(missing.sort(), lines.map((line) => line.paymentIntent).sort());
 });

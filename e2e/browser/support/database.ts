@@ -1,10 +1,11 @@
 // Direct reads of a browser-test server's own temporary database (SQLite file, or the PostgreSQL test
 // database on the PostgreSQL pass), for exact assertions (row counts, attempts) that a page does not
 // show. Queries are written for SQLite; e2e/support/sql-reader.ts adapts them for PostgreSQL.
-// Read-only except `insertUncertainOutboxRow`, `insertPastDecision`, `insertStripeAmountMismatch` and
-// `setLedgerAmount`. The functions exported here act on the shared server's database; `databaseOf`
+// Read-only except `insertUncertainOutboxRow`, `insertPastDecision`, `insertStripeAmountMismatch`,
+// `setLedgerAmount` and `holdRunScope`. The functions exported here act on the shared server's database; `databaseOf`
 // gives the same for a spec's own server (support/own-server.ts).
 import { execFileSync } from "node:child_process";
+import { expect } from "@playwright/test";
 import Database from "better-sqlite3";
 import { postgresBinDir } from "@/lib/db/postgres-cluster";
 import { sqlReader, toPostgresSql } from "../../support/sql-reader";
@@ -141,7 +142,34 @@ export function databaseOf(database: E2EDatabase) {
     execute(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolvedAt" = ?, "resolvedBy" = 'e2e' WHERE "eventId" = ?`, new Date().toISOString(), eventId);
   }
 
-  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter };
+  /**
+   * Holds a reconciliation scope (`stripe:acct_x:live`) as a worker running a run of it would: a row
+   * `running` under a lease ten minutes long, whose `activeScope` keeps every queued run of the scope
+   * waiting (claimNextRun takes only runs whose scope is free). A run of a small file ends within a
+   * second, before its page could be seen queued: held, an upload stays queued until `release()`
+   * deletes the row, and the worker takes it at its next poll. Retries while another run of the scope
+   * holds it (the UNIQUE activeScope).
+   */
+  async function holdRunScope(id: string, scopeKey: string): Promise<{ release: () => void }> {
+    const [provider, account, mode] = scopeKey.split(":");
+    const now = new Date();
+    const at = (date: Date) => date.toISOString().replace("Z", "+00:00");
+    await expect(() =>
+      execute(
+        "INSERT INTO ReconciliationRun (id, source, startedAt, format, provider, account, livemode, scopeKey, status, actor, activeScope, claimedBy, leaseUntil, attempts) VALUES (?, ?, ?, 'stripe-balance-change', ?, ?, ?, ?, 'running', 'e2e', ?, ?, ?, 1)",
+        id,
+        `e2e hold of ${scopeKey}`,
+        at(now),
+        provider,
+        account,
+        onPostgres ? String(mode === "live") : mode === "live" ? 1 : 0,
+        scopeKey,
+        scopeKey,
+        `e2e-hold-${id}`,
+        at(new Date(now.getTime() + 600_000)),
+      ),
+    ).toPass({ timeout: 30_000 });
+    return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter, holdRunScope };
 }
 
-export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter } = databaseOf(SHARED);
+export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter, holdRunScope } = databaseOf(SHARED);

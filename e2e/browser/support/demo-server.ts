@@ -1,10 +1,12 @@
-// A server of the spec's own in demo mode (`npm run demo` on a fresh SQLite file, on its own port): the
-// shared browser-test server runs in production, and some pages are only seen in the demo.
+// A server in demo mode (`npm run demo` on a fresh SQLite file, on its own port): the shared browser-test
+// server runs in production, and some pages are only seen in the demo. One per worker, shared by every
+// spec's demo tests (`testOnDemoServer`): each start costs seconds, and the demo tests assert only on
+// their own rows and on what the demo's configuration shows.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect } from "@playwright/test";
+import { expect, test as base } from "@playwright/test";
 import { freePort } from "@/lib/net/free-port";
 
 /**
@@ -29,3 +31,23 @@ export async function startDemoServer(label: string): Promise<{ url: string; sto
   }
   return { url, stop };
 }
+
+/**
+ * Playwright's `test` with `demo`: a demo server started once per worker (stopped when the worker
+ * ends), its URL for the tests to use. Every spec's demo tests use this one object, so Playwright runs
+ * them one after another in the same worker (tests are grouped by their worker fixtures): one start
+ * for all of them.
+ */
+export const testOnDemoServer = base.extend<object, { demo: { url: string } }>({
+  demo: [
+    async ({}, use) => {
+      const { url, stop } = await startDemoServer("shared");
+      try {
+        await use({ url });
+      } finally {
+        stop();
+      }
+    },
+    { scope: "worker", timeout: 120_000 },
+  ],
+});

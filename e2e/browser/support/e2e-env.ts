@@ -52,8 +52,9 @@ export function serverEnvironment(port: number, databaseUrl: string): Record<str
     // Two active secrets and a retired one, so the Endpoints page has a rotation to show.
     LAB_WEBHOOK_SECRET: `${E2E.labSecret},${E2E.labOldSecret}`,
     LAB_WEBHOOK_RETIRED_SECRETS: E2E.labRetiredSecret,
-    // Small enough for the reconciliation spec to go over it with a 21 MB file (the default is 200 MB).
-    RECONCILIATION_UPLOAD_MAX_BYTES: "20971520",
+    // Above the reconciliation spec's 1.4 MB report, and small enough for it to go over with a file of
+    // 2 MB and a byte (the default is 200 MB).
+    RECONCILIATION_UPLOAD_MAX_BYTES: "2097152",
     LOG_LEVEL: "warn",
     NEXT_TELEMETRY_DISABLED: "1",
   };
