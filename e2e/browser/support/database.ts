@@ -169,7 +169,10 @@ export function databaseOf(database: E2EDatabase) {
         at(new Date(now.getTime() + 600_000)),
       ),
     ).toPass({ timeout: 30_000 });
-    return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter, holdRunScope };
+    return { release: () => execute("DELETE FROM ReconciliationRun WHERE id = ?", id) };
+  }
+
+  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter, holdRunScope };
 }
 
 export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter, holdRunScope } = databaseOf(SHARED);
