@@ -9,6 +9,9 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import * as alertChannelRoute from "@/app/api/alerts/channels/[id]/route";
+import * as alertChannelsRoute from "@/app/api/alerts/channels/route";
+import * as incidentsRoute from "@/app/api/alerts/incidents/route";
 import * as apiKeysRoute from "@/app/api/api-keys/route";
 import * as retriesRoute from "@/app/api/dead-letters/retries/route";
 import * as decisionsRoute from "@/app/api/decisions/route";
@@ -36,6 +39,8 @@ import { closeDb, db } from "@/lib/db/client";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 
 process.env.ACREDITA_SECRETS_KEY = randomBytes(32).toString("base64");
+// A globex alert channel on a local address, never called here.
+process.env.ALERTS_ALLOW_PRIVATE_URLS = "true";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
 type Route = Record<string, Handler>;
@@ -164,9 +169,12 @@ describe("one organization's key sees nothing of another's", () => {
     const upload = await call(runsRoute, "POST", "/api/reconciliations?format=lab&account=lab_ob_globex&source=globex.csv", { ...bearer(tenants.globex.key), "content-type": "text/csv" }, {}, labReport);
     assert.equal(upload.status, 202, upload.text);
     const globexRun = upload.json.runId as string;
+    const channel = await call(alertChannelsRoute, "POST", "/api/alerts/channels", bearer(tenants.globex.key), {}, { kind: "webhook", url: "http://127.0.0.1:9/globex-alerts-hook" });
+    assert.equal(channel.status, 201, channel.text);
+    const globexChannel = channel.json.id as string;
 
     const acme = bearer(tenants.acme.key);
-    const marks = ["G-ONLY-7", globexEvent.eventId, globexEvent.id, preview.json.id as string, globexRun, tenants.globex.endpointId, "275000", "2750.00", "globex.csv"];
+    const marks = ["G-ONLY-7", globexEvent.eventId, globexEvent.id, preview.json.id as string, globexRun, tenants.globex.endpointId, "275000", "2750.00", "globex.csv", globexChannel, "globex-alerts-hook"];
     const carriesNoMark = (label: string, answer: Answer) => {
       for (const mark of marks) assert.ok(!answer.text.includes(mark), `${label} answered ${answer.status} with ${mark}: ${answer.text.slice(0, 300)}`);
     };
@@ -200,6 +208,12 @@ describe("one organization's key sees nothing of another's", () => {
         assert.deepEqual([counted.status, counted.json.count], [200, 0], counted.text);
       },
       "app/api/endpoints/route.ts": async () => carriesNoMark("GET /api/endpoints", await call(endpointsRoute, "GET", "/api/endpoints", acme)),
+      "app/api/alerts/channels/route.ts": async () => carriesNoMark("GET /api/alerts/channels", await call(alertChannelsRoute, "GET", "/api/alerts/channels", acme)),
+      "app/api/alerts/channels/[id]/route.ts": async () => {
+        assert.equal((await call(alertChannelRoute, "DELETE", `/api/alerts/channels/${globexChannel}`, acme, { id: globexChannel })).status, 404);
+        assert.equal(await (await db()).alertChannel.count({ where: { id: globexChannel, disabledAt: null } }), 1, "globex's channel is untouched");
+      },
+      "app/api/alerts/incidents/route.ts": async () => carriesNoMark("GET /api/alerts/incidents", await call(incidentsRoute, "GET", "/api/alerts/incidents", acme)),
       "app/api/endpoints/[id]/route.ts": async () => assert.equal((await call(endpointRoute, "GET", `/api/endpoints/${tenants.globex.endpointId}`, acme, { id: tenants.globex.endpointId })).status, 404),
       "app/api/endpoints/[id]/accounts/route.ts": async () => assert.equal((await call(accountsRoute, "GET", `/api/endpoints/${tenants.globex.endpointId}/accounts`, acme, { id: tenants.globex.endpointId })).status, 404),
       "app/api/endpoints/[id]/accounts/[account]/route.ts": async () => {
