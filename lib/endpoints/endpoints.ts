@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEMO_ENDPOINT_SECRET_VALUES, DEMO_SECRET_LABEL_SUFFIX, DEMO_SECRETS, holdsPublicDemoValue, runMode, settingFrom } from "@/lib/config/settings";
 import { providers } from "@/lib/providers/registry";
-import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/default-organization";
 import type { ProviderName } from "@/lib/core/effect";
 import type { SigningSecret, VerificationKeys } from "@/lib/providers/types";
 

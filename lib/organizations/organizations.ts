@@ -3,13 +3,9 @@ import { z } from "zod";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db, Tx } from "@/lib/db/client";
 import { uniqueViolationFields } from "@/lib/db/errors";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/default-organization";
 
-/**
- * The default organization, created by the migration that introduced organizations (both databases):
- * it owns the environment-configured endpoints and everything a single-merchant deployment has, and
- * every user who existed before memberships is a member of it (docs/organizations.md).
- */
-export const DEFAULT_ORGANIZATION = { id: "org_default", slug: "default" } as const;
+export { DEFAULT_ORGANIZATION };
 
 /** An organization's slug: 2 to 40 of [a-z0-9-] (what the operator, the API header and URLs name it by). */
 export const ORGANIZATION_SLUG_PATTERN = /^[a-z0-9-]{2,40}$/;
