@@ -17,8 +17,7 @@ import { BackfillStoreError } from "@/lib/backfill/backfill";
 import { backfillEndpoint } from "@/lib/backfill/gap-check";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
-import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
-import { EndpointConfigError, endpointApiKey, resolveEndpoint } from "@/lib/endpoints/endpoints";
+import { endpointApiKey, stripeApiEndpoint } from "@/lib/endpoints/endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { ProviderApiError } from "@/lib/provider-api/stripe-api";
 
@@ -67,26 +66,12 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   }
   const config = cliSettings(env, fail);
   if (!config) return 2;
-  if (isDataEndpointId(endpointName)) {
-    fail(`endpoint ${endpointName} is stored as data, and API keys are held only for the environment-configured stripe and stripe-test endpoints (STRIPE_API_KEY, STRIPE_TEST_API_KEY) in this version`);
+  const found = stripeApiEndpoint(endpointName, env, "a backfill reads Stripe's API only");
+  if ("refusal" in found) {
+    fail(found.refusal);
     return 2;
   }
-  let endpoint;
-  try {
-    endpoint = resolveEndpoint(endpointName, env);
-  } catch (error) {
-    if (!(error instanceof EndpointConfigError)) throw error;
-    fail(`endpoint ${endpointName} is misconfigured: ${error.message}`);
-    return 2;
-  }
-  if (!endpoint) {
-    fail(`no endpoint named ${endpointName} is served here (its signing secret is not set, or the name is unknown)`);
-    return 2;
-  }
-  if (endpoint.provider !== "stripe") {
-    fail(`endpoint ${endpointName} receives ${endpoint.provider} events; a backfill reads Stripe's API only`);
-    return 2;
-  }
+  const endpoint = found.endpoint;
   const key = endpointApiKey(endpointName, env);
   if (!key) {
     fail(`endpoint ${endpointName} has no API key: set ${endpoint.livemode ? "STRIPE_API_KEY" : "STRIPE_TEST_API_KEY"} to a restricted key with read access to events`);

@@ -4,6 +4,7 @@ import { providers } from "@/lib/providers/registry";
 import { DEFAULT_ORGANIZATION } from "@/lib/organizations/default-organization";
 import type { ProviderName } from "@/lib/core/effect";
 import type { SigningSecret, VerificationKeys } from "@/lib/providers/types";
+import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 
 /** inline: verify, store and apply in one transaction before answering. inbox: store, answer, apply in a worker. */
 export type ProcessingMode = "inline" | "inbox";
@@ -390,4 +391,27 @@ export function describeEndpoints(set: EndpointSet, env: Record<string, string |
   });
   const disabled = set.disabled.map(({ definition, reason }) => `     /api/webhooks/${definition.name.padEnd(18)} ${definition.provider.padEnd(17)} ${definition.livemode ? "live" : "test"} ${reason} (answers 404)`);
   return [...served, ...disabled];
+}
+
+/**
+ * The environment-configured Stripe endpoint a command calls Stripe's API for (`npm run backfill`,
+ * `npm run settlement-pull`), or the sentence saying why it cannot be: a data endpoint (no API key is
+ * held for those in this version), a misconfigured one, one not served here, or another provider's.
+ * `use` names what the command reads ("a backfill reads Stripe's API only"). Rethrows anything but
+ * {@link EndpointConfigError}.
+ */
+export function stripeApiEndpoint(name: string, env: Record<string, string | undefined>, use: string): { endpoint: Endpoint } | { refusal: string } {
+  if (isDataEndpointId(name)) {
+    return { refusal: `endpoint ${name} is stored as data, and API keys are held only for the environment-configured stripe and stripe-test endpoints (STRIPE_API_KEY, STRIPE_TEST_API_KEY) in this version` };
+  }
+  let endpoint: Endpoint | undefined;
+  try {
+    endpoint = resolveEndpoint(name, env);
+  } catch (error) {
+    if (!(error instanceof EndpointConfigError)) throw error;
+    return { refusal: `endpoint ${name} is misconfigured: ${error.message}` };
+  }
+  if (!endpoint) return { refusal: `no endpoint named ${name} is served here (its signing secret is not set, or the name is unknown)` };
+  if (endpoint.provider !== "stripe") return { refusal: `endpoint ${name} receives ${endpoint.provider} events; ${use}` };
+  return { endpoint };
 }

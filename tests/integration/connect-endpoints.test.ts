@@ -27,32 +27,13 @@ import { closeDb, db } from "@/lib/db/client";
 import { ENDPOINTS_VERSION_CHECK_MS } from "@/lib/endpoints/data-endpoints";
 import { InboxWorker } from "@/lib/inbox/inbox-worker";
 import { retryDeadLetter } from "@/lib/triage/retry-dead-letter";
+import { callRoute as call, type RouteAnswer } from "@/e2e/support/route-call";
 
 process.env.ACREDITA_SECRETS_KEY = randomBytes(32).toString("base64");
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
-interface Answer {
-  status: number;
-  json: Record<string, unknown>;
-  text: string;
-}
 
 const operator = { authorization: `Bearer ${TEST_API_TOKEN}` };
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-
-/** Calls a route handler as Next.js would. */
-async function call(route: unknown, method: string, url: string, headers: Record<string, string>, params: Record<string, string> = {}, body?: unknown): Promise<Answer> {
-  const request = new Request(`http://127.0.0.1${url}`, { method, headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const response = await (route as Record<string, Handler>)[method](request, { params: Promise.resolve(params) });
-  const text = await response.text();
-  let json: Record<string, unknown> = {};
-  try {
-    json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    // Prometheus text.
-  }
-  return { status: response.status, json, text };
-}
 
 const SECRET = "whsec_connect_endpoint_0001";
 const TEST_SECRET = "whsec_connect_endpoint_test_0001";

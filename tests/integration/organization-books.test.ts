@@ -37,35 +37,15 @@ import * as replaysRoute from "@/app/api/replays/route";
 import * as webhookRoute from "@/app/api/webhooks/[endpoint]/route";
 import { closeDb, db } from "@/lib/db/client";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
+import { callRoute as call, type RouteAnswer } from "@/e2e/support/route-call";
 
 process.env.ACREDITA_SECRETS_KEY = randomBytes(32).toString("base64");
 // A globex alert channel on a local address, never called here.
 process.env.ALERTS_ALLOW_PRIVATE_URLS = "true";
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
-type Route = Record<string, Handler>;
-interface Answer {
-  status: number;
-  json: Record<string, unknown>;
-  text: string;
-}
 
 const operator = { authorization: `Bearer ${TEST_API_TOKEN}` };
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-
-/** Calls a route handler as Next.js would. */
-async function call(route: unknown, method: string, url: string, headers: Record<string, string>, params: Record<string, string> = {}, body?: unknown): Promise<Answer> {
-  const request = new Request(`http://127.0.0.1${url}`, { method, headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }) });
-  const response = await (route as Route)[method](request, { params: Promise.resolve(params) });
-  const text = await response.text();
-  let json: Record<string, unknown> = {};
-  try {
-    json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    // CSV and other text answers.
-  }
-  return { status: response.status, json, text };
-}
 
 interface Tenant {
   slug: "acme" | "globex";
@@ -81,7 +61,7 @@ const ORDER = "A-1001";
 const labBody = (eventId: string, orderId: string, amount: number) => JSON.stringify({ id: eventId, type: "payment.approved", created: 1760181330, data: { payment_id: `pay_${eventId}`, order_id: orderId, amount, currency: "ARS" } });
 
 /** Delivers a signed lab payment to the tenant's own endpoint through the webhook route. */
-async function deliver(tenant: Tenant, eventId: string, orderId: string, amount: number): Promise<Answer> {
+async function deliver(tenant: Tenant, eventId: string, orderId: string, amount: number): Promise<RouteAnswer> {
   const body = labBody(eventId, orderId, amount);
   const signature = signTimestamped(tenant.secret, Math.floor(Date.now() / 1000), body);
   return call(webhookRoute, "POST", `/api/webhooks/${tenant.endpointId}`, { "content-type": "application/json", "Lab-Signature": signature }, { endpoint: tenant.endpointId }, body);
@@ -175,7 +155,7 @@ describe("one organization's key sees nothing of another's", () => {
 
     const acme = bearer(tenants.acme.key);
     const marks = ["G-ONLY-7", globexEvent.eventId, globexEvent.id, preview.json.id as string, globexRun, tenants.globex.endpointId, "275000", "2750.00", "globex.csv", globexChannel, "globex-alerts-hook"];
-    const carriesNoMark = (label: string, answer: Answer) => {
+    const carriesNoMark = (label: string, answer: RouteAnswer) => {
       for (const mark of marks) assert.ok(!answer.text.includes(mark), `${label} answered ${answer.status} with ${mark}: ${answer.text.slice(0, 300)}`);
     };
     // Each route file is named here with how it is tried; a new route file fails this test until it is.
