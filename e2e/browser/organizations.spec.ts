@@ -4,7 +4,8 @@
 // and an organization the person is not in is a 404 however its address is typed. In English and es-AR.
 import { randomBytes } from "node:crypto";
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { addMembership } from "./support/database";
+import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
+import { addMembership, query } from "./support/database";
 import { E2E } from "./support/e2e-env";
 import { untilHydrated } from "./support/hydration";
 import { screenshot, storageStateOf } from "./support/roles";
@@ -138,5 +139,57 @@ test("es-AR: the switcher speaks the reader's language and money is formatted fo
   await switcher.locator("summary").click();
   await expect(switcher.getByRole("list", { name: "Tus organizaciones" }).getByRole("link")).toHaveText(["Default organization", NORTH.name, SOUTH.name]);
   await screenshot(page, testInfo, "organizations-es-ar");
+  await context.close();
+});
+
+test("a server action of one organization's page, posted to another organization's address, acts nowhere", async ({ browser, request }) => {
+  // West: another organization where Ana is support too. North gets a lab endpoint, and a payment for
+  // an order North does not have becomes North's dead letter.
+  const WEST = { slug: `pw-west-${run}`, name: `West Traders ${run}` };
+  await createOrganization(request, WEST);
+  addMembership(USER.email, WEST.slug, "support");
+  const endpoint = await request.post("/api/endpoints", { headers: { ...operator, "acredita-org": NORTH.slug }, data: { provider: "lab", account: `lab_pw_${run}`, livemode: true, processingMode: "inline" } });
+  expect(endpoint.status(), await endpoint.text()).toBe(201);
+  const { id, secret } = (await endpoint.json()) as { id: string; secret: string };
+  const eventId = `evt_pw_${run}`;
+  const body = JSON.stringify({ id: eventId, type: "payment.approved", created: 1760181330, data: { payment_id: `pay_pw_${run}`, order_id: "PW-MISSING", amount: 100, currency: "ARS" } });
+  const delivered = await request.post(`/api/webhooks/${id}`, { data: body, headers: { "content-type": "application/json", "Lab-Signature": signTimestamped(secret, Math.floor(Date.now() / 1000), body) } });
+  expect(((await delivered.json()) as { outcome: string }).outcome).toBe("dead_lettered");
+  const owner = () => query<{ owner: string | null }>("SELECT owner FROM DeadLetter WHERE eventId = ?", eventId)[0]?.owner ?? null;
+
+  const context = await browser.newContext({ extraHTTPHeaders: { "x-forwarded-for": "203.0.113.163" }, locale: "en-US" });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(USER.email);
+  await page.getByLabel("Password").fill(USER.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signed-in-as")).toBeVisible();
+  await page.goto(`/o/${NORTH.slug}/dead-letters`);
+  // Capture the "Assign to me" action North's page builds (Next-Action and its body), and stop it.
+  const captured = new Promise<{ headers: Record<string, string>; body: Buffer }>((resolve) => {
+    void page.route(`**/o/${NORTH.slug}/dead-letters**`, (route) => {
+      const sent = route.request();
+      if (sent.method() !== "POST" || !sent.headers()["next-action"]) return route.continue();
+      resolve({ headers: sent.headers(), body: sent.postDataBuffer() ?? Buffer.alloc(0) });
+      return route.abort();
+    });
+  });
+  const row = page.locator(`[data-event-id="${eventId}"]`).first();
+  await untilHydrated(row.getByRole("button", { name: `Assign to me: ${eventId}` }));
+  await row.getByRole("button", { name: `Assign to me: ${eventId}` }).click();
+  const action = await captured;
+  expect(action.headers["next-action"]).toMatch(/^[0-9a-f]{40,}$/);
+
+  // The same action, with Ana's cookies and North's dead letter id, posted to West (where she may manage
+  // dead letters) and to Elsewhere (where she is no member): neither touches North's dead letter.
+  const replay = (slug: string) => context.request.post(`${E2E.baseURL}/o/${slug}/dead-letters`, { headers: { ...action.headers, origin: E2E.baseURL }, data: action.body, maxRedirects: 0 });
+  for (const slug of [WEST.slug, ELSEWHERE.slug]) {
+    await replay(slug);
+    expect(owner(), slug).toBeNull();
+  }
+  // At North's own address the captured action is what it was: it assigns.
+  const own = await replay(NORTH.slug);
+  expect(own.status()).toBe(200);
+  expect(owner()).toBe(USER.email);
   await context.close();
 });
