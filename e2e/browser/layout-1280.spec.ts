@@ -63,7 +63,8 @@ for (const locale of ["en-US", "es-AR"] as const) {
 
       await page.goto("/reconciliation");
       const row = page.getByTestId("runs-table").locator(`tr[data-run-id="${runId}"]`);
-      await expect(row.getByTestId("run-source")).toHaveText(LONG_SOURCE);
+      // The file's name, then where the run came from (an upload), in the reader's language.
+      await expect(row.getByTestId("run-source")).toHaveText(`${LONG_SOURCE} (${locale === "en-US" ? "upload" : "subida"})`);
       const [scrollWidth, clientWidth] = await tableFit(page, "runs-table");
       expect(scrollWidth).toBe(clientWidth);
       const startedBy = (await page.getByTestId("runs-table").locator("thead th").last().boundingBox())!;

@@ -109,7 +109,10 @@ describe(`upgrade with a pending migration on ${TEST_DATABASE} (npm start)`, () 
       assert.deepEqual(reader.all<{ migration_name: string }>("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name").map((row) => row.migration_name), MIGRATIONS);
       assert.equal(await postOrder(url, "ord_pg_up1", 1000), 201);
       assert.equal((await postLab(url, labEvent("evt_pg_up1", "payment.approved", "ord_pg_up1", "pay_pg_up1", 1000))).json.outcome, "accepted");
-      await waitFor("the worker to apply evt_pg_up1", () => reader.get<{ status: string }>("SELECT status FROM \"Order\" WHERE id = 'ord_pg_up1'")?.status === "paid");
+      // A bound for a loaded machine (the worker was just started beside a server and a browser pass); its log names what it did.
+      await waitFor("the worker to apply evt_pg_up1", () => reader.get<{ status: string }>("SELECT status FROM \"Order\" WHERE id = 'ord_pg_up1'")?.status === "paid", { timeoutMs: 90_000 }).catch((error: Error) => {
+        throw new Error(`${error.message}\n${attached.log()}`);
+      });
     } finally {
       reader.close();
     }
