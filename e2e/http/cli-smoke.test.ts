@@ -30,6 +30,15 @@ describe("each command runs its main when executed directly and exits with its s
     assert.deepEqual([run.code, run.stdout], [0, '{"id":"org_default","slug":"default","name":"Default organization"}\n'], run.stderr);
   });
 
+  test("npm run endpoints -- create: exit 0, a lab endpoint with the secret Acredita made, as one JSON line", async () => {
+    // A database of its own (the command migrates it): the secrets check beside it expects none stored.
+    const database = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-smoke-endpoints-")), "endpoints.db")}`;
+    const run = await spawnCommand("scripts/endpoints.ts", ["create", "--provider", "lab", "--account", "lab_smoke"], env({ DATABASE_URL: database, ACREDITA_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") }));
+    assert.equal(run.code, 0, run.stderr);
+    const made = JSON.parse(run.stdout) as { provider: string; account: string; secret: string };
+    assert.deepEqual([made.provider, made.account, /^[0-9a-f]{64}$/.test(made.secret)], ["lab", "lab_smoke", true]);
+  });
+
   test("npm run outbox: exit 0, the count line", async () => {
     const run = await spawnCommand("scripts/outbox.ts", ["list"], env());
     assert.deepEqual([run.code, run.stdout], [0, "0 outbox messages\n"], run.stderr);
