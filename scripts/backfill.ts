@@ -17,7 +17,7 @@ import { BackfillStoreError } from "@/lib/backfill/backfill";
 import { backfillEndpoint } from "@/lib/backfill/gap-check";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
-import { endpointApiKey, stripeApiEndpoint } from "@/lib/endpoints/endpoints";
+import { stripeApiEndpoint } from "@/lib/endpoints/endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { ProviderApiError } from "@/lib/provider-api/stripe-api";
 
@@ -66,17 +66,12 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   }
   const config = cliSettings(env, fail);
   if (!config) return 2;
-  const found = stripeApiEndpoint(endpointName, env, "a backfill reads Stripe's API only");
+  const found = stripeApiEndpoint(endpointName, env, "a backfill reads Stripe's API only", "events");
   if ("refusal" in found) {
     fail(found.refusal);
     return 2;
   }
-  const endpoint = found.endpoint;
-  const key = endpointApiKey(endpointName, env);
-  if (!key) {
-    fail(`endpoint ${endpointName} has no API key: set ${endpoint.livemode ? "STRIPE_API_KEY" : "STRIPE_TEST_API_KEY"} to a restricted key with read access to events`);
-    return 2;
-  }
+  const { endpoint, key } = found;
   if (now.getTime() - since.getTime() > STRIPE_EVENTS_KEPT_DAYS * 86_400_000) {
     writeLine(io.stderr, `backfill: Stripe keeps events for ${STRIPE_EVENTS_KEPT_DAYS} days; older ones cannot be listed`);
   }

@@ -15,7 +15,7 @@ import { runCli } from "@/lib/background/run-cli";
 import { cliSettings } from "@/lib/background/cli-settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
-import { endpointApiKey, stripeApiEndpoint } from "@/lib/endpoints/endpoints";
+import { stripeApiEndpoint } from "@/lib/endpoints/endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { claimPull, type PullRow } from "@/lib/settlement-pull/pulls";
 import { advancePull, reportedDay, startPull, utcDayStart } from "@/lib/settlement-pull/settlement-pull";
@@ -57,17 +57,12 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   }
   const config = cliSettings(env, fail);
   if (!config) return 2;
-  const found = stripeApiEndpoint(endpointName, env, "a settlement pull reads Stripe's Reporting API only");
+  const found = stripeApiEndpoint(endpointName, env, "a settlement pull reads Stripe's Reporting API only", "report runs, report types and files");
   if ("refusal" in found) {
     fail(found.refusal);
     return 2;
   }
-  const endpoint = found.endpoint;
-  const key = endpointApiKey(endpointName, env);
-  if (!key) {
-    fail(`endpoint ${endpointName} has no API key: set ${endpoint.livemode ? "STRIPE_API_KEY" : "STRIPE_TEST_API_KEY"} to a restricted key with read access to report runs, report types and files`);
-    return 2;
-  }
+  const { endpoint, key } = found;
   const schemaExit = await cliSchemaExitCode("settlement-pull", config.DATABASE_URL, { apply: true, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
   const target = { endpoint, ...key };

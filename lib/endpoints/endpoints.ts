@@ -395,12 +395,18 @@ export function describeEndpoints(set: EndpointSet, env: Record<string, string |
 
 /**
  * The environment-configured Stripe endpoint a command calls Stripe's API for (`npm run backfill`,
- * `npm run settlement-pull`), or the sentence saying why it cannot be: a data endpoint (no API key is
- * held for those in this version), a misconfigured one, one not served here, or another provider's.
- * `use` names what the command reads ("a backfill reads Stripe's API only"). Rethrows anything but
- * {@link EndpointConfigError}.
+ * `npm run settlement-pull`) with its API key ({@link endpointApiKey}), or the sentence saying why it
+ * cannot be: a data endpoint (no API key is held for those in this version), a misconfigured one, one
+ * not served here, another provider's, or one whose key variable is unset. `use` names what the command
+ * reads ("a backfill reads Stripe's API only"); `keyReads` what the restricted key must be allowed to
+ * read ("events"). The refusal names variables, never a key. Rethrows anything but {@link EndpointConfigError}.
  */
-export function stripeApiEndpoint(name: string, env: Record<string, string | undefined>, use: string): { endpoint: Endpoint } | { refusal: string } {
+export function stripeApiEndpoint(
+  name: string,
+  env: Record<string, string | undefined>,
+  use: string,
+  keyReads: string,
+): { endpoint: Endpoint; key: { apiKey: string; keyLabel: string } } | { refusal: string } {
   if (isDataEndpointId(name)) {
     return { refusal: `endpoint ${name} is stored as data, and API keys are held only for the environment-configured stripe and stripe-test endpoints (STRIPE_API_KEY, STRIPE_TEST_API_KEY) in this version` };
   }
@@ -413,5 +419,7 @@ export function stripeApiEndpoint(name: string, env: Record<string, string | und
   }
   if (!endpoint) return { refusal: `no endpoint named ${name} is served here (its signing secret is not set, or the name is unknown)` };
   if (endpoint.provider !== "stripe") return { refusal: `endpoint ${name} receives ${endpoint.provider} events; ${use}` };
-  return { endpoint };
+  const key = endpointApiKey(name, env);
+  if (!key) return { refusal: `endpoint ${name} has no API key: set ${endpoint.livemode ? "STRIPE_API_KEY" : "STRIPE_TEST_API_KEY"} to a restricted key with read access to ${keyReads}` };
+  return { endpoint, key };
 }
