@@ -1,7 +1,7 @@
 // npm run backfill -- --endpoint <id or name> --since <72h | 30m | 2d | ISO time> [--dry-run]
 // Fetches every event of the endpoint's Stripe account and mode created since then (GET /v1/events,
 // every page) with the endpoint's API key (STRIPE_API_KEY for `stripe`, STRIPE_TEST_API_KEY for
-// `stripe-test`), and stores each one the inbox lacks through the same path as a delivery (decision
+// `stripe-test`, the key a data endpoint holds, encrypted, for its id), and stores each one the inbox lacks through the same path as a delivery (decision
 // source `backfill`); the worker applies them as any other event. Prints {"listed","alreadyStored",
 // "stored","skipped"} as JSON, and records the run (GapCheck, trigger cli); with --dry-run, `stored` counts
 // what it would store and nothing is stored or recorded.
@@ -17,9 +17,15 @@ import { BackfillStoreError } from "@/lib/backfill/backfill";
 import { backfillEndpoint } from "@/lib/backfill/gap-check";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
+import { stripeApiTarget } from "@/lib/endpoints/api-endpoints";
+import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 import { stripeApiEndpoint } from "@/lib/endpoints/endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { ProviderApiError } from "@/lib/provider-api/stripe-api";
+
+/** What the command reads, and what its key must be allowed to read: for refusals. */
+const USE = "a backfill reads Stripe's API only";
+const KEY_READS = "events";
 
 const USAGE = "usage: npm run backfill -- --endpoint <id or name> --since <72h | 30m | 2d | ISO time> [--dry-run]";
 
@@ -66,20 +72,26 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   }
   const config = cliSettings(env, fail);
   if (!config) return 2;
-  const found = stripeApiEndpoint(endpointName, env, "a backfill reads Stripe's API only", "events");
-  if ("refusal" in found) {
+  // An environment-configured endpoint is checked before the database is opened; a data endpoint is read from it.
+  const found = isDataEndpointId(endpointName) ? undefined : stripeApiEndpoint(endpointName, env, USE, KEY_READS);
+  if (found && "refusal" in found) {
     fail(found.refusal);
     return 2;
   }
-  const { endpoint, key } = found;
   if (now.getTime() - since.getTime() > STRIPE_EVENTS_KEPT_DAYS * 86_400_000) {
     writeLine(io.stderr, `backfill: Stripe keeps events for ${STRIPE_EVENTS_KEPT_DAYS} days; older ones cannot be listed`);
   }
   const schemaExit = await cliSchemaExitCode("backfill", config.DATABASE_URL, { apply: true, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
   return withOwnDb(config, async (database) => {
+    const stored = found ? undefined : await stripeApiTarget(database, endpointName, env, USE, KEY_READS);
+    if (stored && "refusal" in stored) {
+      fail(stored.refusal);
+      return 2;
+    }
+    const target = found ? { endpoint: found.endpoint, ...found.key } : stored!.target;
     try {
-      const report = await backfillEndpoint(database, { endpoint, ...key }, { since, trigger: "cli", apiBase: config.STRIPE_API_BASE, dryRun });
+      const report = await backfillEndpoint(database, target, { since, trigger: "cli", apiBase: config.STRIPE_API_BASE, dryRun });
       writeLine(io.stdout, JSON.stringify(report));
       return 0;
     } catch (error) {

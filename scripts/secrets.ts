@@ -1,5 +1,5 @@
 // npm run secrets -- reencrypt | check
-// reencrypt: re-encrypts every stored endpoint signing secret under the FIRST key of ACREDITA_SECRETS_KEY
+// reencrypt: re-encrypts every stored endpoint secret (signing secrets and API keys) under the FIRST key of ACREDITA_SECRETS_KEY
 // (a key rotation: list the new key first and the old one after it, run this, then drop the old one) and
 // prints the counts as JSON. check: prints what a start would refuse (no key, a key that decrypts nothing).
 // Exit: 0 done, 1 some secrets could not be decrypted (or check found issues), 2 bad usage or no key.

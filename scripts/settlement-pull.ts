@@ -2,7 +2,8 @@
 // Runs now the settlement pull the schedule runs on that date (default today, UTC): asks Stripe's
 // Reporting API for the itemized balance change report of the PREVIOUS UTC day
 // (balance_change_from_activity.itemized.3), polls it until it succeeds, downloads it with the endpoint's
-// API key (STRIPE_API_KEY for `stripe`, STRIPE_TEST_API_KEY for `stripe-test`) and queues it for
+// API key (STRIPE_API_KEY for `stripe`, STRIPE_TEST_API_KEY for `stripe-test`, a data endpoint's own, stored
+// encrypted) and queues it for
 // reconciliation exactly as an upload is (origin scheduled): the server's or `npm run worker`'s
 // reconciliation worker runs it. Prints {"pullId","endpoint","day","status","reportRun","runId","attempts","error"}.
 // Exit: 0 queued; 1 the attempt failed (the reason on stderr, never the key; recorded, and the background
@@ -15,10 +16,16 @@ import { runCli } from "@/lib/background/run-cli";
 import { cliSettings } from "@/lib/background/cli-settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
+import { stripeApiTarget } from "@/lib/endpoints/api-endpoints";
+import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 import { stripeApiEndpoint } from "@/lib/endpoints/endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { claimPull, type PullRow } from "@/lib/settlement-pull/pulls";
 import { advancePull, reportedDay, startPull, utcDayStart } from "@/lib/settlement-pull/settlement-pull";
+
+/** What the command reads, and what its key must be allowed to read: for refusals. */
+const USE = "a settlement pull reads Stripe's Reporting API only";
+const KEY_READS = "report runs, report types and files";
 
 const USAGE = "usage: npm run settlement-pull -- --endpoint <id or name> [--date YYYY-MM-DD (the pull's date: it reports the previous UTC day; default today)]";
 
@@ -57,16 +64,21 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   }
   const config = cliSettings(env, fail);
   if (!config) return 2;
-  const found = stripeApiEndpoint(endpointName, env, "a settlement pull reads Stripe's Reporting API only", "report runs, report types and files");
-  if ("refusal" in found) {
+  // An environment-configured endpoint is checked before the database is opened; a data endpoint is read from it.
+  const found = isDataEndpointId(endpointName) ? undefined : stripeApiEndpoint(endpointName, env, USE, KEY_READS);
+  if (found && "refusal" in found) {
     fail(found.refusal);
     return 2;
   }
-  const { endpoint, key } = found;
   const schemaExit = await cliSchemaExitCode("settlement-pull", config.DATABASE_URL, { apply: true, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
-  const target = { endpoint, ...key };
   return withOwnDb(config, async (database) => {
+    const stored = found ? undefined : await stripeApiTarget(database, endpointName, env, USE, KEY_READS);
+    if (stored && "refusal" in stored) {
+      fail(stored.refusal);
+      return 2;
+    }
+    const target = found ? { endpoint: found.endpoint, ...found.key } : stored!.target;
     let pull = (await startPull(database, target, reportedDay(date), "cli", new Date()))!;
     let waitMs = POLL_FIRST_MS;
     for (;;) {

@@ -1,62 +1,51 @@
 import type { Db } from "@/lib/db/client";
-import { endpointApiKey, endpointDefinitions, resolveEndpoint, type ServedEndpoint } from "@/lib/endpoints/endpoints";
+import { apiEndpoints, stripeApiTarget, type ApiEndpoint } from "@/lib/endpoints/api-endpoints";
+import { routeConnectEvent } from "@/lib/endpoints/connect-routing";
 import { PollLoop } from "@/lib/jobs/poll-loop";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
-import { failGapCheck, finishGapCheck, lastGapCheckStart, startGapCheck, type GapCheckTrigger } from "@/lib/monitoring/gap-checks";
+import { claimQueuedBackfill, failGapCheck, finishGapCheck, lastGapCheckStart, startGapCheck, type GapCheckTrigger } from "@/lib/monitoring/gap-checks";
 import { listStripeEvents } from "@/lib/provider-api/stripe-api";
 import { backfillEvents, type BackfillReport } from "@/lib/backfill/backfill";
 
 /** How far back the gap check looks: Stripe retries a live delivery for three days. */
 export const GAP_CHECK_WINDOW_MS = 3 * 86_400_000;
 
-/** An endpoint the provider's API can be asked about: served, a Stripe one, with its API key. */
-export interface ApiEndpoint {
-  endpoint: ServedEndpoint;
-  apiKey: string;
-  /** The variable that holds the key (for messages), never its value. */
-  keyLabel: string;
+/** Adds one backfill's counts to another's. */
+function added(total: BackfillReport, more: BackfillReport): BackfillReport {
+  return { listed: total.listed + more.listed, alreadyStored: total.alreadyStored + more.alreadyStored, stored: total.stored + more.stored, skipped: total.skipped + more.skipped };
 }
 
 /**
- * The environment-configured endpoints a backfill or the gap check can serve: the Stripe ones that are
- * served here (their signing secret set) and hold an API key (STRIPE_API_KEY, STRIPE_TEST_API_KEY).
- * A misconfigured endpoint is left out (the start check names it).
- */
-export function apiEndpoints(env: Record<string, string | undefined> = process.env): ApiEndpoint[] {
-  const found: ApiEndpoint[] = [];
-  for (const definition of endpointDefinitions(env)) {
-    if (definition.provider !== "stripe" || !definition.apiKeyEnv) continue;
-    const key = endpointApiKey(definition.name, env);
-    if (!key) continue;
-    let endpoint: ServedEndpoint | undefined;
-    try {
-      endpoint = resolveEndpoint(definition.name, env);
-    } catch {
-      continue;
-    }
-    if (endpoint) found.push({ endpoint, ...key });
-  }
-  return found;
-}
-
-/**
- * Backfills one endpoint from `since` ({@link backfillEvents} over {@link listStripeEvents}) and, unless
- * `dryRun`, records the run (GapCheck: running, then its counts, or failed with why). Returns the
- * report; throws what the listing or the storing throws, after recording the failure.
+ * Backfills one endpoint's events from `since` ({@link backfillEvents} over {@link listStripeEvents}):
+ * on a Stripe Connect endpoint, the platform's own events and then each bound connected account's, each
+ * listed on its behalf (`Stripe-Account`) and stored as that account's organization's, as a delivery of
+ * it would be (lib/endpoints/connect-routing.ts); an account without a binding is not listed. Unless
+ * `dryRun`, records the run (GapCheck: running, then its counts, or failed with why; `runId` continues a
+ * queued one). Returns the summed report; throws what the listing or the storing throws, after
+ * recording the failure.
  */
 export async function backfillEndpoint(
   db: Db,
   target: ApiEndpoint,
-  options: { since: Date; trigger: GapCheckTrigger; apiBase: string; dryRun?: boolean; now?: () => Date; sleep?: (ms: number) => Promise<void> },
+  options: { since: Date; trigger: GapCheckTrigger; apiBase: string; dryRun?: boolean; runId?: string; now?: () => Date; sleep?: (ms: number) => Promise<void> },
 ): Promise<BackfillReport> {
   const now = options.now ?? (() => new Date());
-  const events = listStripeEvents({ apiKey: target.apiKey, keyLabel: target.keyLabel, livemode: target.endpoint.livemode, apiBase: options.apiBase, sleep: options.sleep }, options.since);
   const source = options.trigger === "scheduled" ? "gap-check" : "backfill";
-  if (options.dryRun) return backfillEvents(db, target.endpoint, events, { dryRun: true, source, now });
-  const id = await startGapCheck(db, target.endpoint.name, options.trigger, options.since, now());
+  const access = { apiKey: target.apiKey, keyLabel: target.keyLabel, livemode: target.endpoint.livemode, apiBase: options.apiBase, sleep: options.sleep };
+  const run = async (): Promise<BackfillReport> => {
+    let report = await backfillEvents(db, target.endpoint, listStripeEvents(access, options.since), { dryRun: options.dryRun, source, now });
+    const bindings = target.endpoint.connect ? [...target.endpoint.connect.bindings.keys()].sort() : [];
+    for (const account of bindings) {
+      const receivedAs = routeConnectEvent(target.endpoint, account);
+      report = added(report, await backfillEvents(db, receivedAs, listStripeEvents(access, options.since, { stripeAccount: account }), { dryRun: options.dryRun, source, now }));
+    }
+    return report;
+  };
+  if (options.dryRun) return run();
+  const id = options.runId ?? (await startGapCheck(db, { name: target.endpoint.name, organizationId: target.endpoint.organizationId }, options.trigger, options.since, now()));
   try {
-    const report = await backfillEvents(db, target.endpoint, events, { source, now });
+    const report = await run();
     await finishGapCheck(db, id, report, now());
     return report;
   } catch (error) {
@@ -66,7 +55,33 @@ export async function backfillEndpoint(
 }
 
 /**
- * The gap check: backfills every {@link apiEndpoints} endpoint over the last three days
+ * Runs the oldest backfill asked for on the Endpoints page, if one is queued ({@link claimQueuedBackfill}):
+ * finds its endpoint with its API key ({@link stripeApiTarget}) in the organization that asked, and
+ * backfills it ({@link backfillEndpoint}, decision source `backfill`). An endpoint that lost its key,
+ * was deleted or moved meanwhile fails the run with why. Returns true when it ran one (the caller looks
+ * again at once), false when none was queued. Throws database errors only.
+ */
+export async function runQueuedBackfill(db: Db, options: { apiBase: string; env?: Record<string, string | undefined>; now?: () => Date; sleep?: (ms: number) => Promise<void> }): Promise<boolean> {
+  const now = options.now ?? (() => new Date());
+  const queued = await claimQueuedBackfill(db, now());
+  if (!queued) return false;
+  const found = await stripeApiTarget(db, queued.endpoint, options.env ?? process.env, "a backfill reads Stripe's API only", "events", now());
+  if ("refusal" in found || found.target.endpoint.organizationId !== queued.organizationId) {
+    await failGapCheck(db, queued.id, "refusal" in found ? found.refusal : `endpoint ${queued.endpoint} is not this organization's`, now());
+    return true;
+  }
+  try {
+    const report = await backfillEndpoint(db, found.target, { since: queued.since, trigger: "dashboard", apiBase: options.apiBase, runId: queued.id, now, sleep: options.sleep });
+    logger.info({ endpoint: queued.endpoint, ...report }, "backfill asked for on the Endpoints page done");
+  } catch (error) {
+    logger.error({ endpoint: queued.endpoint, err: errorMessage(error) }, "backfill asked for on the Endpoints page failed");
+  }
+  return true;
+}
+
+/**
+ * The gap check: backfills every {@link apiEndpoints} endpoint (environment-configured, and the data
+ * endpoints of every organization that hold an API key) over the last three days
  * ({@link GAP_CHECK_WINDOW_MS}), decision source `gap-check`, each run recorded. One endpoint's failure
  * (a bad key, Stripe unavailable) is logged and recorded and does not stop the others. Returns each
  * endpoint's report or error message.
@@ -74,7 +89,7 @@ export async function backfillEndpoint(
 export async function runGapCheck(db: Db, options: { env?: Record<string, string | undefined>; apiBase: string; now?: () => Date; sleep?: (ms: number) => Promise<void> }): Promise<{ endpoint: string; report?: BackfillReport; error?: string }[]> {
   const now = options.now ?? (() => new Date());
   const results: { endpoint: string; report?: BackfillReport; error?: string }[] = [];
-  for (const target of apiEndpoints(options.env)) {
+  for (const target of await apiEndpoints(db, { env: options.env, now: now() })) {
     try {
       const report = await backfillEndpoint(db, target, { since: new Date(now().getTime() - GAP_CHECK_WINDOW_MS), trigger: "scheduled", apiBase: options.apiBase, now, sleep: options.sleep });
       results.push({ endpoint: target.endpoint.name, report });
@@ -116,6 +131,30 @@ export class GapCheckScheduler {
       },
       Math.max(1_000, Math.min(Math.floor(options.intervalMs / 6), 600_000)),
     );
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+}
+
+/** How often a worker looks for a backfill asked for on the Endpoints page (ms): one indexed read when none waits. */
+export const BACKFILL_REQUEST_POLL_MS = 2_000;
+
+/**
+ * The backfills asked for on the Endpoints page, inside a worker (started with the inbox worker): looks
+ * every {@link BACKFILL_REQUEST_POLL_MS} and runs each queued one ({@link runQueuedBackfill}) in turn, so
+ * the web request that asked never waits on Stripe.
+ */
+export class BackfillRequestWorker {
+  private readonly loop: PollLoop;
+
+  constructor(database: () => Promise<Db>, options: { apiBase: string; intervalMs?: number; now?: () => Date }) {
+    this.loop = new PollLoop("backfill-requests", async () => runQueuedBackfill(await database(), { apiBase: options.apiBase, now: options.now }), options.intervalMs ?? BACKFILL_REQUEST_POLL_MS);
   }
 
   start(): void {

@@ -7,7 +7,7 @@ import { OutboxDispatcher, type OutboxDispatcherOptions } from "@/lib/outbox/out
 import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
 import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 import { BooksCheckScheduler } from "@/lib/verification/books-check-schedule";
-import { GapCheckScheduler } from "@/lib/backfill/gap-check";
+import { BackfillRequestWorker, GapCheckScheduler } from "@/lib/backfill/gap-check";
 import { pullTimeMinutes, SettlementPullScheduler } from "@/lib/settlement-pull/settlement-pull";
 import { AlertScheduler } from "@/lib/alerts/alert-evaluator";
 import { sendAlertMessage } from "@/lib/alerts/send-alert";
@@ -25,6 +25,8 @@ export interface BackgroundWorkers {
   booksCheck: BooksCheckScheduler;
   /** The gap check (lib/backfill): missed events fetched from the provider's API; absent when GAP_CHECK_INTERVAL_SECONDS is 0. */
   gapCheck?: GapCheckScheduler;
+  /** The backfills asked for on the Endpoints page (lib/backfill). */
+  backfillRequests: BackfillRequestWorker;
   /** The daily settlement pulls (lib/settlement-pull); absent when SETTLEMENT_PULL_TIME is off. */
   settlementPull?: SettlementPullScheduler;
   /** The alert rules' evaluator (lib/alerts); absent when ALERTS_CHECK_INTERVAL_SECONDS is 0. */
@@ -53,6 +55,7 @@ export function startBackgroundWorkers(
   const booksCheck = new BooksCheckScheduler(database);
   const gapCheckSeconds = settings().GAP_CHECK_INTERVAL_SECONDS;
   const gapCheck = gapCheckSeconds > 0 ? new GapCheckScheduler(database, { intervalMs: gapCheckSeconds * 1000, apiBase: settings().STRIPE_API_BASE }) : undefined;
+  const backfillRequests = new BackfillRequestWorker(database, { apiBase: settings().STRIPE_API_BASE });
   const pullMinutes = pullTimeMinutes(settings().SETTLEMENT_PULL_TIME);
   const settlementPull = pullMinutes === null ? undefined : new SettlementPullScheduler(database, { pullMinutes, apiBase: settings().STRIPE_API_BASE });
   const alertSeconds = settings().ALERTS_CHECK_INTERVAL_SECONDS;
@@ -69,6 +72,7 @@ export function startBackgroundWorkers(
   retention.start();
   booksCheck.start();
   gapCheck?.start();
+  backfillRequests.start();
   settlementPull?.start();
   alerts?.start();
   logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? `process ${reconciliationProcess.pid()}` : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
@@ -79,12 +83,13 @@ export function startBackgroundWorkers(
     retention,
     booksCheck,
     gapCheck,
+    backfillRequests,
     settlementPull,
     alerts,
     reconciliation,
     reconciliationProcess,
     stop() {
-      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop(), gapCheck?.stop(), settlementPull?.stop(), alerts?.stop()]).then(() => {
+      stopping ??= Promise.all([inbox.stop(), outbox.stop(), reconciliation.stop(), reconciliationProcess?.stop(), retention.stop(), booksCheck.stop(), gapCheck?.stop(), backfillRequests.stop(), settlementPull?.stop(), alerts?.stop()]).then(() => {
         logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner }, "background workers stopped");
       });
       return stopping;

@@ -50,6 +50,9 @@ export type NewEndpoint = z.infer<typeof newEndpointSchema>;
 /** `PATCH /api/endpoints/<id>`'s body. */
 export const endpointPatchSchema = z.object({ status: z.enum(["enabled", "disabled"]) }).strict();
 
+/** `PUT /api/endpoints/<id>/api-key`'s body: a Stripe secret or restricted key (Stripe's keys are well under 255 characters). */
+export const apiKeyBodySchema = z.object({ apiKey: z.string().min(1).max(255) }).strict();
+
 /** `POST /api/endpoints/<id>/secrets`'s body. */
 export const rotationSchema = z
   .object({
@@ -83,10 +86,24 @@ export interface EndpointView {
   status: "enabled" | "disabled";
   createdAt: string;
   secrets: SecretView[];
+  /** The provider API key it holds (a Stripe endpoint's, for backfills and settlement pulls): when it was set, never its value; null when none. */
+  apiKey: { setAt: string } | null;
 }
 
 /** What is wrong with a new endpoint or secret, as a code the dashboard words in the reader's language (the API sends `message`). */
-export type EndpointProblem = "secret_required" | "secret_short" | "secret_format" | "secret_demo" | "account_stripe" | "account_demo" | "options_none" | "options_invalid" | "connect_provider";
+export type EndpointProblem =
+  | "secret_required"
+  | "secret_short"
+  | "secret_format"
+  | "secret_demo"
+  | "account_stripe"
+  | "account_demo"
+  | "options_none"
+  | "options_invalid"
+  | "connect_provider"
+  | "api_key_provider"
+  | "api_key_format"
+  | "api_key_mode";
 
 /** Why a change was refused: each maps to one HTTP status in the route (lib/api/endpoint-answers.ts). */
 export type EndpointRefusal =
@@ -124,6 +141,7 @@ function endpointView(endpoint: StoredEndpoint, now: Date): EndpointView {
     status: endpoint.status === "disabled" ? "disabled" : "enabled",
     createdAt: endpoint.createdAt.toISOString(),
     secrets: endpoint.secrets.map((secret) => secretView(secret, now)),
+    apiKey: endpoint.apiKeySetAt ? { setAt: endpoint.apiKeySetAt.toISOString() } : null,
   };
 }
 
@@ -132,6 +150,7 @@ function findEndpoint(client: Db | Tx, organizationId: string, id: string) {
   if (!isDataEndpointId(id)) return Promise.resolve(null);
   return client.endpoint.findFirst({
     where: { id, organizationId, deletedAt: null },
+    omit: { apiKeyCiphertext: true },
     include: { secrets: { orderBy: [{ createdAt: "asc" }, { label: "asc" }], select: { label: true, createdAt: true, expiresAt: true, lastMatchedAt: true, retiredAt: true } } },
   });
 }
@@ -326,6 +345,7 @@ export async function listEndpoints(db: Db, options: { organizationId?: string; 
   const rows = await db.endpoint.findMany({
     where: { organizationId: options.organizationId ?? DEFAULT_ORGANIZATION.id, deletedAt: null },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    omit: { apiKeyCiphertext: true },
     include: { secrets: { orderBy: [{ createdAt: "asc" }, { label: "asc" }], select: { label: true, createdAt: true, expiresAt: true, lastMatchedAt: true, retiredAt: true } } },
   });
   return { data: rows.map((row) => endpointView(row, now)), count: rows.length };
@@ -365,7 +385,7 @@ export async function setEndpointStatus(db: Db, id: string, status: "enabled" | 
 /**
  * Deletes an endpoint: from then on its URL answers 404 and the API does not show it. Its row stays
  * (deletedAt) so events, decisions and books keep naming it; every secret is retired and its ciphertext
- * erased. Audited as `endpoint.delete`. Returns `deleted` or not_found / forbidden.
+ * erased, and so is its API key. Audited as `endpoint.delete`. Returns `deleted` or not_found / forbidden.
  */
 export async function deleteEndpoint(db: Db, id: string, actor: EndpointActor, options: { organizationId?: string; now?: Date } = {}): Promise<{ kind: "deleted" } | EndpointRefusal> {
   const refused = refusedActor(actor);
@@ -378,6 +398,7 @@ export async function deleteEndpoint(db: Db, id: string, actor: EndpointActor, o
     await tx.endpoint.update({ where: { id }, data: { deletedAt: now, updatedAt: now } });
     await tx.endpointSecret.updateMany({ where: { endpointId: id, retiredAt: null }, data: { retiredAt: now } });
     await tx.endpointSecret.updateMany({ where: { endpointId: id }, data: { ciphertext: null } });
+    await tx.endpoint.update({ where: { id }, data: { apiKeyCiphertext: null, apiKeySetAt: null } });
     await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.delete", targetType: "endpoint", targetId: id, note: because("audit_endpoint_deleted", { provider: endpoint.provider, account: endpoint.account }) }, now);
     return { kind: "deleted" as const };
   });
@@ -451,4 +472,65 @@ export async function retireSecret(db: Db, id: string, label: string, actor: End
     await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.secret_retire", targetType: "endpoint", targetId: id, note: because("audit_endpoint_secret_retired", { label }) }, now);
     return { kind: "retired" as const, secret: secretView({ ...secret, retiredAt: now }, now) };
   });
+}
+
+/** The context an endpoint's API key is encrypted under: its ciphertext only decrypts on its own row, never as a signing secret. */
+export function apiKeyContext(endpointId: string): string {
+  return secretContext(endpointId, "api-key");
+}
+
+/** Stripe's secret and restricted keys: `sk_` or `rk_`, the mode, then letters and digits. */
+const STRIPE_API_KEY_PATTERN = /^(?:sk|rk)_(live|test)_[A-Za-z0-9]{8,240}$/;
+
+/**
+ * Sets (or replaces) a Stripe endpoint's API key: a restricted key with read access to events, balance
+ * transactions and reports (Stripe: docs.stripe.com/keys#limit-access), used by backfills, the gap check
+ * and settlement pulls, encrypted at rest like signing secrets (ACREDITA_SECRETS_KEY) and never shown
+ * again. A key of the other mode (a `_test_` key on a live endpoint, or the reverse) is refused: it could
+ * only list the other mode's events. Audited as `endpoint.api_key_set` (never the value). Returns the
+ * endpoint or a refusal: invalid `api_key_provider` (not a Stripe endpoint), `api_key_format`,
+ * `api_key_mode` (400), not_found, forbidden, secrets_key (503).
+ */
+export async function setEndpointApiKey(db: Db, id: string, apiKey: string, actor: EndpointActor, options: { organizationId?: string; now?: Date } = {}): Promise<{ kind: "updated"; endpoint: EndpointView } | EndpointRefusal> {
+  const refused = refusedActor(actor);
+  if (refused) return refused;
+  const now = options.now ?? new Date();
+  const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
+  const current = await findEndpoint(db, organizationId, id);
+  if (!current) return notFound(id);
+  if (current.provider !== "stripe") return { kind: "invalid", problem: "api_key_provider", message: `apiKey: only a Stripe endpoint holds an API key (this one receives ${current.provider} events)` };
+  const match = STRIPE_API_KEY_PATTERN.exec(apiKey);
+  if (!match) return { kind: "invalid", problem: "api_key_format", message: "apiKey: not a Stripe secret or restricted key (sk_live_..., rk_live_..., sk_test_..., rk_test_...)" };
+  if ((match[1] === "live") !== current.livemode) return { kind: "invalid", problem: "api_key_mode", message: `apiKey: a ${match[1]}-mode key, but the endpoint is ${current.livemode ? "live" : "test"}; it could only list the other mode's events` };
+  const noKey = keysRefusal();
+  if (noKey) return noKey;
+  const ciphertext = encryptSecret(apiKey, apiKeyContext(id), secretsKeys());
+  const result = await changeEndpoints(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
+    if (!(await findEndpoint(tx, organizationId, id))) return notFound(id);
+    await tx.endpoint.update({ where: { id }, data: { apiKeyCiphertext: ciphertext, apiKeySetAt: now, updatedAt: now } });
+    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.api_key_set", targetType: "endpoint", targetId: id, note: because("audit_endpoint_api_key_set", {}) }, now);
+    return (await findEndpoint(tx, organizationId, id))!;
+  });
+  return isRefusal(result) ? result : { kind: "updated", endpoint: endpointView(result, now) };
+}
+
+/**
+ * Removes an endpoint's API key at once: backfills, the gap check and settlement pulls no longer call the
+ * provider for it. Removing none changes nothing. Audited as `endpoint.api_key_remove` when one was held.
+ * Returns the endpoint or a refusal (not_found, forbidden).
+ */
+export async function removeEndpointApiKey(db: Db, id: string, actor: EndpointActor, options: { organizationId?: string; now?: Date } = {}): Promise<{ kind: "updated"; endpoint: EndpointView } | EndpointRefusal> {
+  const refused = refusedActor(actor);
+  if (refused) return refused;
+  const now = options.now ?? new Date();
+  const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
+  const result = await changeEndpoints(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
+    const endpoint = await findEndpoint(tx, organizationId, id);
+    if (!endpoint) return notFound(id);
+    if (!endpoint.apiKeySetAt) return endpoint;
+    await tx.endpoint.update({ where: { id }, data: { apiKeyCiphertext: null, apiKeySetAt: null, updatedAt: now } });
+    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.api_key_remove", targetType: "endpoint", targetId: id, note: because("audit_endpoint_api_key_removed", {}) }, now);
+    return (await findEndpoint(tx, organizationId, id))!;
+  });
+  return isRefusal(result) ? result : { kind: "updated", endpoint: endpointView(result, now) };
 }

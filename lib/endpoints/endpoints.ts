@@ -4,7 +4,6 @@ import { providers } from "@/lib/providers/registry";
 import { DEFAULT_ORGANIZATION } from "@/lib/organizations/default-organization";
 import type { ProviderName } from "@/lib/core/effect";
 import type { SigningSecret, VerificationKeys } from "@/lib/providers/types";
-import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 
 /** inline: verify, store and apply in one transaction before answering. inbox: store, answer, apply in a worker. */
 export type ProcessingMode = "inline" | "inbox";
@@ -393,11 +392,14 @@ export function describeEndpoints(set: EndpointSet, env: Record<string, string |
   return [...served, ...disabled];
 }
 
+/** Why an endpoint cannot be called for: unknown (or not served, or deleted), misconfigured, another provider's, no API key, a key no listed ACREDITA_SECRETS_KEY decrypts. */
+export type ApiEndpointProblem = "unknown" | "misconfigured" | "provider" | "no_key" | "undecryptable";
+
 /**
  * The environment-configured Stripe endpoint a command calls Stripe's API for (`npm run backfill`,
  * `npm run settlement-pull`) with its API key ({@link endpointApiKey}), or the sentence saying why it
- * cannot be: a data endpoint (no API key is held for those in this version), a misconfigured one, one
- * not served here, another provider's, or one whose key variable is unset. `use` names what the command
+ * cannot be: a misconfigured one, one not served here, another provider's, or one whose key variable is
+ * unset. A data endpoint's key is read from the database (lib/endpoints/api-endpoints.ts). `use` names what the command
  * reads ("a backfill reads Stripe's API only"); `keyReads` what the restricted key must be allowed to
  * read ("events"). The refusal names variables, never a key. Rethrows anything but {@link EndpointConfigError}.
  */
@@ -406,20 +408,17 @@ export function stripeApiEndpoint(
   env: Record<string, string | undefined>,
   use: string,
   keyReads: string,
-): { endpoint: Endpoint; key: { apiKey: string; keyLabel: string } } | { refusal: string } {
-  if (isDataEndpointId(name)) {
-    return { refusal: `endpoint ${name} is stored as data, and API keys are held only for the environment-configured stripe and stripe-test endpoints (STRIPE_API_KEY, STRIPE_TEST_API_KEY) in this version` };
-  }
+): { endpoint: Endpoint; key: { apiKey: string; keyLabel: string } } | { refusal: string; problem: ApiEndpointProblem } {
   let endpoint: Endpoint | undefined;
   try {
     endpoint = resolveEndpoint(name, env);
   } catch (error) {
     if (!(error instanceof EndpointConfigError)) throw error;
-    return { refusal: `endpoint ${name} is misconfigured: ${error.message}` };
+    return { refusal: `endpoint ${name} is misconfigured: ${error.message}`, problem: "misconfigured" };
   }
-  if (!endpoint) return { refusal: `no endpoint named ${name} is served here (its signing secret is not set, or the name is unknown)` };
-  if (endpoint.provider !== "stripe") return { refusal: `endpoint ${name} receives ${endpoint.provider} events; ${use}` };
+  if (!endpoint) return { problem: "unknown", refusal: `no endpoint named ${name} is served here (its signing secret is not set, or the name is unknown)` };
+  if (endpoint.provider !== "stripe") return { problem: "provider", refusal: `endpoint ${name} receives ${endpoint.provider} events; ${use}` };
   const key = endpointApiKey(name, env);
-  if (!key) return { refusal: `endpoint ${name} has no API key: set ${endpoint.livemode ? "STRIPE_API_KEY" : "STRIPE_TEST_API_KEY"} to a restricted key with read access to ${keyReads}` };
+  if (!key) return { problem: "no_key", refusal: `endpoint ${name} has no API key: set ${endpoint.livemode ? "STRIPE_API_KEY" : "STRIPE_TEST_API_KEY"} to a restricted key with read access to ${keyReads}` };
   return { endpoint, key };
 }

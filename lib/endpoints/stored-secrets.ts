@@ -1,9 +1,13 @@
 import type { Db } from "@/lib/db/client";
 import { secretContext } from "@/lib/endpoints/data-endpoints";
+import { apiKeyContext } from "@/lib/endpoints/endpoint-store";
 import { ciphertextKeyId, decryptSecret, encryptSecret, SecretDecryptError, SecretsKeyMissingError } from "@/lib/secrets/secret-box";
 import { parseSecretsKeys, SECRETS_KEY_ENV, secretsKeyIssues, type SecretsKey } from "@/lib/secrets/secrets-key";
 
-/** One stored secret as these checks read it (never logged: the ciphertext is useless without a key, but stays here). */
+/**
+ * One stored secret as these checks read it (never logged: the ciphertext is useless without a key, but
+ * stays here): an endpoint's signing secret (`label` secret-N) or its provider API key (`label` api-key).
+ */
 interface StoredCiphertext {
   id: string;
   endpointId: string;
@@ -11,17 +15,33 @@ interface StoredCiphertext {
   ciphertext: string;
 }
 
+/** The label an API key goes by in these reports. */
+const API_KEY_LABEL = "api-key";
+
+const contextOf = (row: StoredCiphertext) => (row.label === API_KEY_LABEL ? apiKeyContext(row.endpointId) : secretContext(row.endpointId, row.label));
+
 /** Stored secrets read per batch by {@link reencryptStoredSecrets}. */
 const BATCH = 500;
 
-async function storedCiphertexts(db: Db, after?: string): Promise<StoredCiphertext[]> {
-  const rows = await db.endpointSecret.findMany({
-    where: { ciphertext: { not: null }, ...(after ? { id: { gt: after } } : {}) },
-    orderBy: { id: "asc" },
-    take: BATCH,
-    select: { id: true, endpointId: true, label: true, ciphertext: true },
-  });
-  return rows as StoredCiphertext[];
+/** Every stored secret, batch by batch: the signing secrets, then the endpoints' API keys. */
+async function* storedCiphertexts(db: Db): AsyncGenerator<StoredCiphertext[]> {
+  for (let after: string | undefined; ; ) {
+    const rows = await db.endpointSecret.findMany({
+      where: { ciphertext: { not: null }, ...(after ? { id: { gt: after } } : {}) },
+      orderBy: { id: "asc" },
+      take: BATCH,
+      select: { id: true, endpointId: true, label: true, ciphertext: true },
+    });
+    if (rows.length > 0) yield rows as StoredCiphertext[];
+    if (rows.length < BATCH) break;
+    after = rows[rows.length - 1].id;
+  }
+  for (let after: string | undefined; ; ) {
+    const rows = await db.endpoint.findMany({ where: { apiKeyCiphertext: { not: null }, ...(after ? { id: { gt: after } } : {}) }, orderBy: { id: "asc" }, take: BATCH, select: { id: true, apiKeyCiphertext: true } });
+    if (rows.length > 0) yield rows.map((row) => ({ id: row.id, endpointId: row.id, label: API_KEY_LABEL, ciphertext: row.apiKeyCiphertext! }));
+    if (rows.length < BATCH) break;
+    after = rows[rows.length - 1].id;
+  }
 }
 
 /**
@@ -41,7 +61,7 @@ export async function storedSecretsIssues(db: Db, env: Record<string, string | u
   const unlisted = new Map<string, number>();
   const undecryptable = new Map<string, number>();
   let malformed = 0;
-  for (let batch = await storedCiphertexts(db); batch.length > 0; batch = batch.length < BATCH ? [] : await storedCiphertexts(db, batch[batch.length - 1].id)) {
+  for await (const batch of storedCiphertexts(db)) {
     count += batch.length;
     for (const row of batch) {
       const keyId = ciphertextKeyId(row.ciphertext);
@@ -52,7 +72,7 @@ export async function storedSecretsIssues(db: Db, env: Record<string, string | u
       keyIds.add(keyId);
       if (keys.length === 0) continue;
       try {
-        decryptSecret(row.ciphertext, secretContext(row.endpointId, row.label), keys);
+        decryptSecret(row.ciphertext, contextOf(row), keys);
       } catch (error) {
         if (!(error instanceof SecretDecryptError)) throw error;
         const tally = error.failure === "unknown_key" ? unlisted : undecryptable;
@@ -64,13 +84,13 @@ export async function storedSecretsIssues(db: Db, env: Record<string, string | u
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const are = (n: number) => (n === 1 ? "is" : "are");
   if (keys.length === 0) {
-    return [`${SECRETS_KEY_ENV}: is not set, but the database holds ${plural(count, "endpoint signing secret")} encrypted under key ${[...keyIds].join(", ")}; set it to the key (or keys) they were encrypted with`];
+    return [`${SECRETS_KEY_ENV}: is not set, but the database holds ${plural(count, "endpoint secret")} encrypted under key ${[...keyIds].join(", ")}; set it to the key (or keys) they were encrypted with`];
   }
   const issues: string[] = [];
   const listed = keys.map((key) => key.id).join(", ");
-  for (const [keyId, n] of unlisted) issues.push(`${SECRETS_KEY_ENV}: ${plural(n, "stored endpoint signing secret")} ${are(n)} encrypted under key ${keyId}, which it does not list (it lists ${listed}); add that key`);
-  for (const [keyId, n] of undecryptable) issues.push(`${SECRETS_KEY_ENV}: its key ${keyId} does not decrypt ${plural(n, "stored endpoint signing secret")} of that id (altered rows, or another key that shares the id)`);
-  if (malformed > 0) issues.push(`${SECRETS_KEY_ENV}: ${plural(malformed, "stored endpoint signing secret")} ${are(malformed)} not in a format this version reads`);
+  for (const [keyId, n] of unlisted) issues.push(`${SECRETS_KEY_ENV}: ${plural(n, "stored endpoint secret")} ${are(n)} encrypted under key ${keyId}, which it does not list (it lists ${listed}); add that key`);
+  for (const [keyId, n] of undecryptable) issues.push(`${SECRETS_KEY_ENV}: its key ${keyId} does not decrypt ${plural(n, "stored endpoint secret")} of that id (altered rows, or another key that shares the id)`);
+  if (malformed > 0) issues.push(`${SECRETS_KEY_ENV}: ${plural(malformed, "stored endpoint secret")} ${are(malformed)} not in a format this version reads`);
   return issues;
 }
 
@@ -90,7 +110,7 @@ export interface ReencryptReport {
 }
 
 /**
- * Re-encrypts every stored signing secret under the FIRST key of `keys` (the second step of a key
+ * Re-encrypts every stored endpoint secret (signing secrets and API keys) under the FIRST key of `keys` (the second step of a key
  * rotation: list the new key first and the old after it, run this, then drop the old one). A secret
  * already under the first key is left alone; one no listed key decrypts is left alone and reported.
  * Each row is written only if it still holds the ciphertext read (a concurrent rotation wins). The
@@ -101,14 +121,14 @@ export async function reencryptStoredSecrets(db: Db, keys: readonly SecretsKey[]
   const first = keys[0];
   if (!first) throw new SecretsKeyMissingError();
   const report: ReencryptReport = { total: 0, reencrypted: 0, unchanged: 0, failed: 0, failures: [], keyId: first.id };
-  for (let batch = await storedCiphertexts(db); batch.length > 0; batch = batch.length < BATCH ? [] : await storedCiphertexts(db, batch[batch.length - 1].id)) {
+  for await (const batch of storedCiphertexts(db)) {
     for (const row of batch) {
       report.total += 1;
       if (ciphertextKeyId(row.ciphertext) === first.id) {
         report.unchanged += 1;
         continue;
       }
-      const context = secretContext(row.endpointId, row.label);
+      const context = contextOf(row);
       let value: string;
       try {
         value = decryptSecret(row.ciphertext, context, keys);
@@ -118,7 +138,11 @@ export async function reencryptStoredSecrets(db: Db, keys: readonly SecretsKey[]
         report.failures.push({ endpointId: row.endpointId, label: row.label, reason: error.message });
         continue;
       }
-      const { count } = await db.endpointSecret.updateMany({ where: { id: row.id, ciphertext: row.ciphertext }, data: { ciphertext: encryptSecret(value, context, keys) } });
+      const ciphertext = encryptSecret(value, context, keys);
+      const { count } =
+        row.label === API_KEY_LABEL
+          ? await db.endpoint.updateMany({ where: { id: row.id, apiKeyCiphertext: row.ciphertext }, data: { apiKeyCiphertext: ciphertext } })
+          : await db.endpointSecret.updateMany({ where: { id: row.id, ciphertext: row.ciphertext }, data: { ciphertext } });
       if (count === 1) report.reencrypted += 1;
       else report.unchanged += 1;
     }

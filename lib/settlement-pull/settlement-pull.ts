@@ -3,8 +3,8 @@
 // downloaded with the key and reconciled exactly as an upload is (submitReport: the spooled file, the
 // run row, the background reconciliation worker), the run's origin `scheduled`. A failed attempt is kept
 // with its reason and retried later.
-import { apiEndpoints, type ApiEndpoint } from "@/lib/backfill/gap-check";
 import type { Db } from "@/lib/db/client";
+import { apiEndpoints, type ApiEndpoint } from "@/lib/endpoints/api-endpoints";
 import { PollLoop } from "@/lib/jobs/poll-loop";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
@@ -174,7 +174,7 @@ export async function advancePull(db: Db, pull: PullRow, target: ApiEndpoint, op
  */
 export async function runDuePulls(db: Db, options: PullOptions & { pullMinutes: number; env?: Record<string, string | undefined> }): Promise<PullRow[]> {
   const now = options.now ?? (() => new Date());
-  const targets = new Map(apiEndpoints(options.env).map((target) => [target.endpoint.name, target]));
+  const targets = new Map((await apiEndpoints(db, { env: options.env, now: now() })).map((target) => [target.endpoint.name, target]));
   const day = reportedDay(latestPullMoment(now(), options.pullMinutes));
   for (const target of targets.values()) {
     const created = await startPull(db, target, day, "scheduled", now());

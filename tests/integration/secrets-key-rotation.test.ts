@@ -67,8 +67,8 @@ describe("ACREDITA_SECRETS_KEY on a database with stored secrets", () => {
     assert.deepEqual(await storedKeyIds(), [ID_A, ID_A, ID_A]);
     assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: KEY_A }), []);
     assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: `${KEY_B},${KEY_A}` }), []);
-    assert.deepEqual(await storedSecretsIssues(database, {}), [`ACREDITA_SECRETS_KEY: is not set, but the database holds 3 endpoint signing secrets encrypted under key ${ID_A}; set it to the key (or keys) they were encrypted with`]);
-    assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: KEY_B }), [`ACREDITA_SECRETS_KEY: 3 stored endpoint signing secrets are encrypted under key ${ID_A}, which it does not list (it lists ${ID_B}); add that key`]);
+    assert.deepEqual(await storedSecretsIssues(database, {}), [`ACREDITA_SECRETS_KEY: is not set, but the database holds 3 endpoint secrets encrypted under key ${ID_A}; set it to the key (or keys) they were encrypted with`]);
+    assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: KEY_B }), [`ACREDITA_SECRETS_KEY: 3 stored endpoint secrets are encrypted under key ${ID_A}, which it does not list (it lists ${ID_B}); add that key`]);
     assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: "not base64!" }), ["ACREDITA_SECRETS_KEY: must be 32 random bytes in base64 (e.g. the output of `openssl rand -base64 32`)"]);
   });
 
@@ -76,10 +76,10 @@ describe("ACREDITA_SECRETS_KEY on a database with stored secrets", () => {
     const start = (key: string | undefined) =>
       runMain(npmStart, [], { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: TEST_DB.url, AUTH_SECRET: "key-rotation-test-auth-secret-0123456789", LOG_LEVEL: "silent", ...(key === undefined ? {} : { ACREDITA_SECRETS_KEY: key }) });
     const unset = await start(undefined);
-    assert.deepEqual([unset.code, unset.stderr], [1, `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: is not set, but the database holds 3 endpoint signing secrets encrypted under key ${ID_A}; set it to the key (or keys) they were encrypted with\n`]);
+    assert.deepEqual([unset.code, unset.stderr], [1, `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: is not set, but the database holds 3 endpoint secrets encrypted under key ${ID_A}; set it to the key (or keys) they were encrypted with\n`]);
     assert.match(unset.stdout, /ACREDITA_SECRETS_KEY not set: no data endpoint secret can be stored/);
     const other = await start(KEY_B);
-    assert.deepEqual([other.code, other.stderr], [1, `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: 3 stored endpoint signing secrets are encrypted under key ${ID_A}, which it does not list (it lists ${ID_B}); add that key\n`]);
+    assert.deepEqual([other.code, other.stderr], [1, `Acredita cannot start:\n  ACREDITA_SECRETS_KEY: 3 stored endpoint secrets are encrypted under key ${ID_A}, which it does not list (it lists ${ID_B}); add that key\n`]);
     assert.match(other.stdout, new RegExp(`ACREDITA_SECRETS_KEY set \\(key ${ID_B} encrypts\\)`));
     const malformed = await start(`${KEY_A},short`);
     assert.deepEqual(malformed, { code: 1, stdout: "", stderr: "Acredita cannot start:\n  ACREDITA_SECRETS_KEY (key 2 of 2): must be 32 random bytes in base64 (e.g. the output of `openssl rand -base64 32`)\n" });
@@ -94,7 +94,7 @@ describe("ACREDITA_SECRETS_KEY on a database with stored secrets", () => {
     assert.deepEqual(await reencryptStoredSecrets(await db(), parseSecretsKeys(`${KEY_B},${KEY_A}`)), { total: 3, reencrypted: 0, unchanged: 3, failed: 0, failures: [], keyId: ID_B });
     const check = await secretsCli(KEY_B, "check");
     assert.deepEqual([check.code, JSON.parse(check.stdout)], [0, { ok: true, keys: [ID_B], issues: [] }]);
-    assert.deepEqual(await storedSecretsIssues(await db(), { ACREDITA_SECRETS_KEY: KEY_A }), [`ACREDITA_SECRETS_KEY: 3 stored endpoint signing secrets are encrypted under key ${ID_B}, which it does not list (it lists ${ID_A}); add that key`]);
+    assert.deepEqual(await storedSecretsIssues(await db(), { ACREDITA_SECRETS_KEY: KEY_A }), [`ACREDITA_SECRETS_KEY: 3 stored endpoint secrets are encrypted under key ${ID_B}, which it does not list (it lists ${ID_A}); add that key`]);
     for (const secret of secrets) assert.equal(`${first.stdout}${first.stderr}`.includes(secret), false);
   });
 
@@ -115,7 +115,7 @@ describe("ACREDITA_SECRETS_KEY on a database with stored secrets", () => {
     await database.endpointSecret.update({ where: { id: row.id }, data: { ciphertext: [...parts.slice(0, 4), sealed.toString("base64url")].join(":") } });
     forgetCachedEndpoints();
 
-    assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: KEY_B }), [`ACREDITA_SECRETS_KEY: its key ${ID_B} does not decrypt 1 stored endpoint signing secret of that id (altered rows, or another key that shares the id)`]);
+    assert.deepEqual(await storedSecretsIssues(database, { ACREDITA_SECRETS_KEY: KEY_B }), [`ACREDITA_SECRETS_KEY: its key ${ID_B} does not decrypt 1 stored endpoint secret of that id (altered rows, or another key that shares the id)`]);
     const refused = await deliverLab(labIds[1], secrets[1], "evt_key_rot_2");
     assert.deepEqual([refused.status, refused.body], [500, { outcome: "rejected", reason: "endpoint misconfigured; see the server log" }]);
     const log = readFileSync(process.env.LOG_FILE!, "utf8");
