@@ -6,6 +6,8 @@ import { recordAudit } from "@/lib/audit/record-audit";
 import { can } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
 import { stripeApiTarget } from "@/lib/endpoints/api-endpoints";
+import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/default-organization";
 import { latestBackfills, queueBackfill, type GapCheckView } from "@/lib/monitoring/gap-checks";
 import { because } from "@/lib/reasons/reason-codes";
 
@@ -52,12 +54,14 @@ export async function requestBackfill(
   if (!actor.operator && !(actor.role !== undefined && can(actor.role, "endpoints.manage"))) return { kind: "forbidden", message: "your role does not allow managing endpoints" };
   const now = options.now ?? new Date();
   const notFound: BackfillRefusal = { kind: "not_found", message: `endpoint ${id.slice(0, 40)} not found` };
+  // Another organization's endpoint is not found here, whatever it is: the same answer as one that does not exist.
+  const owned = isDataEndpointId(id) ? (await db.endpoint.count({ where: { id, organizationId: actor.organizationId, deletedAt: null } })) === 1 : actor.organizationId === DEFAULT_ORGANIZATION.id;
+  if (!owned) return notFound;
   const found = await stripeApiTarget(db, id, options.env ?? process.env, "a backfill reads Stripe's API only", "events", now);
   if ("refusal" in found) {
     if (found.problem === "unknown") return notFound;
     return { kind: "conflict", code: found.problem === "no_key" ? "api_key_missing" : found.problem === "provider" ? "not_stripe" : "endpoint_unusable", message: found.refusal };
   }
-  // Another organization's endpoint is not found here: the same answer as one that does not exist.
   if (found.target.endpoint.organizationId !== actor.organizationId) return notFound;
   const hours = options.sinceHours ?? DEFAULT_BACKFILL_HOURS;
   const endpoint = { name: found.target.endpoint.name, organizationId: actor.organizationId };

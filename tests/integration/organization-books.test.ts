@@ -16,6 +16,8 @@ import * as apiKeysRoute from "@/app/api/api-keys/route";
 import * as retriesRoute from "@/app/api/dead-letters/retries/route";
 import * as decisionsRoute from "@/app/api/decisions/route";
 import * as accountRoute from "@/app/api/endpoints/[id]/accounts/[account]/route";
+import * as apiKeyRoute from "@/app/api/endpoints/[id]/api-key/route";
+import * as backfillRoute from "@/app/api/endpoints/[id]/backfill/route";
 import * as accountsRoute from "@/app/api/endpoints/[id]/accounts/route";
 import * as endpointRoute from "@/app/api/endpoints/[id]/route";
 import * as endpointsRoute from "@/app/api/endpoints/route";
@@ -35,6 +37,7 @@ import * as replayApplyRoute from "@/app/api/replays/[id]/apply/route";
 import * as replayRoute from "@/app/api/replays/[id]/route";
 import * as replaysRoute from "@/app/api/replays/route";
 import * as webhookRoute from "@/app/api/webhooks/[endpoint]/route";
+import { queueBackfill } from "@/lib/monitoring/gap-checks";
 import { closeDb, db } from "@/lib/db/client";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { callRoute as call, type RouteAnswer } from "@/e2e/support/route-call";
@@ -152,6 +155,8 @@ describe("one organization's key sees nothing of another's", () => {
     const channel = await call(alertChannelsRoute, "POST", "/api/alerts/channels", bearer(tenants.globex.key), {}, { kind: "webhook", url: "http://127.0.0.1:9/globex-alerts-hook" });
     assert.equal(channel.status, 201, channel.text);
     const globexChannel = channel.json.id as string;
+    // A backfill of globex's endpoint, queued as its Endpoints page would (a lab endpoint cannot be asked for one).
+    await queueBackfill(client, { name: tenants.globex.endpointId, organizationId: globexOrg }, new Date(Date.now() - 3_600_000), new Date());
 
     const acme = bearer(tenants.acme.key);
     const marks = ["G-ONLY-7", globexEvent.eventId, globexEvent.id, preview.json.id as string, globexRun, tenants.globex.endpointId, "275000", "2750.00", "globex.csv", globexChannel, "globex-alerts-hook"];
@@ -200,6 +205,17 @@ describe("one organization's key sees nothing of another's", () => {
         const params = { id: tenants.globex.endpointId, account: "acct_obglobex" };
         assert.equal((await call(accountRoute, "PUT", `/api/endpoints/${params.id}/accounts/${params.account}`, acme, params, { org: "ob-acme" })).status, 404);
         assert.equal((await call(accountRoute, "DELETE", `/api/endpoints/${params.id}/accounts/${params.account}`, acme, params)).status, 404);
+      },
+      "app/api/endpoints/[id]/api-key/route.ts": async () => {
+        const params = { id: tenants.globex.endpointId };
+        assert.equal((await call(apiKeyRoute, "PUT", `/api/endpoints/${params.id}/api-key`, acme, params, { apiKey: "rk_test_obglobex0123456789" })).status, 404);
+        assert.equal((await call(apiKeyRoute, "DELETE", `/api/endpoints/${params.id}/api-key`, acme, params)).status, 404);
+      },
+      "app/api/endpoints/[id]/backfill/route.ts": async () => {
+        const params = { id: tenants.globex.endpointId };
+        assert.equal((await call(backfillRoute, "POST", `/api/endpoints/${params.id}/backfill`, acme, params, {})).status, 404);
+        assert.equal((await call(backfillRoute, "GET", `/api/endpoints/${params.id}/backfill`, acme, params)).status, 404);
+        assert.equal((await call(backfillRoute, "GET", `/api/endpoints/${params.id}/backfill`, bearer(tenants.globex.key), params)).status, 200, "globex sees its own backfill");
       },
     };
     // Route files that hold no organization's data, or whose isolation other files prove.
