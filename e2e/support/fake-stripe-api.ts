@@ -49,8 +49,8 @@ function send(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
-/** Starts the fake on a free port of 127.0.0.1; `apiKey` is the only key it accepts. */
-export async function startFakeStripeApi(apiKey: string): Promise<FakeStripeApi> {
+/** Starts the fake on a free port of 127.0.0.1 (or `port`: a server started before it points STRIPE_API_BASE there); `apiKey` is the only key it accepts. */
+export async function startFakeStripeApi(apiKey: string, options: { port?: number } = {}): Promise<FakeStripeApi> {
   const fake: Omit<FakeStripeApi, "url" | "close"> = { events: [], byAccount: new Map(), requests: [], rateLimitNext: 0, reportRuns: [], pendingPolls: 1, failRuns: [], reportCsv: "", refuseFiles: [], refuseCreates: [] };
   let base = "";
   const runJson = (run: FakeReportRun) => ({
@@ -148,7 +148,7 @@ export async function startFakeStripeApi(apiKey: string): Promise<FakeStripeApi>
     const data = all.slice(start, start + limit);
     send(response, 200, { object: "list", url: "/v1/events", has_more: start + limit < all.length, data });
   };
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   base = `http://127.0.0.1:${port}`;
   return Object.assign(fake, {

@@ -5,6 +5,9 @@ import Stripe from "stripe";
 import { db } from "@/lib/db/client";
 import { hmacSha256 } from "@/lib/providers/signatures/hmac";
 import { deliver, sentSignatures } from "./http";
+import { paymentIntent, stripeEvent } from "./stripe-objects";
+
+export { paymentIntent, stripeEvent };
 import { onPostgres } from "./test-database";
 
 /** Offline Stripe client: only its webhook helpers are used (no network). */
@@ -12,21 +15,6 @@ export const stripe = new Stripe("sk_test_dummy");
 
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
-/** A Stripe event envelope as documented (docs.stripe.com/api/events/object). */
-export function stripeEvent(id: string, type: string, object: Record<string, unknown>, extra: { livemode?: boolean; account?: string; created?: number } = {}): Record<string, unknown> {
-  return {
-    id,
-    object: "event",
-    api_version: "2025-06-30.basil",
-    created: extra.created ?? 1764400000,
-    ...(extra.account ? { account: extra.account } : {}),
-    data: { object },
-    livemode: extra.livemode ?? true,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-  };
-}
 
 /** A paid (by default) Checkout Session, as in checkout.session.completed. */
 export function checkoutSession(fields: { id: string; paymentIntent: string | null; clientReferenceId?: string | null; orderIdMetadata?: string; amount: number; currency: string; paymentStatus?: string }): Record<string, unknown> {
@@ -46,20 +34,6 @@ export function checkoutSession(fields: { id: string; paymentIntent: string | nu
   };
 }
 
-/** A PaymentIntent, as in payment_intent.succeeded / payment_intent.payment_failed. */
-export function paymentIntent(fields: { id: string; orderId?: string; amount: number; currency: string; status?: string }): Record<string, unknown> {
-  return {
-    id: fields.id,
-    object: "payment_intent",
-    amount: fields.amount,
-    amount_capturable: 0,
-    amount_received: fields.status === "requires_payment_method" ? 0 : fields.amount,
-    currency: fields.currency,
-    livemode: true,
-    metadata: fields.orderId ? { order_id: fields.orderId } : {},
-    status: fields.status ?? "succeeded",
-  };
-}
 
 /** A Refund object (docs.stripe.com/api/refunds/object): `created` in unix seconds. */
 export function refundObject(fields: { id: string; paymentIntent: string; charge?: string; amount: number; currency?: string; status: string; created: number }): Record<string, unknown> {

@@ -8,7 +8,20 @@ import { z } from "zod";
 import type { Actor } from "@/lib/auth/roles";
 import { answer, runAction, type ActionResult } from "@/lib/auth/run-action";
 import { db } from "@/lib/db/client";
-import { createEndpoint, DATA_ENDPOINT_PROVIDERS, deleteEndpoint, MAX_OVERLAP_SECONDS, retireSecret, rotateSecret, setEndpointStatus, type EndpointActor, type EndpointRefusal } from "@/lib/endpoints/endpoint-store";
+import { DEFAULT_BACKFILL_HOURS, requestBackfill } from "@/lib/backfill/backfill-requests";
+import {
+  createEndpoint,
+  DATA_ENDPOINT_PROVIDERS,
+  deleteEndpoint,
+  MAX_OVERLAP_SECONDS,
+  removeEndpointApiKey,
+  retireSecret,
+  rotateSecret,
+  setEndpointApiKey,
+  setEndpointStatus,
+  type EndpointActor,
+  type EndpointRefusal,
+} from "@/lib/endpoints/endpoint-store";
 import { endpointAccountSchema } from "@/lib/endpoints/endpoints";
 import { formatDateTime } from "@/lib/format/format";
 
@@ -131,5 +144,45 @@ export async function retireSecretAction(_previous: ActionResult | null, formDat
     if (retired.kind !== "retired") return refusalAnswer(retired);
     revalidatePath("/endpoints");
     return answer("ok", [t("retiredDone", { label: data.label })]);
+  });
+}
+
+const apiKeySchema = z.object({ id: endpointIdSchema, apiKey: z.string().trim().min(1).max(255) });
+
+export async function setApiKeyAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
+  return runAction("endpoints.manage", apiKeySchema, { id: formText(formData, "id"), apiKey: formText(formData, "apiKey") }, async (actor, data) => {
+    const t = await getTranslations("endpoints.data");
+    const set = await setEndpointApiKey(await db(), data.id, data.apiKey, asEndpointActor(actor), { organizationId: actor.organizationId });
+    if (set.kind !== "updated") return refusalAnswer(set);
+    revalidatePath("/endpoints");
+    return answer("ok", [t("apiKeySaved")]);
+  });
+}
+
+const endpointOnlySchema = z.object({ id: endpointIdSchema });
+
+export async function removeApiKeyAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
+  return runAction("endpoints.manage", endpointOnlySchema, { id: formText(formData, "id") }, async (actor, data) => {
+    const t = await getTranslations("endpoints.data");
+    const removed = await removeEndpointApiKey(await db(), data.id, asEndpointActor(actor), { organizationId: actor.organizationId });
+    if (removed.kind !== "updated") return refusalAnswer(removed);
+    revalidatePath("/endpoints");
+    return answer("ok", [t("apiKeyRemoved")]);
+  });
+}
+
+/** An endpoint a backfill may be asked for: a data endpoint's id, or an environment-configured Stripe endpoint's name. */
+const backfillSchema = z.object({ id: z.union([endpointIdSchema, z.enum(["stripe", "stripe-test"])]) });
+
+export async function requestBackfillAction(_previous: ActionResult | null, formData: FormData): Promise<ActionResult> {
+  return runAction("endpoints.manage", backfillSchema, { id: formText(formData, "id") }, async (actor, data) => {
+    const t = await getTranslations("endpoints.data");
+    const common = await getTranslations("common");
+    const asked = await requestBackfill(await db(), data.id, { id: actor.id, email: actor.email, organizationId: actor.organizationId, operator: false, role: actor.role });
+    if (asked.kind === "forbidden") return answer("bad", [common("notAllowed")]);
+    if (asked.kind === "not_found") return answer("bad", [common("notFound")]);
+    if (asked.kind === "conflict") return answer("bad", [t(`backfillConflict.${asked.code}`, { details: asked.message })]);
+    revalidatePath("/endpoints");
+    return answer(asked.created ? "ok" : "info", [asked.created ? t("backfillQueued", { hours: DEFAULT_BACKFILL_HOURS }) : t("backfillAlready")]);
   });
 }

@@ -2,7 +2,8 @@
 import { useTranslations } from "next-intl";
 import { startTransition, useActionState, useEffect, useRef, useState, type FormEvent } from "react";
 import type { ActionResult } from "@/lib/auth/run-action";
-import { createEndpointAction, deleteEndpointAction, retireSecretAction, rotateSecretAction, setEndpointStatusAction, type SecretActionResult } from "./actions";
+import { useRouter } from "next/navigation";
+import { createEndpointAction, deleteEndpointAction, removeApiKeyAction, requestBackfillAction, retireSecretAction, rotateSecretAction, setApiKeyAction, setEndpointStatusAction, type SecretActionResult } from "./actions";
 
 const PROVIDERS = ["stripe", "yolfi", "standard-webhooks", "lab"] as const;
 type Provider = (typeof PROVIDERS)[number];
@@ -183,4 +184,50 @@ export function DeleteEndpointForm({ id }: { id: string }) {
       </span>
     </form>
   );
+}
+
+/**
+ * A Stripe endpoint's API key: typed once into a password field, saved encrypted, never shown again
+ * (the page shows only when it was set); a saved key can be replaced or removed.
+ */
+export function ApiKeyForm({ id, set }: { id: string; set: boolean }) {
+  const t = useTranslations("endpoints.data");
+  const [state, action, pending] = useActionState(setApiKeyAction, null);
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (state?.ok) form.current?.reset();
+  }, [state]);
+  return (
+    <>
+      <form ref={form} action={action} className="filters" aria-label={t("apiHeading")} data-testid="api-key-form">
+        <input type="hidden" name="id" value={id} />
+        <div className="field">
+          <label htmlFor={`api-key-${id}`}>{t("apiKeyLabel")}</label>
+          <input id={`api-key-${id}`} name="apiKey" type="password" required maxLength={255} autoComplete="off" spellCheck={false} />
+        </div>
+        <button type="submit" className="secondary" disabled={pending}>
+          {t("apiKeySave")}
+        </button>
+        <Status state={state} />
+      </form>
+      {set ? <RowButton action={removeApiKeyAction} fields={{ id }} label={t("apiKeyRemove")} testId="api-key-remove" /> : null}
+    </>
+  );
+}
+
+/** Asks for a backfill of the endpoint's last 72 hours; a worker runs it, and the page shows its progress. */
+export function BackfillButton({ id, hours }: { id: string; hours: number }) {
+  const t = useTranslations("endpoints.data");
+  return <RowButton action={requestBackfillAction} fields={{ id }} label={t("backfill", { hours })} testId="backfill" />;
+}
+
+/** While a backfill is queued or running, reads the page again every 2 s so its counts appear when it is done. */
+export function RefreshWhileRunning({ running }: { running: boolean }) {
+  const router = useRouter();
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => router.refresh(), 2_000);
+    return () => clearInterval(timer);
+  }, [running, router]);
+  return null;
 }

@@ -6,11 +6,13 @@ import { requireActor } from "@/lib/auth/session";
 import { settings } from "@/lib/config/settings";
 import { db } from "@/lib/db/client";
 import { endpointsHealth, HEALTH_OUTCOMES, type EndpointHealth, type SecretStatus } from "@/lib/endpoints/endpoint-health";
-import { formatAge } from "@/lib/format/format";
+import { formatAge, formatDateTime } from "@/lib/format/format";
 import { EndpointChart, OUTCOME_COLOURS } from "./endpoint-chart";
 import { BreakAfter } from "@/app/_components/break-after";
 import { listEndpoints, type EndpointView } from "@/lib/endpoints/endpoint-store";
-import { CreateEndpointForm, DeleteEndpointForm, RetireSecretButton, RotateSecretForm, StatusButton } from "./data-endpoint-forms";
+import { ApiKeyForm, BackfillButton, CreateEndpointForm, DeleteEndpointForm, RefreshWhileRunning, RetireSecretButton, RotateSecretForm, StatusButton } from "./data-endpoint-forms";
+import { DEFAULT_BACKFILL_HOURS } from "@/lib/backfill/backfill-requests";
+import { latestBackfills, latestGapChecks, type GapCheckView } from "@/lib/monitoring/gap-checks";
 import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";
 
 export const dynamic = "force-dynamic";
@@ -31,7 +33,13 @@ export default async function EndpointsPage() {
   // shows only the endpoints it stores as data.
   const health = actor.organizationId === DEFAULT_ORGANIZATION.id ? await endpointsHealth(await db()) : { generatedAt: new Date().toISOString(), endpoints: [] };
   // Endpoints stored as data are an admin's to manage (endpoints.manage): support sees the configured ones only.
-  const stored = can(actor.role, "endpoints.manage") ? await listEndpoints(await db(), { organizationId: actor.organizationId }) : undefined;
+  const manages = can(actor.role, "endpoints.manage");
+  const stored = manages ? await listEndpoints(await db(), { organizationId: actor.organizationId }) : undefined;
+  // The backfills asked for by hand of every endpoint that can be backfilled here (an admin's button).
+  const backfillable = [...health.endpoints.filter((endpoint) => endpoint.api?.keySet).map((endpoint) => endpoint.name), ...(stored?.data.filter((endpoint) => endpoint.apiKey).map((endpoint) => endpoint.id) ?? [])];
+  const backfills = manages ? await latestBackfills(await db(), actor.organizationId, backfillable) : new Map<string, GapCheckView>();
+  const gapChecks = stored ? await latestGapChecks(await db(), stored.data.filter((endpoint) => endpoint.apiKey).map((endpoint) => endpoint.id)) : new Map<string, GapCheckView>();
+  const running = [...backfills.values()].some((run) => run.status === "queued" || run.status === "running");
   const now = new Date(health.generatedAt).getTime();
   const age = (iso: string) => formatAge((now - new Date(iso).getTime()) / 1000, locale);
   const day = new Intl.DateTimeFormat(locale, { day: "numeric", month: "short", timeZone: "UTC" });
@@ -39,6 +47,7 @@ export default async function EndpointsPage() {
 
   return (
     <>
+      <RefreshWhileRunning running={running} />
       <h1>{t("title")}</h1>
       <p className="help">
         {t("intro")} {t("retention", { days: settings().DECISION_RETENTION_DAYS })} {common("utc")}
@@ -107,6 +116,15 @@ export default async function EndpointsPage() {
                           t("gapCheckValue", { age: age(endpoint.api.lastGapCheck.startedAt), missing: endpoint.api.lastGapCheck.stored })
                         )}
                       </dd>
+                      {manages && endpoint.api.keySet ? (
+                        <>
+                          <dt>{t("data.apiHeading")}</dt>
+                          <dd>
+                            <BackfillLine run={backfills.get(endpoint.name)} age={age} />
+                            <BackfillButton id={endpoint.name} hours={DEFAULT_BACKFILL_HOURS} />
+                          </dd>
+                        </>
+                      ) : null}
                     </>
                   ) : null}
                   <dt>{t("pending")}</dt>
@@ -197,7 +215,7 @@ export default async function EndpointsPage() {
           );
         })}
       </div>
-      {stored ? <DataEndpoints endpoints={stored.data} /> : null}
+      {stored ? <DataEndpoints endpoints={stored.data} backfills={backfills} gapChecks={gapChecks} age={age} /> : null}
     </>
   );
 }
@@ -209,9 +227,8 @@ const SECRET_STATE_TONE: Record<EndpointView["secrets"][number]["state"], string
  * expiry, last match; never a value), with rotate, retire, enable or disable and delete; then the
  * form that creates one (docs/endpoints.md).
  */
-async function DataEndpoints({ endpoints }: { endpoints: EndpointView[] }) {
-  const t = await getTranslations("endpoints.data");
-  const parent = await getTranslations("endpoints");
+async function DataEndpoints({ endpoints, backfills, gapChecks, age }: { endpoints: EndpointView[]; backfills: Map<string, GapCheckView>; gapChecks: Map<string, GapCheckView>; age: (iso: string) => string }) {
+  const [t, parent, locale] = await Promise.all([getTranslations("endpoints.data"), getTranslations("endpoints"), getLocale()]);
   return (
     <section aria-labelledby="data-endpoints" data-testid="data-endpoints">
       <h2 id="data-endpoints">{t("title")}</h2>
@@ -273,6 +290,26 @@ async function DataEndpoints({ endpoints }: { endpoints: EndpointView[] }) {
                   ))}
                 </tbody>
               </table>
+              {endpoint.provider === "stripe" ? (
+                <div data-testid="api-access">
+                  <h4>{t("apiHeading")}</h4>
+                  <p className="muted" data-testid="api-key-state">
+                    {endpoint.apiKey ? t("apiKeySet", { at: formatDateTime(endpoint.apiKey.setAt, locale) }) : t("apiKeyNone")}
+                  </p>
+                  <ApiKeyForm id={endpoint.id} set={endpoint.apiKey !== null} />
+                  {endpoint.apiKey ? (
+                    <>
+                      {gapChecks.get(endpoint.id) ? (
+                        <p className="muted" data-testid="gap-check">
+                          {t("lastGapCheck", { age: age(gapChecks.get(endpoint.id)!.startedAt), missing: gapChecks.get(endpoint.id)!.stored })}
+                        </p>
+                      ) : null}
+                      <BackfillLine run={backfills.get(endpoint.id)} age={age} />
+                      <BackfillButton id={endpoint.id} hours={DEFAULT_BACKFILL_HOURS} />
+                    </>
+                  ) : null}
+                </div>
+              ) : null}
               <h4>{t("rotateHeading")}</h4>
               <RotateSecretForm id={endpoint.id} provider={endpoint.provider} />
               <div className="row-actions">
@@ -286,5 +323,26 @@ async function DataEndpoints({ endpoints }: { endpoints: EndpointView[] }) {
       <h3>{t("createTitle")}</h3>
       <CreateEndpointForm />
     </section>
+  );
+}
+
+const BACKFILL_TONE: Record<GapCheckView["status"], string> = { queued: "neutral", running: "info", done: "ok", failed: "bad" };
+
+/** The latest backfill asked for by hand of an endpoint: queued or running (the page reads itself again until it is done), its counts, or why it failed. */
+async function BackfillLine({ run, age }: { run: GapCheckView | undefined; age: (iso: string) => string }) {
+  const t = await getTranslations("endpoints.data");
+  if (!run) {
+    return (
+      <p className="muted" data-testid="backfill-state" data-status="none">
+        {t("backfillNone")}
+      </p>
+    );
+  }
+  return (
+    <p data-testid="backfill-state" data-status={run.status}>
+      <span className={`badge ${BACKFILL_TONE[run.status]}`}>
+        {t(`backfillState.${run.status}`, { age: age(run.startedAt), listed: run.listed, alreadyStored: run.alreadyStored, stored: run.stored, skipped: run.skipped, error: run.error ?? "" })}
+      </span>
+    </p>
   );
 }

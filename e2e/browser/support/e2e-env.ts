@@ -7,7 +7,10 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
-process.env.E2E_PORT ??= execFileSync(process.execPath, ["-e", 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{process.stdout.write(String(s.address().port));s.close()})']).toString();
+const FREE_PORT = 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{process.stdout.write(String(s.address().port));s.close()})';
+process.env.E2E_PORT ??= execFileSync(process.execPath, ["-e", FREE_PORT]).toString();
+// Where the servers' STRIPE_API_BASE points: the backfill spec starts a fake of Stripe's API there.
+process.env.E2E_STRIPE_API_PORT ??= execFileSync(process.execPath, ["-e", FREE_PORT]).toString();
 process.env.E2E_DB_DIR ??= mkdtempSync(path.join(tmpdir(), "acredita-e2e-"));
 if (process.env.TEST_DATABASE === "postgres" && process.env.TEST_POSTGRES_URL) {
   process.env.E2E_DATABASE_URL ??= execFileSync(process.execPath, ["--import", "tsx", "e2e/support/postgres-test-database.ts", process.env.TEST_POSTGRES_URL, "e2e_browser"], { encoding: "utf8" }).trim();
@@ -18,6 +21,8 @@ const databaseFile = path.join(process.env.E2E_DB_DIR, "acredita.db");
 export const E2E = {
   port: Number(process.env.E2E_PORT),
   baseURL: `http://127.0.0.1:${process.env.E2E_PORT}`,
+  /** The port of the fake Stripe API the servers call (STRIPE_API_BASE); started by the specs that need it. */
+  stripeApiPort: Number(process.env.E2E_STRIPE_API_PORT),
   /** The server's database: a postgresql:// URL on the PostgreSQL pass, else `file:` + {@link E2E.databaseFile}. */
   databaseUrl: process.env.E2E_DATABASE_URL ?? `file:${databaseFile}`,
   /** The SQLite file (on the PostgreSQL pass it is never created). */
@@ -49,6 +54,7 @@ export function serverEnvironment(port: number, databaseUrl: string): Record<str
     TRUSTED_PROXIES: "127.0.0.1",
     API_TOKEN: E2E.apiToken,
     ACREDITA_SECRETS_KEY: E2E.secretsKey,
+    STRIPE_API_BASE: `http://127.0.0.1:${E2E.stripeApiPort}`,
     // Two active secrets and a retired one, so the Endpoints page has a rotation to show.
     LAB_WEBHOOK_SECRET: `${E2E.labSecret},${E2E.labOldSecret}`,
     LAB_WEBHOOK_RETIRED_SECRETS: E2E.labRetiredSecret,
