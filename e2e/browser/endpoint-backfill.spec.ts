@@ -3,12 +3,13 @@
 // backfill button queues a backfill that the server's worker runs against a fake of Stripe's API (the
 // servers' STRIPE_API_BASE), and the page follows it until its counts show; the missed payments are
 // credited. Removing the key removes the button. es-AR reads the same section in Spanish.
+import path from "node:path";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { startFakeStripeApi, type FakeStripeApi } from "@/e2e/support/fake-stripe-api";
 import { paymentIntent, stripeEvent } from "@/e2e/support/stripe-objects";
 import { createOrder } from "./support/api";
 import { E2E } from "./support/e2e-env";
-import { screenshot, storageStateOf } from "./support/roles";
+import { storageStateOf } from "./support/roles";
 
 const API_KEY = "rk_live_E2eBrowserBackfill0123456789";
 const bearer = { authorization: `Bearer ${E2E.apiToken}` };
@@ -64,7 +65,7 @@ test.describe("as an admin, in English", () => {
     // The worker looks every 2 s; the page reads itself again while the backfill is queued or running.
     await expect(access.getByTestId("backfill-state")).toHaveAttribute("data-status", "done", { timeout: 20_000 });
     await expect(access.getByTestId("backfill-state")).toHaveText(/^Last backfill .+ ago: 3 listed, 0 already stored, 3 stored, 0 skipped\.$/);
-    await screenshot(page, testInfo, "endpoint-backfill-done");
+    await card(page, id).screenshot({ path: path.join(testInfo.project.outputDir, "screenshots", "endpoint-backfill-done.png") });
     expect(api.requests.filter((sent) => sent.path.startsWith("/v1/events")).every((sent) => sent.keyStart === API_KEY.slice(0, 8))).toBe(true);
 
     for (const [index, amount] of [1_500, 2_500, 3_500].entries()) {
@@ -94,6 +95,6 @@ test.describe("as an admin, in es-AR", () => {
     await access.getByLabel("Clave de API restringida").fill("not_a_stripe_key_at_all");
     await access.getByRole("button", { name: "Guardar clave de API" }).click();
     await expect(access.getByTestId("api-key-form").getByRole("status")).toHaveText("Eso no es una clave secreta o restringida de Stripe (rk_live_…, rk_test_…, sk_live_…, sk_test_…).");
-    await screenshot(page, testInfo, "endpoint-backfill-es-ar");
+    await card(page, id).screenshot({ path: path.join(testInfo.project.outputDir, "screenshots", "endpoint-backfill-es-ar.png") });
   });
 });
