@@ -5,7 +5,7 @@
 import nodemailer from "nodemailer";
 import { settings } from "@/lib/config/settings";
 import type { Db } from "@/lib/db/client";
-import { assertOutboundUrl, OutboundUrlError } from "@/lib/net/outbound-url";
+import { OutboundUrlError, pinnedLookup, resolveOutboundUrl } from "@/lib/net/outbound-url";
 import type { ClaimedOutboxMessage } from "@/lib/outbox/outbox-store";
 import { postWithIdempotencyKey, type SendOutcome } from "@/lib/outbox/post-with-idempotency-key";
 import { signStandardWebhooks, STANDARD_WEBHOOKS_HEADERS } from "@/lib/providers/signatures/standard-webhooks-signature";
@@ -70,14 +70,17 @@ export async function sendAlertMessage(db: Db, message: ClaimedOutboxMessage, no
       return smtpOutcome(error);
     }
   }
+  let checked: Awaited<ReturnType<typeof resolveOutboundUrl>>;
   try {
-    await assertOutboundUrl(channel.url!, { allowPrivate: config.ALERTS_ALLOW_PRIVATE_URLS });
+    checked = await resolveOutboundUrl(channel.url!, { allowPrivate: config.ALERTS_ALLOW_PRIVATE_URLS });
   } catch (error) {
     if (error instanceof OutboundUrlError) return { kind: "refused", error: `the channel's URL is refused: ${error.message}` };
     throw error;
   }
-  if (channel.kind === "slack") return postWithIdempotencyKey(channel.url!, JSON.stringify({ text: notice.summary }), message.idempotencyKey, config.OUTBOX_TIMEOUT_MS);
+  // Sent to the addresses just checked, never to what a second DNS answer says.
+  const pinned = checked.addresses ? { lookup: pinnedLookup(checked.addresses) } : {};
+  if (channel.kind === "slack") return postWithIdempotencyKey(channel.url!, JSON.stringify({ text: notice.summary }), message.idempotencyKey, config.OUTBOX_TIMEOUT_MS, {}, pinned);
   if (!channel.secretCiphertext) return { kind: "refused", error: "the channel has no signing secret" };
   const secret = decryptSecret(channel.secretCiphertext, channelSecretContext(channel.id), secretsKeys());
-  return postWithIdempotencyKey(channel.url!, message.body, message.idempotencyKey, config.OUTBOX_TIMEOUT_MS, standardWebhooksHeaders(secret, message.idempotencyKey, message.body, now));
+  return postWithIdempotencyKey(channel.url!, message.body, message.idempotencyKey, config.OUTBOX_TIMEOUT_MS, standardWebhooksHeaders(secret, message.idempotencyKey, message.body, now), pinned);
 }

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
-import { assertOutboundUrl, isNonPublicAddress, OutboundUrlError } from "@/lib/net/outbound-url";
+import { assertOutboundUrl, isNonPublicAddress, OutboundUrlError, pinnedLookup, resolveOutboundUrl } from "@/lib/net/outbound-url";
+import { postWithIdempotencyKey } from "@/lib/outbox/post-with-idempotency-key";
 
 const publicResolve = async () => ["93.184.215.14"];
 
@@ -43,5 +46,38 @@ describe("outbound URLs (alert channels): https to public addresses only", () =>
   test("ALERTS_ALLOW_PRIVATE_URLS: http and private addresses pass, other schemes still do not", async () => {
     assert.equal((await assertOutboundUrl("http://127.0.0.1:9/hook", { allowPrivate: true })).port, "9");
     await assert.rejects(assertOutboundUrl("file:///etc/passwd", { allowPrivate: true }), (error: unknown) => error instanceof OutboundUrlError && error.refusal === "not_https");
+  });
+});
+
+describe("DNS rebinding: a send goes to the addresses its check resolved", () => {
+  test("the check returns what it resolved (none for an address literal, or with ALERTS_ALLOW_PRIVATE_URLS)", async () => {
+    let asked = 0;
+    const rebinding = async () => (asked++ === 0 ? ["93.184.215.14"] : ["127.0.0.1"]);
+    assert.deepEqual((await resolveOutboundUrl("https://hooks.example.test/a", { allowPrivate: false, resolve: rebinding })).addresses, ["93.184.215.14"]);
+    // A second look would be refused: the pinned first answer is what a send connects to.
+    assert.equal(await refusal("https://hooks.example.test/a", rebinding), "private_address");
+    assert.equal((await resolveOutboundUrl("https://93.184.215.14/a", { allowPrivate: false })).addresses, undefined);
+    assert.equal((await resolveOutboundUrl("http://localhost:9/a", { allowPrivate: true })).addresses, undefined);
+  });
+
+  test("a request pinned to an address never asks DNS: a name that cannot resolve reaches the pinned address; unpinned it is not sent", async () => {
+    const hits: string[] = [];
+    const server = createServer((request, response) => {
+      hits.push(`${request.headers.host} ${request.url}`);
+      response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const target = `http://rebind.invalid:${port}/hook`;
+      const pinned = await postWithIdempotencyKey(target, "{}", "key-1", 5_000, {}, { lookup: pinnedLookup(["127.0.0.1"]) });
+      assert.deepEqual(pinned, { kind: "answered", statusCode: 204 });
+      assert.deepEqual(hits, [`rebind.invalid:${port} /hook`]);
+      const unpinned = await postWithIdempotencyKey(target, "{}", "key-2", 5_000);
+      assert.equal(unpinned.kind, "not_sent");
+      assert.equal(hits.length, 1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

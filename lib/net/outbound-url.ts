@@ -4,6 +4,7 @@
 // so a channel cannot make the server probe its own network (OWASP, Server-Side Request Forgery
 // Prevention Cheat Sheet).
 import { lookup } from "node:dns/promises";
+import type { LookupFunction } from "node:net";
 import { BlockList, isIP } from "node:net";
 
 /** Why an outbound URL was refused: a stable code, shown with its sentence. */
@@ -83,12 +84,19 @@ const resolveWithDns: Resolve = async (host) => (await lookup(host, { all: true,
  * name may resolve elsewhere later). `allowPrivate` (ALERTS_ALLOW_PRIVATE_URLS, for tests and closed
  * networks) allows http and any address. Otherwise: https only, no user:password part, and every
  * address the host resolves to must be public. Returns the parsed URL; throws {@link OutboundUrlError}.
- *
- * A name is resolved here and again by the request itself, so a DNS answer that changes in between
- * (DNS rebinding) is not closed by this check alone; the channel's URL is an admin's setting, not a
- * stranger's input, which this guard is sized for.
+ * A send uses {@link resolveOutboundUrl} instead, to connect to the addresses it checked.
  */
 export async function assertOutboundUrl(raw: string, options: { allowPrivate: boolean; resolve?: Resolve }): Promise<URL> {
+  return (await resolveOutboundUrl(raw, options)).url;
+}
+
+/**
+ * {@link assertOutboundUrl}, also returning the public addresses it checked (undefined when
+ * `allowPrivate`, or the host is an address itself): a request pinned to them ({@link pinnedLookup})
+ * cannot be sent to another address by a DNS answer that changes after the check (DNS rebinding).
+ * Throws {@link OutboundUrlError}.
+ */
+export async function resolveOutboundUrl(raw: string, options: { allowPrivate: boolean; resolve?: Resolve }): Promise<{ url: URL; addresses?: string[] }> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -97,7 +105,7 @@ export async function assertOutboundUrl(raw: string, options: { allowPrivate: bo
   }
   if (options.allowPrivate) {
     if (url.protocol !== "https:" && url.protocol !== "http:") throw new OutboundUrlError("not_https", "must be an https:// URL");
-    return url;
+    return { url };
   }
   if (url.protocol !== "https:") throw new OutboundUrlError("not_https", "must be an https:// URL");
   if (url.username || url.password) throw new OutboundUrlError("credentials_in_url", "must not carry a user name or password");
@@ -113,5 +121,18 @@ export async function assertOutboundUrl(raw: string, options: { allowPrivate: bo
     if (addresses.length === 0) throw new OutboundUrlError("unresolvable", "its host name does not resolve");
   }
   if (addresses.some(isNonPublicAddress)) throw new OutboundUrlError("private_address", "must point to a public address (not loopback, private, link-local or another reserved range)");
-  return url;
+  return isIP(host) ? { url } : { url, addresses };
+}
+
+/**
+ * A `lookup` for node:http(s) requests that answers every name with `addresses` (checked by
+ * {@link resolveOutboundUrl}) instead of asking DNS again. TLS still verifies the certificate against the
+ * URL's host name (the request's servername), so pinning changes where it connects, not whom it trusts.
+ */
+export function pinnedLookup(addresses: readonly string[]): LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: isIP(address) }));
+  return ((_hostname: string, options: { all?: boolean }, callback: (error: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+    if (options?.all) callback(null, entries);
+    else callback(null, entries[0].address, entries[0].family);
+  }) as LookupFunction;
 }

@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 
 /**
  * What became of one POST:
@@ -29,11 +30,18 @@ function describe(error: unknown): string {
 
 /**
  * POSTs `body` (JSON) to `target` with `Idempotency-Key: <idempotencyKey>` (and `extraHeaders`), waiting at most `timeoutMs`
- * for the status line. Uses node:http directly to know whether the request had been fully written when
+ * for the status line; `options.lookup` pins the addresses it connects to. Uses node:http directly to know whether the request had been fully written when
  * a failure happened ('finish' event), which decides not_sent versus uncertain. Never throws; the
  * outcome's error text never contains the URL (it may carry credentials).
  */
-export function postWithIdempotencyKey(target: string, body: string, idempotencyKey: string, timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<SendOutcome> {
+export function postWithIdempotencyKey(
+  target: string,
+  body: string,
+  idempotencyKey: string,
+  timeoutMs: number,
+  extraHeaders: Record<string, string> = {},
+  options: { lookup?: LookupFunction } = {},
+): Promise<SendOutcome> {
   return new Promise((resolve) => {
     let url: URL;
     try {
@@ -55,6 +63,8 @@ export function postWithIdempotencyKey(target: string, body: string, idempotency
       // A fresh connection per send: a pooled keep-alive socket the target has just closed fails with
       // ECONNRESET after the write, which would look like "sent, no answer" and make the message uncertain.
       agent: false,
+      // A user-given URL is connected to the addresses its check resolved (lib/net/outbound-url.ts: DNS rebinding).
+      ...(options.lookup ? { lookup: options.lookup } : {}),
       headers: {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(body),
