@@ -169,3 +169,21 @@ export async function lastGapCheckStart(db: Db): Promise<Date | null> {
   const row = await db.gapCheck.findFirst({ where: { trigger: "scheduled", status: { in: ["done", "running"] } }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], select: { startedAt: true } });
   return row?.startedAt ?? null;
 }
+
+/**
+ * Deletes finished runs (done or failed) that started before `cutoff` (the daily retention, with the
+ * decisions' DECISION_RETENTION_DAYS): the gap check records one per endpoint an hour. The latest
+ * finished run of each endpoint and trigger is kept whatever its age, so the Endpoints page and the
+ * metrics still show it. Returns how many went.
+ */
+export async function deleteGapChecksBefore(db: Db, cutoff: Date): Promise<number> {
+  const driver = driverOf(db);
+  return driver.transaction((session) =>
+    session.run(
+      `DELETE FROM "GapCheck" WHERE "status" IN ('done', 'failed') AND "startedAt" < ?
+         AND "id" NOT IN (SELECT "id" FROM "GapCheck" AS latest WHERE latest."status" IN ('done', 'failed') AND latest."startedAt" = (
+           SELECT MAX(other."startedAt") FROM "GapCheck" AS other WHERE other."endpoint" = latest."endpoint" AND other."trigger" = latest."trigger" AND other."status" IN ('done', 'failed')))`,
+      [cutoff],
+    ),
+  );
+}

@@ -7,6 +7,9 @@ import { purgeExpiredDecisions, type DecisionRetentionReport } from "@/lib/reten
 import { purgeExpiredPayloads, type RetentionReport } from "@/lib/retention/purge-payloads";
 import { purgeExpiredRateLimits, type RateLimitRetentionReport } from "@/lib/retention/purge-rate-limits";
 import { because } from "@/lib/reasons/reason-codes";
+import { logger } from "@/lib/log/logger";
+import { deleteGapChecksBefore } from "@/lib/monitoring/gap-checks";
+import { deletePullsBefore } from "@/lib/settlement-pull/pulls";
 
 /** How often retention runs: once a day. */
 export const RETENTION_INTERVAL_MS = 86_400_000;
@@ -17,11 +20,18 @@ export const RETENTION_CHECK_EVERY_MS = 3_600_000;
 const AUDIT = { action: "retention.purge", targetType: "payloads", targetId: "retention", actor: "system" } as const;
 
 /** A daily run's report: the payload purge's counts, the decision and refusal-count purge's under `decisions`, the expired rate-limit rows under `rateLimits`. */
-export type DailyRetentionReport = RetentionReport & { decisions: DecisionRetentionReport; rateLimits: RateLimitRetentionReport };
+/** Finished runs of the background jobs deleted with the decisions (DECISION_RETENTION_DAYS): gap checks and backfills, settlement pulls. */
+export interface JobRunRetentionReport {
+  gapChecksDeleted: number;
+  settlementPullsDeleted: number;
+}
+
+export type DailyRetentionReport = RetentionReport & { decisions: DecisionRetentionReport; rateLimits: RateLimitRetentionReport; jobRuns: JobRunRetentionReport };
 
 /**
  * Runs payload retention (PAYLOAD_RETENTION_DAYS) and decision retention (DECISION_RETENTION_DAYS,
- * REJECTION_COUNT_RETENTION_DAYS; lib/retention/purge-decisions.ts) and deletes the sign-in rate-limit
+ * REJECTION_COUNT_RETENTION_DAYS; lib/retention/purge-decisions.ts), the finished gap checks, backfills and
+ * settlement pulls older than the decisions' cutoff, and deletes the sign-in rate-limit
  * rows whose window is over (lib/retention/purge-rate-limits.ts) when the last run (any process: the runs are recorded as AuditEntry rows,
  * `retention.purge`) is older than `intervalMs` (default a day), and records this one. Two workers
  * that decide at the same moment both run it, which is harmless: a purge is idempotent. Returns the
@@ -42,6 +52,9 @@ export async function runRetentionIfDue(
     now,
   });
   const rateLimits = await purgeExpiredRateLimits(db, config, { now });
+  const jobCutoff = new Date(decisions.decisionCutoff);
+  const jobRuns: JobRunRetentionReport = { gapChecksDeleted: await deleteGapChecksBefore(db, jobCutoff), settlementPullsDeleted: await deletePullsBefore(db, jobCutoff) };
+  logger.info({ retention: { jobRuns, cutoff: decisions.decisionCutoff } }, "job run retention");
   const note = because("audit_retention", {
     payloadDays: report.retentionDays,
     payloadCutoff: report.cutoff,
@@ -58,7 +71,7 @@ export async function runRetentionIfDue(
   });
   // Retention runs over every organization's rows; its audit row is the operator's, in the default organization.
   await recordAudit(db, { id: AUDIT.actor, email: AUDIT.actor, organizationId: DEFAULT_ORGANIZATION.id }, { action: AUDIT.action, targetType: AUDIT.targetType, targetId: AUDIT.targetId, note }, now);
-  return { ...report, decisions, rateLimits };
+  return { ...report, decisions, rateLimits, jobRuns };
 }
 
 /**

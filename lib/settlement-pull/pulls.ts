@@ -113,3 +113,12 @@ export async function duePulls(db: Db, now: Date): Promise<PullRow[]> {
 export function latestPulls(db: Db, endpoint: string, take = 10): Promise<PullRow[]> {
   return db.settlementPull.findMany({ where: { endpoint }, orderBy: [{ startedAt: "desc" }, { id: "desc" }], take });
 }
+
+/**
+ * Deletes finished pulls (queued: their reconciliation run is listed on its own; failed) that started
+ * before `cutoff` (the daily retention, with DECISION_RETENTION_DAYS). The schedule only ever starts the
+ * latest day's pull, so a deleted old day is not pulled again. Returns how many went.
+ */
+export async function deletePullsBefore(db: Db, cutoff: Date): Promise<number> {
+  return (await db.settlementPull.deleteMany({ where: { status: { in: ["queued", "failed"] }, startedAt: { lt: cutoff } } })).count;
+}

@@ -102,4 +102,28 @@ describe("decision and refusal-count retention", () => {
     const note = (await database.auditEntry.findFirstOrThrow({ where: { action: "retention.purge" } })).note ?? "";
     assert.match(note, /^Payload retention \(30 days, .*Decision retention \(90 days, cutoff .*\): deleted 3 decision row\(s\)\. Rejection count retention \(30 days, cutoff .*\): deleted 2 per-minute count\(s\)\.$/);
   });
+
+  test("the daily run deletes the finished gap checks, backfills and settlement pulls past the decisions' cutoff, keeping each endpoint's latest and anything unfinished", async () => {
+    const database = await db();
+    await database.gapCheck.deleteMany();
+    await database.settlementPull.deleteMany();
+    await database.auditEntry.deleteMany({ where: { action: "retention.purge" } });
+    const run = (id: string, endpoint: string, trigger: string, status: string, days: number) =>
+      database.gapCheck.create({ data: { id, endpoint, trigger, status, startedAt: daysAgo(days), since: daysAgo(days + 3), ...(status === "done" || status === "failed" ? { finishedAt: daysAgo(days) } : {}) } });
+    await run("gc_old_done", "stripe", "scheduled", "done", 120);
+    await run("gc_old_failed", "stripe", "scheduled", "failed", 110);
+    await run("gc_recent", "stripe", "scheduled", "done", 1);
+    await run("gc_only_old", "ep_retentiononly00000", "cli", "done", 100);
+    await run("gc_old_queued", "ep_retentionqueued000", "dashboard", "queued", 100);
+    const pull = (id: string, status: string, days: number) => database.settlementPull.create({ data: { id, endpoint: "stripe", day: daysAgo(days).toISOString().slice(0, 10), trigger: "cli", status, startedAt: daysAgo(days) } });
+    await pull("sp_old_queued", "queued", 100);
+    await pull("sp_old_failed", "failed", 95);
+    await pull("sp_old_retrying", "retrying", 100);
+    await pull("sp_recent", "queued", 2);
+
+    const report = await runRetentionIfDue(database, { now });
+    assert.deepEqual(report?.jobRuns, { gapChecksDeleted: 2, settlementPullsDeleted: 2 });
+    assert.deepEqual((await database.gapCheck.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id), ["gc_old_queued", "gc_only_old", "gc_recent"]);
+    assert.deepEqual((await database.settlementPull.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((row) => row.id), ["sp_old_retrying", "sp_recent"]);
+  });
 });
