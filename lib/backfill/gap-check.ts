@@ -1,6 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { apiEndpoints, stripeApiTarget, type ApiEndpoint } from "@/lib/endpoints/api-endpoints";
-import { routeConnectEvent } from "@/lib/endpoints/connect-routing";
+import { apiEndpoints, stripeApiTarget, withConnectedAccounts, type ApiEndpoint } from "@/lib/endpoints/api-endpoints";
 import { PollLoop } from "@/lib/jobs/poll-loop";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
@@ -34,11 +33,10 @@ export async function backfillEndpoint(
   const source = options.trigger === "scheduled" ? "gap-check" : "backfill";
   const access = { apiKey: target.apiKey, keyLabel: target.keyLabel, livemode: target.endpoint.livemode, apiBase: options.apiBase, sleep: options.sleep };
   const run = async (): Promise<BackfillReport> => {
-    let report = await backfillEvents(db, target.endpoint, listStripeEvents(access, options.since), { dryRun: options.dryRun, source, now });
-    const bindings = target.endpoint.connect ? [...target.endpoint.connect.bindings.keys()].sort() : [];
-    for (const account of bindings) {
-      const receivedAs = routeConnectEvent(target.endpoint, account);
-      report = added(report, await backfillEvents(db, receivedAs, listStripeEvents(access, options.since, { stripeAccount: account }), { dryRun: options.dryRun, source, now }));
+    let report: BackfillReport = { listed: 0, alreadyStored: 0, stored: 0, skipped: 0 };
+    for (const each of withConnectedAccounts([target])) {
+      const listed = listStripeEvents(access, options.since, each.stripeAccount ? { stripeAccount: each.stripeAccount } : {});
+      report = added(report, await backfillEvents(db, each.endpoint, listed, { dryRun: options.dryRun, source, now }));
     }
     return report;
   };

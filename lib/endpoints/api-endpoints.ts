@@ -3,6 +3,7 @@
 // STRIPE_TEST_API_KEY) or stored as data (the key encrypted on the endpoint's row). The key is decrypted
 // here, for the call, and never leaves the process.
 import type { Db } from "@/lib/db/client";
+import { routeConnectEvent } from "@/lib/endpoints/connect-routing";
 import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
 import { resolveDataEndpoint } from "@/lib/endpoints/data-endpoints";
 import { apiKeyContext } from "@/lib/endpoints/endpoint-store";
@@ -18,6 +19,21 @@ export interface ApiEndpoint {
   apiKey: string;
   /** What names the key in messages (`STRIPE_API_KEY`, `the API key of endpoint ep_…`), never its value. */
   keyLabel: string;
+  /** Stripe Connect: the bound connected account the calls are made for (`Stripe-Account`); `endpoint` is then as its events are received (its organization, its account). */
+  stripeAccount?: string;
+}
+
+/**
+ * `targets` with, after each Stripe Connect endpoint, one target per connected account bound to an
+ * organization: the calls are made on its behalf (`Stripe-Account`) with the platform's key, and what
+ * they fetch belongs to the account's organization and scope, as its deliveries do
+ * (lib/endpoints/connect-routing.ts). An unbound account gets none.
+ */
+export function withConnectedAccounts(targets: readonly ApiEndpoint[]): ApiEndpoint[] {
+  return targets.flatMap((target) => {
+    const accounts = target.endpoint.connect && !target.stripeAccount ? [...target.endpoint.connect.bindings.keys()].sort() : [];
+    return [target, ...accounts.map((account) => ({ ...target, endpoint: routeConnectEvent(target.endpoint, account), stripeAccount: account }))];
+  });
 }
 
 /** The label a data endpoint's key goes by in messages. */

@@ -34,7 +34,12 @@ export interface StripeApiAccess {
   keyLabel: string;
   /** Waits between rate-limited attempts (tests pass a quick one). */
   sleep?: (ms: number) => Promise<void>;
+  /** Stripe Connect: the connected account the Reporting API calls are made for (`Stripe-Account`), absent for the key's own account. */
+  stripeAccount?: string;
 }
+
+/** The request options of a call on behalf of `access.stripeAccount` (none for the key's own account). */
+const onBehalfOf = (access: StripeApiAccess) => (access.stripeAccount ? { stripeAccount: access.stripeAccount } : undefined);
 
 /** The mode a Stripe key is for, from its prefix (`sk_live_`, `rk_test_`, ...), or undefined when it has none of Stripe's prefixes. */
 export function stripeKeyMode(apiKey: string): "live" | "test" | undefined {
@@ -152,7 +157,7 @@ export async function createStripeReportRun(access: StripeApiAccess, request: { 
     throw apiError(error, access);
   }
   const run = await withRateLimitRetries(access, () =>
-    client.reporting.reportRuns.create({ report_type: request.reportType, parameters: { interval_start: request.intervalStart, interval_end: request.intervalEnd, columns: [...request.columns] } }),
+    client.reporting.reportRuns.create({ report_type: request.reportType, parameters: { interval_start: request.intervalStart, interval_end: request.intervalEnd, columns: [...request.columns] } }, onBehalfOf(access)),
     REPORTING_PERMISSION,
   );
   return reportRunOf(run);
@@ -168,7 +173,7 @@ export async function retrieveStripeReportRun(access: StripeApiAccess, id: strin
   }
   const retrieve = async (): Promise<StripeReportRun> => {
     try {
-      return reportRunOf(await client.reporting.reportRuns.retrieve(id));
+      return reportRunOf(await client.reporting.reportRuns.retrieve(id, {}, onBehalfOf(access)));
     } catch (error) {
       // A failed run carries its reason as a string in a top-level `error` field, which the `stripe`
       // package (its RequestSender) takes for an OAuth error response even under status 200, and
@@ -204,7 +209,8 @@ export async function openStripeFile(access: StripeApiAccess, url: string, optio
   }
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(target, { headers: { authorization: `Bearer ${access.apiKey}` }, redirect: "error", signal: AbortSignal.timeout(60_000) });
+    const headers: Record<string, string> = { authorization: `Bearer ${access.apiKey}`, ...(access.stripeAccount ? { "stripe-account": access.stripeAccount } : {}) };
+    response = await (options.fetch ?? fetch)(target, { headers, redirect: "error", signal: AbortSignal.timeout(60_000) });
   } catch (error) {
     throw new ProviderApiError("unavailable", `Stripe's file host could not be reached: ${errorMessage(error).slice(0, 200)}`);
   }

@@ -4,7 +4,7 @@
 // run row, the background reconciliation worker), the run's origin `scheduled`. A failed attempt is kept
 // with its reason and retried later.
 import type { Db } from "@/lib/db/client";
-import { apiEndpoints, type ApiEndpoint } from "@/lib/endpoints/api-endpoints";
+import { apiEndpoints, withConnectedAccounts, type ApiEndpoint } from "@/lib/endpoints/api-endpoints";
 import { PollLoop } from "@/lib/jobs/poll-loop";
 import { errorMessage } from "@/lib/log/error-message";
 import { logger } from "@/lib/log/logger";
@@ -75,7 +75,15 @@ export interface PullOptions {
 }
 
 function accessOf(target: ApiEndpoint, options: PullOptions): StripeApiAccess {
-  return { apiKey: target.apiKey, keyLabel: target.keyLabel, livemode: target.endpoint.livemode, apiBase: options.apiBase, sleep: options.sleep };
+  return { apiKey: target.apiKey, keyLabel: target.keyLabel, livemode: target.endpoint.livemode, apiBase: options.apiBase, sleep: options.sleep, stripeAccount: target.stripeAccount };
+}
+
+/**
+ * What a pull's `endpoint` column names: the endpoint (`stripe`, `ep_…`), or for a Connect endpoint's
+ * connected account `<endpoint>/<acct_…>` (each account's day is pulled and reconciled on its own).
+ */
+export function pullTargetKey(target: ApiEndpoint): string {
+  return target.stripeAccount ? `${target.endpoint.name}/${target.stripeAccount}` : target.endpoint.name;
 }
 
 /** Errors a later attempt cannot fix by itself (the key is refused or lacks a permission, or is of the other mode). */
@@ -94,7 +102,8 @@ export function retryDelayMs(attempt: number): number {
  * a pull may repeat. Returns null when the schedule's pull of that day exists already.
  */
 export function startPull(db: Db, target: ApiEndpoint, day: string, trigger: PullTrigger, now: Date): Promise<PullRow | null> {
-  return insertPull(db, { endpoint: target.endpoint.name, day, trigger, scheduleKey: trigger === "scheduled" ? scheduleKeyOf(target.endpoint.name, day) : null }, now);
+  const key = pullTargetKey(target);
+  return insertPull(db, { endpoint: key, day, trigger, scheduleKey: trigger === "scheduled" ? scheduleKeyOf(key, day) : null }, now);
 }
 
 /**
@@ -133,7 +142,7 @@ export async function advancePull(db: Db, pull: PullRow, target: ApiEndpoint, op
     if (!run.result?.url) throw new PullFailure(`Stripe's report run ${run.id} succeeded without a file URL`);
     const file = await openStripeFile(access, run.result.url, { fetch: options.fetch });
     const interval = dayInterval(pull.day);
-    const actor = `scheduled:${target.endpoint.name}`;
+    const actor = `scheduled:${pullTargetKey(target)}`;
     const submitted = await submitReport(db, {
       body: file.body,
       contentLength: file.contentLength,
@@ -144,7 +153,7 @@ export async function advancePull(db: Db, pull: PullRow, target: ApiEndpoint, op
         mode: target.endpoint.livemode ? "live" : "test",
         from: new Date(interval.start * 1000).toISOString(),
         to: new Date(interval.end * 1000).toISOString(),
-        source: `${target.endpoint.name} ${pull.day} (${run.id})`,
+        source: `${pullTargetKey(target)} ${pull.day} (${run.id})`,
       },
       // The run is the endpoint's organization's: its books, its runs list.
       actor: { id: actor, email: actor, organizationId: target.endpoint.organizationId },
@@ -174,7 +183,7 @@ export async function advancePull(db: Db, pull: PullRow, target: ApiEndpoint, op
  */
 export async function runDuePulls(db: Db, options: PullOptions & { pullMinutes: number; env?: Record<string, string | undefined> }): Promise<PullRow[]> {
   const now = options.now ?? (() => new Date());
-  const targets = new Map((await apiEndpoints(db, { env: options.env, now: now() })).map((target) => [target.endpoint.name, target]));
+  const targets = new Map(withConnectedAccounts(await apiEndpoints(db, { env: options.env, now: now() })).map((target) => [pullTargetKey(target), target]));
   const day = reportedDay(latestPullMoment(now(), options.pullMinutes));
   for (const target of targets.values()) {
     const created = await startPull(db, target, day, "scheduled", now());

@@ -23,7 +23,12 @@ import { startFakeStripeApi, type FakeStripeApi } from "@/e2e/support/fake-strip
 import { runMain } from "@/e2e/support/cli";
 import { deliverStripe, paymentIntent, stripeEvent } from "@/e2e/support/providers";
 import { callRoute as call } from "@/e2e/support/route-call";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { stripeReport } from "@/e2e/support/stripe-report-csv";
 import { runGapCheck, runQueuedBackfill } from "@/lib/backfill/gap-check";
+import { runDuePulls } from "@/lib/settlement-pull/settlement-pull";
 import { closeDb, db } from "@/lib/db/client";
 import { apiEndpoints } from "@/lib/endpoints/api-endpoints";
 import { storedSecretsIssues } from "@/lib/endpoints/stored-secrets";
@@ -31,6 +36,8 @@ import { main as backfillMain } from "@/scripts/backfill";
 
 void TEST_DB;
 process.env.ACREDITA_SECRETS_KEY = randomBytes(32).toString("base64");
+process.env.RECONCILIATION_SPOOL_DIR = mkdtempSync(path.join(tmpdir(), "acredita-api-keys-spool-"));
+delete process.env.STRIPE_API_KEY;
 
 const operator = { authorization: `Bearer ${TEST_API_TOKEN}` };
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -158,7 +165,7 @@ describe("a data endpoint's API key", () => {
   });
 });
 
-describe("a Connect endpoint's gap check", () => {
+describe("a Connect endpoint's gap check and settlement pulls", () => {
   test("lists the platform's events and each bound account's on its behalf, booked in each one's organization; an unbound account is never asked for", async () => {
     const created = await call(endpointsRoute, "POST", "/api/endpoints", { ...operator, "acredita-org": orgs.a.slug }, {}, { provider: "stripe", account: "acct_akplatform", livemode: true, processingMode: "inline", secret: CONNECT_SECRET, connect: true });
     assert.equal(created.status, 201, created.text);
@@ -194,5 +201,28 @@ describe("a Connect endpoint's gap check", () => {
     );
     const run = await client.gapCheck.findFirstOrThrow({ where: { endpoint: connectId, trigger: "scheduled" } });
     assert.deepEqual([run.organizationId, run.status, run.stored], [orgs.a.id, "done", 2]);
+  });
+
+  test("the daily settlement pull asks for the platform's report and each bound account's on its behalf; each run is its organization's, in its account's scope", async () => {
+    api.pendingPolls = 0;
+    api.reportCsv = stripeReport([]);
+    const requests = api.requests.length;
+    const options = (at: string) => ({ pullMinutes: 6 * 60, apiBase: api.url, now: () => new Date(at), sleep: async () => undefined });
+    // 06:00 UTC: the day before is asked for; a minute later each report is done, downloaded and queued.
+    await runDuePulls(await db(), options("2026-12-02T06:00:00Z"));
+    await runDuePulls(await db(), options("2026-12-02T06:01:01Z"));
+    const client = await db();
+    const pulls = await client.settlementPull.findMany({ where: { day: "2026-12-01" }, orderBy: { endpoint: "asc" }, select: { endpoint: true, status: true, runId: true } });
+    assert.deepEqual(pulls.map((pull) => [pull.endpoint, pull.status]), [[connectId, "queued"], [`${connectId}/acct_akc1`, "queued"]]);
+    const reporting = api.requests.slice(requests).filter((request) => request.path.startsWith("/v1/reporting/report_runs") || request.path.startsWith("/v1/files/"));
+    assert.deepEqual(
+      reporting.map((request) => `${request.method} ${request.path.split("/").slice(0, 3).join("/")} ${request.stripeAccount ?? "platform"}`).sort(),
+      ["GET /v1/files acct_akc1", "GET /v1/files platform", "GET /v1/reporting acct_akc1", "GET /v1/reporting platform", "POST /v1/reporting acct_akc1", "POST /v1/reporting platform"],
+    );
+    const runs = await client.reconciliationRun.findMany({ where: { id: { in: pulls.map((pull) => pull.runId!) } }, select: { organizationId: true, account: true, origin: true, actor: true }, orderBy: { account: "asc" } });
+    assert.deepEqual(runs, [
+      { organizationId: orgs.b.id, account: "acct_akc1", origin: "scheduled", actor: `scheduled:${connectId}/acct_akc1` },
+      { organizationId: orgs.a.id, account: "acct_akplatform", origin: "scheduled", actor: `scheduled:${connectId}` },
+    ]);
   });
 });
