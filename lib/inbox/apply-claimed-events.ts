@@ -9,6 +9,7 @@ import { MAX_TRANSACTION_ATTEMPTS, transactionBackoff } from "@/lib/db/transient
 import { upsertDeadLetter } from "@/lib/dead-letters/dead-letters";
 import { decisionRow, insertDecisions, logDecision, type DecisionRow } from "@/lib/decisions/record-decision";
 import { endpointDefinitions, type EndpointDefinition } from "@/lib/endpoints/endpoints";
+import { storedEventScope } from "@/lib/endpoints/stored-event-scope";
 import { guardEventLeases, markEventDead, scheduleEventRetry, type ClaimedInboxEvent } from "@/lib/events/webhook-events";
 import { decideRetry, type RetryPolicy } from "@/lib/jobs/retry-policy";
 import { errorMessage } from "@/lib/log/error-message";
@@ -65,12 +66,7 @@ function endpointsByName(): EndpointsByName {
 }
 
 function endpointOf(claimed: ClaimedInboxEvent, endpoints: EndpointsByName): EndpointScope {
-  // An endpoint removed from the configuration after the event was stored: its stored scope stands in.
-  // The organization is always the stored row's: it was decided at receipt, never by today's configuration.
-  const configured = endpoints.get(claimed.endpoint);
-  return configured
-    ? { name: configured.name, provider: configured.provider, livemode: configured.livemode, organizationId: claimed.organizationId }
-    : { name: claimed.endpoint, provider: claimed.provider as EndpointDefinition["provider"], livemode: claimed.livemode, organizationId: claimed.organizationId };
+  return storedEventScope(claimed, endpoints.get(claimed.endpoint));
 }
 
 /** What one event of a batch came to, before the commit: its result and the decision row to write. */

@@ -10,6 +10,7 @@ import type { Db } from "@/lib/db/client";
 import { routeConnectEvent } from "@/lib/endpoints/connect-routing";
 import { resolveAnyEndpoint } from "@/lib/endpoints/data-endpoints";
 import { EndpointConfigError, endpointDefinitions, type ServedEndpoint } from "@/lib/endpoints/endpoints";
+import { storedEventScope } from "@/lib/endpoints/stored-event-scope";
 import { organisationMismatch } from "@/lib/ingest/answers";
 import { EventAlreadyStored, insertStoredEvent } from "@/lib/ingest/delivery";
 import { readOrderBooks, type OrderBooks } from "@/lib/ledger/order-books";
@@ -63,11 +64,7 @@ function namedOrder(event: NormalizedEvent): string | undefined {
 
 /** The endpoint a stored event is applied as: the configured one of its name, else the scope it was stored with (an endpoint removed since), as the inbox worker does. */
 export function endpointScopeOf(candidate: { endpoint: string; organizationId: string; provider: string; livemode: boolean }): EndpointScope {
-  const definition = endpointDefinitions().find((endpoint) => endpoint.name === candidate.endpoint);
-  // The organization is the stored row's, decided at receipt.
-  return definition
-    ? { name: definition.name, provider: definition.provider, livemode: definition.livemode, organizationId: candidate.organizationId }
-    : { name: candidate.endpoint, provider: candidate.provider as ServedEndpoint["provider"], livemode: candidate.livemode, organizationId: candidate.organizationId };
+  return storedEventScope(candidate, endpointDefinitions().find((endpoint) => endpoint.name === candidate.endpoint));
 }
 
 /** The endpoint a dead letter's event would be stored through, or why it cannot be: resolved before the transaction (a data endpoint is read with Prisma). */
