@@ -1,5 +1,6 @@
-import { apiActor, type ApiCaller } from "@/lib/api/authorize-api";
-import { jsonError } from "@/lib/api/responses";
+import type { z } from "zod";
+import { apiActor, authorizeApi, type ApiCaller } from "@/lib/api/authorize-api";
+import { invalidBody, jsonError, refusal } from "@/lib/api/responses";
 import type { BindingRefusal } from "@/lib/endpoints/connect-bindings";
 import type { EndpointActor, EndpointRefusal } from "@/lib/endpoints/endpoint-store";
 import { contentTypeProblem } from "@/lib/http/content-type";
@@ -44,4 +45,27 @@ export async function readJsonBody(request: Request): Promise<{ ok: true; json: 
   } catch {
     return { ok: false, response: jsonError(400, "invalid_json", "body is not valid JSON") };
   }
+}
+
+/**
+ * The common start of every `/api/endpoints/<id>/...` route handler: the caller (an admin or the
+ * operator, `endpoints.manage`, in the organization it acts in; 401/403/404 otherwise), the route's
+ * params, and, with `schema`, the JSON body validated by it (415, 400 `invalid_json`, 400 `invalid_body`
+ * naming the fields, never their values). Returns them, or the refusal's Response.
+ */
+export async function endpointRequest<P, S extends z.ZodType | undefined = undefined>(
+  request: Request,
+  context: { params: Promise<P> },
+  schema?: S,
+): Promise<{ ok: true; caller: ApiCaller; params: P; body: S extends z.ZodType ? z.infer<S> : undefined } | { ok: false; response: Response }> {
+  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
+  const denied = refusal(caller);
+  if (denied || typeof caller === "string") return { ok: false, response: denied! };
+  const params = await context.params;
+  if (!schema) return { ok: true, caller, params, body: undefined as S extends z.ZodType ? z.infer<S> : undefined };
+  const read = await readJsonBody(request);
+  if (!read.ok) return read;
+  const parsed = schema.safeParse(read.json);
+  if (!parsed.success) return { ok: false, response: invalidBody(parsed.error) };
+  return { ok: true, caller, params, body: parsed.data as S extends z.ZodType ? z.infer<S> : undefined };
 }

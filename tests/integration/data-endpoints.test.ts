@@ -109,7 +109,7 @@ describe("endpoints as data: one of each provider, a signed payment credited", (
     const id = created.json.id as string;
     assert.match(id, /^ep_[a-z0-9]{20}$/);
     assert.equal(created.headers.get("location"), `/api/endpoints/${id}`);
-    assert.deepEqual({ ...created.json, createdAt: undefined, secrets: undefined }, { id, url: `/api/webhooks/${id}`, provider: "stripe", account: STRIPE_ACCOUNT, livemode: true, processingMode: "inline", options: null, connect: false, status: "enabled", createdAt: undefined, secrets: undefined });
+    assert.deepEqual({ ...created.json, createdAt: undefined, secrets: undefined }, { id, url: `/api/webhooks/${id}`, provider: "stripe", account: STRIPE_ACCOUNT, livemode: true, processingMode: "inline", options: null, connect: false, status: "enabled", createdAt: undefined, secrets: undefined, apiKey: null });
     const secrets = created.json.secrets as Record<string, unknown>[];
     assert.deepEqual(secrets.map((secret) => [secret.label, secret.state, secret.expiresAt, secret.lastMatchedAt, secret.retiredAt]), [["secret-1", "active", null, null, null]]);
     assert.equal("secret" in created.json, false);

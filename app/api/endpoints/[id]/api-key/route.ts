@@ -2,9 +2,8 @@
 // events, balance transactions and reports), stored encrypted for backfills, the gap check and settlement
 // pulls, never shown again (200: the endpoint, with when its key was set). DELETE: removes it (200). An
 // admin or API_TOKEN, in the organization it acts in: another organization's endpoint is 404.
-import { authorizeApi } from "@/lib/api/authorize-api";
-import { endpointActor, endpointRefusalResponse, readJsonBody } from "@/lib/api/endpoint-answers";
-import { invalidBody, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
+import { endpointActor, endpointRefusalResponse, endpointRequest } from "@/lib/api/endpoint-answers";
+import { methodNotAllowed, optionsAnswer, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { apiKeyBodySchema, removeEndpointApiKey, setEndpointApiKey } from "@/lib/endpoints/endpoint-store";
 
@@ -13,28 +12,22 @@ export const dynamic = "force-dynamic";
 type Context = { params: Promise<{ id: string }> };
 
 export async function PUT(request: Request, context: Context): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
-  const denied = refusal(caller);
-  if (denied || typeof caller === "string") return denied!;
-  const { id } = await context.params;
-  const body = await readJsonBody(request);
-  if (!body.ok) return body.response;
-  const parsed = apiKeyBodySchema.safeParse(body.json);
   // zod's issues name the field and the rule, never the value: a key sent in the wrong shape is not echoed.
-  if (!parsed.success) return invalidBody(parsed.error);
+  const call = await endpointRequest(request, context, apiKeyBodySchema);
+  if (!call.ok) return call.response;
+  const { caller, params, body } = call;
   return withDatabaseErrors(async () => {
-    const result = await setEndpointApiKey(await db(), id, parsed.data.apiKey, endpointActor(caller), { organizationId: caller.organizationId });
+    const result = await setEndpointApiKey(await db(), params.id, body.apiKey, endpointActor(caller), { organizationId: caller.organizationId });
     return result.kind === "updated" ? Response.json(result.endpoint, { headers: { "cache-control": "no-store" } }) : endpointRefusalResponse(result);
   });
 }
 
 export async function DELETE(request: Request, context: Context): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
-  const denied = refusal(caller);
-  if (denied || typeof caller === "string") return denied!;
-  const { id } = await context.params;
+  const call = await endpointRequest(request, context);
+  if (!call.ok) return call.response;
+  const { caller, params } = call;
   return withDatabaseErrors(async () => {
-    const result = await removeEndpointApiKey(await db(), id, endpointActor(caller), { organizationId: caller.organizationId });
+    const result = await removeEndpointApiKey(await db(), params.id, endpointActor(caller), { organizationId: caller.organizationId });
     return result.kind === "updated" ? Response.json(result.endpoint) : endpointRefusalResponse(result);
   });
 }

@@ -3,9 +3,8 @@
 // (queued; the one already queued or running when there is one). GET: the latest backfill asked for by
 // hand (dashboard or command line), with its counts once done; 404 when none. An admin or API_TOKEN, in
 // the organization it acts in.
-import { authorizeApi } from "@/lib/api/authorize-api";
-import { endpointActor, readJsonBody } from "@/lib/api/endpoint-answers";
-import { invalidBody, jsonError, methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
+import { endpointActor, endpointRequest } from "@/lib/api/endpoint-answers";
+import { jsonError, methodNotAllowed, optionsAnswer, withDatabaseErrors } from "@/lib/api/responses";
 import { backfillRequestSchema, requestBackfill } from "@/lib/backfill/backfill-requests";
 import { db } from "@/lib/db/client";
 import { latestBackfills } from "@/lib/monitoring/gap-checks";
@@ -15,16 +14,11 @@ export const dynamic = "force-dynamic";
 type Context = { params: Promise<{ id: string }> };
 
 export async function POST(request: Request, context: Context): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
-  const denied = refusal(caller);
-  if (denied || typeof caller === "string") return denied!;
-  const { id } = await context.params;
-  const body = await readJsonBody(request);
-  if (!body.ok) return body.response;
-  const parsed = backfillRequestSchema.safeParse(body.json);
-  if (!parsed.success) return invalidBody(parsed.error);
+  const call = await endpointRequest(request, context, backfillRequestSchema);
+  if (!call.ok) return call.response;
+  const { caller, params, body } = call;
   return withDatabaseErrors(async () => {
-    const result = await requestBackfill(await db(), id, { ...endpointActor(caller), organizationId: caller.organizationId }, { sinceHours: parsed.data.sinceHours });
+    const result = await requestBackfill(await db(), params.id, { ...endpointActor(caller), organizationId: caller.organizationId }, { sinceHours: body.sinceHours });
     if (result.kind === "queued") return Response.json(result.run, { status: 202 });
     if (result.kind === "forbidden") return jsonError(403, "forbidden", result.message);
     if (result.kind === "not_found") return jsonError(404, "not_found", result.message);
@@ -33,13 +27,12 @@ export async function POST(request: Request, context: Context): Promise<Response
 }
 
 export async function GET(request: Request, context: Context): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
-  const denied = refusal(caller);
-  if (denied || typeof caller === "string") return denied!;
-  const { id } = await context.params;
+  const call = await endpointRequest(request, context);
+  if (!call.ok) return call.response;
+  const { caller, params } = call;
   return withDatabaseErrors(async () => {
-    const run = (await latestBackfills(await db(), caller.organizationId, [id])).get(id);
-    return run ? Response.json(run) : jsonError(404, "not_found", `no backfill of endpoint ${id.slice(0, 40)} here`);
+    const run = (await latestBackfills(await db(), caller.organizationId, [params.id])).get(params.id);
+    return run ? Response.json(run) : jsonError(404, "not_found", `no backfill of endpoint ${params.id.slice(0, 40)} here`);
   });
 }
 

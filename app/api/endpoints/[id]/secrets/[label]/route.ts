@@ -1,18 +1,16 @@
 // DELETE /api/endpoints/[id]/secrets/[label]: retire one signing secret at once (409 for the last active
 // secret of an enabled endpoint). An admin or API_TOKEN.
-import { authorizeApi } from "@/lib/api/authorize-api";
-import { endpointActor, endpointRefusalResponse } from "@/lib/api/endpoint-answers";
-import { methodNotAllowed, optionsAnswer, refusal, withDatabaseErrors } from "@/lib/api/responses";
+import { endpointActor, endpointRefusalResponse, endpointRequest } from "@/lib/api/endpoint-answers";
+import { methodNotAllowed, optionsAnswer, withDatabaseErrors } from "@/lib/api/responses";
 import { db } from "@/lib/db/client";
 import { retireSecret } from "@/lib/endpoints/endpoint-store";
 
 export const dynamic = "force-dynamic";
 
 export async function DELETE(request: Request, context: { params: Promise<{ id: string; label: string }> }): Promise<Response> {
-  const caller = await authorizeApi(request, "endpoints.manage", { scoped: true });
-  const denied = refusal(caller);
-  if (denied || typeof caller === "string") return denied!;
-  const { id, label } = await context.params;
+  const call = await endpointRequest(request, context);
+  if (!call.ok) return call.response;
+  const { caller, params: { id, label } } = call;
   return withDatabaseErrors(async () => {
     const result = await retireSecret(await db(), id, label, endpointActor(caller), { organizationId: caller.organizationId });
     return result.kind === "retired" ? Response.json(result.secret) : endpointRefusalResponse(result);
