@@ -2,7 +2,7 @@
 // database on the PostgreSQL pass), for exact assertions (row counts, attempts) that a page does not
 // show. Queries are written for SQLite; e2e/support/sql-reader.ts adapts them for PostgreSQL.
 // Read-only except `insertUncertainOutboxRow`, `insertPastDecision`, `insertStripeAmountMismatch`,
-// `setLedgerAmount` and `holdRunScope`. The functions exported here act on the shared server's database; `databaseOf`
+// `setLedgerAmount`, `holdRunScope`, `addMembership`, `insertUser`, `insertAlertChannel` and `disableAlertChannels`. The functions exported here act on the shared server's database; `databaseOf`
 // gives the same for a spec's own server (support/own-server.ts).
 import { execFileSync } from "node:child_process";
 import { expect } from "@playwright/test";
@@ -62,14 +62,15 @@ export function databaseOf(database: E2EDatabase) {
   }
 
   /**
-   * Inserts an outbox row marked uncertain: no HTTP path creates one yet (no outbox dispatcher sends
-   * yet), and the review queue must be tested on one.
+   * Inserts an outbox row marked uncertain (of `organizationId`, the default organization unless named):
+   * no HTTP path creates one yet (no outbox dispatcher sends yet), and the review queue must be tested on one.
    */
-  function insertUncertainOutboxRow(id: string, orderId: string): void {
+  function insertUncertainOutboxRow(id: string, orderId: string, organizationId = "org_default"): void {
     const now = new Date().toISOString();
     execute(
-      "INSERT INTO OutboxMessage (id, idempotencyKey, orderId, target, body, status, attempts, nextAttemptAt, lastError, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, 'uncertain', 1, ?, ?, ?, ?)",
+      "INSERT INTO OutboxMessage (id, organizationId, idempotencyKey, orderId, target, body, status, attempts, nextAttemptAt, lastError, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, 'uncertain', 1, ?, ?, ?, ?)",
       id,
+      organizationId,
       `fulfil:${orderId}`,
       orderId,
       "https://merchant.example/fulfil",
@@ -137,6 +138,30 @@ export function databaseOf(database: E2EDatabase) {
     execute("INSERT INTO Membership (userId, organizationId, role, createdAt) SELECT u.id, o.id, ?, ? FROM User u, Organization o WHERE u.email = ? AND o.slug = ?", role, new Date().toISOString(), email, slug);
   }
 
+  /**
+   * Inserts a user who can sign in with the password `passwordHash` was made from (better-auth's
+   * `hashPassword`), a member of no organization yet (`addMembership` makes one): what `npm run
+   * create-user -- --org` writes, without a process of its own per user.
+   */
+  function insertUser(id: string, email: string, name: string, passwordHash: string): void {
+    const now = new Date().toISOString().replace("Z", "+00:00");
+    execute("INSERT INTO User (id, name, email, emailVerified, role, banned, createdAt, updatedAt) VALUES (?, ?, ?, ?, 'merchant', ?, ?, ?)", id, name, email, onPostgres ? "true" : 1, onPostgres ? "false" : 0, now, now);
+    execute("INSERT INTO Account (id, accountId, providerId, userId, password, createdAt, updatedAt) VALUES (?, ?, 'credential', ?, ?, ?, ?)", `acc_${id}`, id, id, passwordHash, now, now);
+  }
+
+  /**
+   * Inserts an e-mail alert channel of the organization of `slug`: the API refuses one on a server
+   * without SMTP_URL, and a webhook one would be sent the organization's incidents over the network.
+   */
+  function insertAlertChannel(id: string, slug: string, to: string): void {
+    execute("INSERT INTO AlertChannel (id, organizationId, kind, \"to\", createdAt) SELECT ?, o.id, 'email', ?, ? FROM Organization o WHERE o.slug = ?", id, to, new Date().toISOString().replace("Z", "+00:00"), slug);
+  }
+
+  /** Disables every alert channel to `url` (as removing it does), so that no incident is ever sent there. */
+  function disableAlertChannels(url: string): void {
+    execute("UPDATE AlertChannel SET disabledAt = ?, secretCiphertext = NULL WHERE url = ?", new Date().toISOString().replace("Z", "+00:00"), url);
+  }
+
   /** Resolves the dead letter of `eventId` as a person's resolution would (status and time only). */
   function resolveDeadLetter(eventId: string): void {
     execute(`UPDATE "DeadLetter" SET "status" = 'resolved', "resolvedAt" = ?, "resolvedBy" = 'e2e' WHERE "eventId" = ?`, new Date().toISOString(), eventId);
@@ -172,7 +197,7 @@ export function databaseOf(database: E2EDatabase) {
     return { release: () => execute("DELETE FROM ReconciliationRun WHERE id = ?", id) };
   }
 
-  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter, holdRunScope };
+  return { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, insertUser, insertAlertChannel, disableAlertChannels, resolveDeadLetter, holdRunScope };
 }
 
-export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, resolveDeadLetter, holdRunScope } = databaseOf(SHARED);
+export const { query, deadLetterOf, insertUncertainOutboxRow, insertPastDecision, insertStripeAmountMismatch, setLedgerAmount, addMembership, insertUser, insertAlertChannel, disableAlertChannels, resolveDeadLetter, holdRunScope } = databaseOf(SHARED);
