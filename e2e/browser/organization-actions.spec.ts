@@ -42,6 +42,9 @@ const defaultMembers = { role: person("default-role"), active: person("default-a
 /** North's dead letters and endpoints: one per action that changes one. */
 const DEAD_LETTERS = ["retry", "assign", "resolve", "count", "filter"] as const;
 const ENDPOINTS = ["rotate", "status", "delete", "retire"] as const;
+/** North's Stripe endpoints the API-access actions name: one without a key, two with one (removed, backfilled). */
+const STRIPE_ENDPOINTS = ["setKey", "removeKey", "backfill"] as const;
+const NORTH_API_KEY = `rk_live_PaNorth${run.replace(/[^A-Za-z0-9]/g, "")}0123456789`;
 
 /** What the seeding made: North's objects' ids, read by the cases. */
 const seeded = {
@@ -50,6 +53,7 @@ const seeded = {
   labAccount: `lab_pa_north_${run}`,
   deadLetters: Object.fromEntries(DEAD_LETTERS.map((which) => [which, { id: "", eventId: "" }])) as Record<(typeof DEAD_LETTERS)[number], { id: string; eventId: string }>,
   endpoints: Object.fromEntries(ENDPOINTS.map((which) => [which, ""])) as Record<(typeof ENDPOINTS)[number], string>,
+  stripeEndpoints: Object.fromEntries(STRIPE_ENDPOINTS.map((which) => [which, ""])) as Record<(typeof STRIPE_ENDPOINTS)[number], string>,
   replayId: "",
   paidEventId: `evt_pa_paid_${run}`,
   extraChargeId: "",
@@ -157,6 +161,11 @@ const endpointState = (which: keyof typeof seeded.endpoints) => () => ({
   ),
 });
 const ENABLED = { status: "enabled", deleted: "kept" };
+/** A Stripe endpoint's API access: whether it holds a key, and the backfills asked for on the Endpoints page. */
+const apiAccessState = (which: keyof typeof seeded.stripeEndpoints) => () => ({
+  endpoint: one(query("SELECT CASE WHEN apiKeyCiphertext IS NULL THEN 'none' ELSE 'set' END AS apiKey FROM Endpoint WHERE id = ?", seeded.stripeEndpoints[which])),
+  backfills: query<{ n: number | string }>("SELECT COUNT(*) AS n FROM GapCheck WHERE endpoint = ? AND trigger = 'dashboard'", seeded.stripeEndpoints[which]).map((row) => Number(row.n))[0],
+});
 const secret = (label: string, expires: "never" | "set" = "never", retired: "no" | "yes" = "no", ciphertext: "kept" | "erased" = "kept") => ({ label, retired, expires, ciphertext });
 /** A user: name, default-organization role mirror, deactivation, live sessions and unrevoked keys, and memberships by organization. */
 const userState = (user: Person) => ({
@@ -360,6 +369,39 @@ function cases(): Record<string, ActionCase> {
         after: { endpoint: ENABLED, secrets: [secret("secret-1", "set", "yes"), secret("secret-2")] },
       },
     },
+    "app/(dashboard)/endpoints/actions.ts#setApiKeyAction": {
+      state: apiAccessState("setKey"),
+      initial: { endpoint: { apiKey: "none" }, backfills: 0 },
+      fields: { id: seeded.stripeEndpoints.setKey, apiKey: NORTH_API_KEY },
+      otherAdmins: { west: NOT_FOUND, default: NOT_FOUND },
+      acts: {
+        posts: [{ as: "northAdmin", base: AT_NORTH, fields: { id: seeded.stripeEndpoints.setKey, apiKey: NORTH_API_KEY } }],
+        answers: [ok("API key saved, encrypted: it is not shown again.")],
+        after: { endpoint: { apiKey: "set" }, backfills: 0 },
+      },
+    },
+    "app/(dashboard)/endpoints/actions.ts#removeApiKeyAction": {
+      state: apiAccessState("removeKey"),
+      initial: { endpoint: { apiKey: "set" }, backfills: 0 },
+      fields: { id: seeded.stripeEndpoints.removeKey },
+      otherAdmins: { west: NOT_FOUND, default: NOT_FOUND },
+      acts: {
+        posts: [{ as: "northAdmin", base: AT_NORTH, fields: { id: seeded.stripeEndpoints.removeKey } }],
+        answers: [ok("API key removed: nothing calls Stripe for this endpoint any more.")],
+        after: { endpoint: { apiKey: "none" }, backfills: 0 },
+      },
+    },
+    "app/(dashboard)/endpoints/actions.ts#requestBackfillAction": {
+      state: apiAccessState("backfill"),
+      initial: { endpoint: { apiKey: "set" }, backfills: 0 },
+      fields: { id: seeded.stripeEndpoints.backfill },
+      otherAdmins: { west: NOT_FOUND, default: NOT_FOUND },
+      acts: {
+        posts: [{ as: "northAdmin", base: AT_NORTH, fields: { id: seeded.stripeEndpoints.backfill } }],
+        answers: [ok("Backfill queued: a worker lists Stripe's events of the last 72 h and stores the missing ones.")],
+        after: { endpoint: { apiKey: "set" }, backfills: 1 },
+      },
+    },
     "app/(dashboard)/alerts/actions.ts#addChannelAction": {
       // It names no object: it adds to the organization it is posted in. West's own post adds West's channel, never North's.
       state: () => query("SELECT organizationId, kind, CASE WHEN disabledAt IS NULL THEN 'no' ELSE 'yes' END AS disabled FROM AlertChannel WHERE url = ? AND organizationId = ?", NEW_CHANNEL_URL, seeded.northId),
@@ -540,6 +582,14 @@ test.beforeAll(async ({ request }) => {
     return (await made.json()) as { id: string; secret: string };
   };
   const receiving = await endpoint(seeded.labAccount);
+  for (const which of STRIPE_ENDPOINTS) {
+    const made = await request.post("/api/endpoints", { headers: inNorth, data: { provider: "stripe", account: `acct_pa${which}${run.replace(/[^A-Za-z0-9]/g, "")}`, livemode: true, processingMode: "inline", secret: `whsec_pa_${which}_${run}` } });
+    expect(made.status(), await made.text()).toBe(201);
+    seeded.stripeEndpoints[which] = ((await made.json()) as { id: string }).id;
+    if (which === "setKey") continue;
+    const keyed = await request.put(`/api/endpoints/${seeded.stripeEndpoints[which]}/api-key`, { headers: inNorth, data: { apiKey: NORTH_API_KEY } });
+    expect(keyed.status(), await keyed.text()).toBe(200);
+  }
   for (const which of ENDPOINTS) seeded.endpoints[which] = (await endpoint(`lab_pa_${which}_${run}`)).id;
   // The endpoint whose secret-1 is retired has a secret-2 beside it (the last active one cannot be).
   const rotated = await request.post(`/api/endpoints/${seeded.endpoints.retire}/secrets`, { headers: inNorth, data: { overlapSeconds: 86_400 } });
