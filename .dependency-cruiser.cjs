@@ -1,7 +1,7 @@
 // The architecture's import rules, checked by `npm run lint:arch` (scripts/lint-arch.ts, which runs
 // dependency-cruiser's API: its CLI refuses Node 20, the project's engine). Every rule is an error.
 // Paths are relative to the repository root; the `@/` alias is resolved through tsconfig.json.
-// tests/integration/lint-arch.test.ts writes one violating import per rule and asserts the rule's name.
+// tests/unit/lint-arch.test.ts writes one violating import per rule and asserts the rule's name.
 
 /** The pure provider modules: signature checks and payload parsing, no database. */
 const PROVIDERS = "^lib/providers/";

@@ -163,11 +163,20 @@ export function secondWriters(baseDir: string, modules: readonly string[]): Arch
   return violations;
 }
 
+/** Fewer modules than this cruised from the real tree means its roots or the `@/` alias were not read. */
+const MIN_MODULES = 300;
+
 async function main(): Promise<void> {
   const started = Date.now();
   const { violations, report, modules } = await checkArchitecture();
   if (violations.length > 0) {
     process.stdout.write(report);
+    process.exitCode = 1;
+    return;
+  }
+  // A tree that cruises this few modules is not being read (the roots or the @/ alias): "no violation" would prove nothing.
+  if (modules <= MIN_MODULES) {
+    console.error(`lint:arch: only ${modules} modules cruised: the roots or the @/ alias are not read`);
     process.exitCode = 1;
     return;
   }

@@ -291,7 +291,8 @@ async function main(): Promise<void> {
       const reportFile = path.join(scratch, "browser.json");
       if (browser) {
         const beside = postgresNode ? path.join(scratch, "browser.log") : undefined;
-        stages.push(run("browser tests on PostgreSQL", process.execPath, playwright, playwrightEnv(reportFile, { TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl }), beside));
+        // No review screenshots (E2E_SCREENSHOTS=0, e2e/browser/support/roles.ts): they assert nothing and cost ~25 s of Chromium.
+        stages.push(run("browser tests on PostgreSQL", process.execPath, playwright, playwrightEnv(reportFile, { TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl, E2E_SCREENSHOTS: process.env.E2E_SCREENSHOTS ?? "0" }), beside));
       }
       if (postgresNode) {
         // The node files' databases, made here from the migrated template while the browser stage starts,

@@ -3,7 +3,8 @@
 // applied later, an extra charge for review, two refused signatures, a lab reconciliation with
 // mismatches of five codes), then walks every dashboard page in es-AR and finds no English reason,
 // category, next action, ledger kind or refusal, and no bare minor-unit amount; in English the same rows
-// read with money formatted by currency ("credited ARS 15,000.00", never "credited 1500000 ARS").
+// read with money formatted by currency ("credited ARS 15,000.00", never "credited 1500000 ARS"). The
+// walk also checks each page for CSP violations (security.spec.ts's check, not loaded twice).
 // The pages also show whatever the specs running beside it have written so far: none of it may read in
 // English either. Its rows are found by their ids, never by their place in a list others write to.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
@@ -11,6 +12,7 @@ import en from "@/lib/i18n/messages/en.json";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
 import { REASONS, type ParamKind } from "@/lib/reasons/reason-codes";
 import { createOrder, deliverLab, type LabEventInput } from "./support/api";
+import { watchCsp } from "./support/csp";
 import { E2E } from "./support/e2e-env";
 import { screenshot, storageStateOf } from "./support/roles";
 
@@ -181,7 +183,7 @@ test.beforeAll(async ({ request }) => {
 test.describe("in es-AR", () => {
   test.use({ storageState: storageStateOf("admin"), locale: "es-AR" });
 
-  test("every dashboard page: no English reason, category or next action, and no bare minor-unit amount", async ({ page }, testInfo) => {
+  test("every dashboard page: no English reason, category or next action, no bare minor-unit amount, and no CSP violation", async ({ page }, testInfo) => {
     test.setTimeout(180_000);
     const pages: [string, string, { skipTextOf?: string }?][] = [
       ["/orders", "orders"],
@@ -203,9 +205,14 @@ test.describe("in es-AR", () => {
       ["/admin/audit", "audit", { skipTextOf: '[data-testid="audit-note"][data-coded="no"]' }],
       ["/account/password", "password"],
     ];
+    // The CSP check of these pages too (security.spec.ts checks the rest): a 200 with no violation.
+    const violations = await watchCsp(page);
     for (const [path, name, options] of pages) {
-      await page.goto(path);
+      const response = await page.goto(path);
+      expect(response?.status(), path).toBe(200);
+      await expect(page.getByTestId("signed-in-as")).toHaveAttribute("data-role", "admin");
       await expectSpanishOnly(page, testInfo, name, options);
+      expect(await violations(), `CSP violations on ${path}`).toEqual([]);
     }
   });
 

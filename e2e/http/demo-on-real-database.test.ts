@@ -21,12 +21,13 @@ import { ensureBuilt } from "../support/real-server";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { migrateDeploy } from "@/lib/db/migrate-deploy";
+import { applySqliteMigrations } from "@/lib/db/apply-migrations";
 
-// A production database as `npm start` left it (prisma migrate deploy, so its migration history is there).
-const PRODUCTION_DB = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-rt-prod-")), "prod.db")}`;
-const migrated = migrateDeploy(PRODUCTION_DB);
-if (!migrated.ok) throw new Error(migrated.output);
+// A production database as `npm start` left it: migrated with its migration history (as the test
+// databases are, without a run of the migration engine: npm start's own run is restart-under-load's).
+const PRODUCTION_FILE = path.join(mkdtempSync(path.join(tmpdir(), "acredita-rt-prod-")), "prod.db");
+applySqliteMigrations(PRODUCTION_FILE);
+const PRODUCTION_DB = `file:${PRODUCTION_FILE}`;
 process.env.DATABASE_URL = PRODUCTION_DB;
 
 let child: ChildProcess | undefined;

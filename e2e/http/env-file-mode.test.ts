@@ -13,6 +13,7 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { applySqliteMigrations } from "@/lib/db/apply-migrations";
 import { DEMO_ENDPOINT_SECRETS } from "@/lib/endpoints/endpoints";
 import { freePort } from "@/lib/net/free-port";
 import { signTimestamped } from "@/lib/providers/signatures/timestamped-header";
@@ -33,7 +34,10 @@ before(async () => {
   writeFileSync(path.join(project, ".env"), "ACREDITA_MODE=demo\n");
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  const database = `file:${path.join(mkdtempSync(path.join(tmpdir(), "acredita-rt-dotenv-")), "prod.db")}`;
+  // Already migrated: the subject is the mode .env sets, not npm start's migration run (restart-under-load's).
+  const databaseFile = path.join(mkdtempSync(path.join(tmpdir(), "acredita-rt-dotenv-")), "prod.db");
+  applySqliteMigrations(databaseFile);
+  const database = `file:${databaseFile}`;
   // The operator's production start: own AUTH_SECRET, nothing else, ACREDITA_MODE unset.
   child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), DATABASE_URL: database, LOG_LEVEL: "warn", AUTH_SECRET: "redteam-auth-secret-0123456789abcdef-0123" } as unknown as NodeJS.ProcessEnv,

@@ -1,7 +1,8 @@
-// slow-test: 1,000 deliveries to the built server while its worker processes are SIGKILLed twice
-// Burst: 1,000 deliveries of 100 distinct events, in random order with duplicates, to the real
+// slow-test: 400 deliveries to the built server while its worker processes are SIGKILLed twice
+// Burst: 400 deliveries of 100 distinct events, in random order with duplicates, to the real
 // server in inbox mode, while the worker processes are SIGKILLed and restarted twice. Expected: exactly
-// 100 applied events, each ledger entry once, 0 lost.
+// 100 applied events, each ledger entry once, 0 lost. 400, not more: every event arrives at least once
+// and most of them again, before and after each kill; more duplicates only measure (npm run bench).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { labEvent } from "../support/http";
@@ -11,7 +12,7 @@ import { sqlReader } from "../support/sql-reader";
 
 const ORDERS = 60;
 const REFUNDED = 40;
-const DELIVERIES = 1_000;
+const DELIVERIES = 400;
 const CONCURRENCY = 16;
 
 
@@ -21,7 +22,7 @@ after(async () => {
   await Promise.all(children.map((child) => child.kill("SIGKILL")));
 });
 
-test("1,000 deliveries of 100 events while workers are killed twice: 100 applied, each ledger entry once, 0 lost", async () => {
+test("400 deliveries of 100 events while workers are killed twice: 100 applied, each ledger entry once, 0 lost", async () => {
   const seed = Number(process.env.BURST_SEED ?? Date.now() % 1_000_000);
   const random = seededRandom(seed);
   const database = newDatabase();
@@ -36,7 +37,7 @@ test("1,000 deliveries of 100 events while workers are killed twice: 100 applied
     ...amounts.slice(0, REFUNDED).map((amount, i) => labEvent(`evt_r${i}`, "payment.refunded", `ord_${i}`, `pay_${i}`, amount)),
   ];
   assert.equal(events.length, 100);
-  // Every event at least once, the other 900 deliveries are duplicates of random events; then shuffled.
+  // Every event at least once, the other 300 deliveries are duplicates of random events; then shuffled.
   const deliveries = shuffledBurst(events, DELIVERIES, random);
 
   const workers = [startWorker(env), startWorker(env)];
@@ -66,7 +67,7 @@ test("1,000 deliveries of 100 events while workers are killed twice: 100 applied
     const context = `seed ${seed}; kills: ${kills.join("; ")}`;
     assert.deepEqual(kills.map((kill) => kill.endsWith("SIGKILL")), [true, true], context);
     assert.equal(answers.accepted, 100, context);
-    assert.equal(answers.duplicate, 900, context);
+    assert.equal(answers.duplicate, DELIVERIES - 100, context);
     assert.equal(count("SELECT COUNT(*) AS n FROM WebhookEvent"), 100, context);
     assert.equal(count("SELECT COUNT(*) AS n FROM Decision WHERE outcome = 'applied'"), 100, context);
     assert.equal(count("SELECT COUNT(DISTINCT eventId) AS n FROM Decision WHERE outcome = 'applied'"), 100, context);

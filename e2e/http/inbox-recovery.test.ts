@@ -158,10 +158,22 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     await merchant.stop();
   });
 
+});
+
+// One server for both: the same settings, and each case its own order and events.
+describe("the database locked under a running server", () => {
+  let database: TestDatabase;
+  let server: Child | undefined;
+  let url = "";
+  before(async () => {
+    database = newDatabase();
+    const started = await startServer(baseEnv(database.url, { DATABASE_BUSY_TIMEOUT_MS: "200", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
+    server = track(started.child);
+    url = started.url;
+  });
+  after(() => server?.kill("SIGTERM"));
+
   test("the database is unavailable at delivery: 503, nothing stored; the provider's retry later succeeds", async () => {
-    const database = newDatabase();
-    const { child: server, url } = await startServer(baseEnv(database.url, { DATABASE_BUSY_TIMEOUT_MS: "200", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
-    track(server);
     assert.equal(await postOrder(url, "ord_d1", 1500000), 201);
     const body = labEvent("evt_d1", "payment.approved", "ord_d1", "pay_d1", 1500000);
     const lock = await holdWriteLock(database);
@@ -180,13 +192,9 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     assert.deepEqual(db.ledger("ord_d1"), ["credit:lab:lab:live:pay_d1"]);
     assert.equal(db.applied("evt_d1"), 1);
     db.close();
-    await server.kill("SIGTERM");
   });
 
   test("while the database stays locked, every delivery is still answered 503 (the background loops back off instead of crowding it out)", async () => {
-    const database = newDatabase();
-    const { child: server, url } = await startServer(baseEnv(database.url, { DATABASE_BUSY_TIMEOUT_MS: "200", DATABASE_STATEMENT_TIMEOUT_MS: "300" }));
-    track(server);
     assert.equal(await postOrder(url, "ord_l1", 1500000), 201);
     const lock = await holdWriteLock(database);
     const answers: (number | string)[] = [];
@@ -204,6 +212,5 @@ describe("recovery of the inbox, the worker and the outbox (real processes, SIGK
     assert.deepEqual(answers, [503, 503, 503, 503, 503]);
     const retried = await postLab(url, labEvent("evt_l0", "payment.approved", "ord_l1", "pay_l1", 1500000));
     assert.deepEqual([retried.status, retried.json.outcome], [200, "accepted"]);
-    await server.kill("SIGTERM");
   });
 });

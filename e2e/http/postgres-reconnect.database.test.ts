@@ -5,16 +5,17 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { freePort } from "@/lib/net/free-port";
 import { labEvent } from "../support/http";
-import { trackedProcesses, emptyDatabase, restartEnv, startAcredita } from "../support/npm-start";
+import { trackedProcesses, restartEnv, startAcredita } from "../support/npm-start";
 import { postLab, postOrder, waitFor, type Env } from "../support/real-server";
 import { sqlReader } from "../support/sql-reader";
-import { onPostgres } from "../support/test-database";
+import { newTestDatabase, onPostgres } from "../support/test-database";
 
 const { start, worker, children } = trackedProcesses();
 
 describe("PostgreSQL connections lost under running processes", () => {
   test("PostgreSQL: every connection of the server and the worker terminated (as by a database restart): both reconnect by themselves", { skip: onPostgres ? false : "PostgreSQL only (TEST_DATABASE=postgres): SQLite has no connections to lose" }, async () => {
-    const database = await emptyDatabase();
+    // Already migrated (a copy of the template): the subject is the lost connections, not npm start migrating.
+    const database = newTestDatabase("reconnect");
     const env = restartEnv(database.url);
     const { server, url } = await start(env, await freePort());
     const workerEnv = { ...env, LOG_LEVEL: "info" };

@@ -27,17 +27,18 @@ before(async () => {
 after(closeDb);
 
 describe("rows anonymous traffic can add", () => {
-  test("1,000 anonymous requests to random /api/auth/* paths answer 404 and add no row; known paths other than sign-in add none either", async () => {
+  test("200 anonymous requests to random /api/auth/* paths answer 404 and add no row; known paths other than sign-in add none either", async () => {
     const before = await (await db()).rateLimit.count();
     const statuses = new Map<number, number>();
-    for (let i = 0; i < 1_000; i++) {
+    // 200: every mix of method and depth many times over; a row per request would show at the first.
+    for (let i = 0; i < 200; i++) {
       const path = `/api/auth/${randomBytes(96).toString("hex")}${i}${i % 3 === 0 ? "/deeper" : ""}`;
       const request = new Request(`${BASE}${path}`, i % 2 === 0 ? { method: "POST", body: "{}", headers: { "content-type": "application/json", origin: BASE, "x-forwarded-for": "203.0.113.9" } } : { headers: { "x-forwarded-for": "203.0.113.9" } });
       const response = await (i % 2 === 0 ? authPost(request) : authGet(request));
       await response.arrayBuffer();
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     }
-    assert.deepEqual([...statuses], [[404, 1_000]]);
+    assert.deepEqual([...statuses], [[404, 200]]);
     for (const path of ["/api/auth/get-session", "/api/auth/ok", "/api/auth/list-sessions"]) {
       for (let i = 0; i < 20; i++) await (await authGet(new Request(`${BASE}${path}`, { headers: { "x-forwarded-for": "203.0.113.9" } }))).arrayBuffer();
     }

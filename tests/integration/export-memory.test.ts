@@ -1,9 +1,10 @@
 import { TEST_API_TOKEN, TEST_DB } from "@/e2e/support/test-env";
-// slow-test: writes 100,000 orders and streams all of them as CSV through the route handler, twice on a loaded machine's database
-// The orders export of 100,000 orders streams in bounded memory: read through the route handler's
+// The orders export of 60,000 orders streams in bounded memory: read through the route handler's
 // Response a chunk at a time, the live heap (measured after a full collection) never grows by more than
 // a fraction of the file, which it would hold whole if the export read or built it at once. The time
-// it takes is the bench's business (npm run bench -- --only dashboard), not this test's.
+// it takes is the bench's business (npm run bench -- --only dashboard), not this test's. 60,000, not more:
+// the streamed growth is one batch whatever the count (1.5-2.0 MB measured at 20,000, 50,000 and 100,000
+// orders on both databases), and a 6.7 MB file keeps it well under half the file, the bound asserted.
 import assert from "node:assert/strict";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -15,7 +16,7 @@ import { closeDb, db } from "@/lib/db/client";
 import { sqliteDate } from "@/lib/db/driver";
 import { onPostgres } from "@/e2e/support/test-database";
 
-const ORDERS = 100_000;
+const ORDERS = 60_000;
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -28,7 +29,7 @@ function liveHeap(): number {
 }
 
 before(async () => {
-  // 100,000 orders (ids exp_000000..), one in ten paid with its credit, one in a hundred with an open extra charge.
+  // ORDERS orders (ids exp_000000..), one in ten paid with its credit, one in a hundred with an open extra charge.
   const start = Date.parse("2026-11-01T00:00:00.000Z");
   if (onPostgres) {
     const client = new pg.Client({ connectionString: TEST_DB.url });
@@ -74,7 +75,7 @@ before(async () => {
 });
 after(closeDb);
 
-test("the CSV export of 100,000 orders streams through the route in bounded memory, every order once", async () => {
+test("the CSV export of 60,000 orders streams through the route in bounded memory, every order once", async () => {
   await (await db()).order.count(); // the client and its pool are open before the baseline
   const baseline = liveHeap();
   const response = await ordersCsvRoute.GET(new Request("http://127.0.0.1/api/exports/orders.csv", { headers: { authorization: `Bearer ${TEST_API_TOKEN}` } }));
@@ -106,12 +107,12 @@ test("the CSV export of 100,000 orders streams through the route in bounded memo
   assert.equal(lines, ORDERS + 1);
   assert.equal(chunks, 1 + ORDERS / 1_000);
   assert.match(first, /^order_id,status,currency,amount,credited,refunded,disputed,difference,open_dead_letters,open_extra_charges,livemode,checkout_session_id,created_at,updated_at,last_event_at\r\nexp_000000,paid,ARS,10\.00,10\.00,0\.00,0\.00,0\.00,0,1,true,,2026-11-01T00:00:00\.000Z,2026-11-01T00:00:00\.000Z,\r\n/);
-  assert.match(tail, /\r\nexp_099999,created,USD,1009\.99,0\.00,0\.00,0\.00,0\.00,0,0,true,,2026-11-02T03:46:39\.000Z,2026-11-02T03:46:39\.000Z,\r\n$/);
+  assert.match(tail, /\r\nexp_059999,created,USD,609\.99,0\.00,0\.00,0\.00,0\.00,0,0,true,,2026-11-01T16:39:59\.000Z,2026-11-01T16:39:59\.000Z,\r\n$/);
   assert.equal(paid, ORDERS / 10);
   assert.equal(attention, ORDERS / 100);
-  // The file is ~11 MB; held whole as text (let alone as 100,000 row objects) the heap would grow by
+  // The file is ~6.7 MB; held whole as text (let alone as 60,000 row objects) the heap would grow by
   // more than that. Streamed, one batch of 1,000 rows is live at a time.
-  assert.ok(bytes > 10_000_000, `${bytes} bytes`);
+  assert.ok(bytes > 6_000_000, `${bytes} bytes`);
   assert.ok(peak < bytes / 2, `live heap grew by ${(peak / 1e6).toFixed(1)} MB while streaming ${(bytes / 1e6).toFixed(1)} MB`);
   console.log(`# orders.csv: ${(bytes / 1e6).toFixed(1)} MB in ${chunks} chunks; live heap growth at most ${(peak / 1e6).toFixed(1)} MB`);
 });

@@ -25,7 +25,12 @@ export async function signIn(page: Page, role: Role): Promise<void> {
   await expect(page.getByTestId("signed-in-as")).toHaveAttribute("data-role", role);
 }
 
-/** Saves a full-page screenshot as <output>/screenshots/<name>.png (one per page, for review). */
+/**
+ * Saves a full-page screenshot as <output>/screenshots/<name>.png (one per page, for review), unless
+ * E2E_SCREENSHOTS=0: npm test sets it, since the 74 of them assert nothing and cost about 0.3 s of
+ * Chromium each (a failing test still leaves its own screenshot, playwright.config.ts).
+ */
 export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  if (process.env.E2E_SCREENSHOTS === "0") return;
   await page.screenshot({ path: path.join(testInfo.project.outputDir, "screenshots", `${name}.png`), fullPage: true });
 }

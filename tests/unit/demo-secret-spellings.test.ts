@@ -1,4 +1,3 @@
-import { TEST_API_TOKEN, TEST_AUTH_SECRET } from "@/e2e/support/test-env";
 // Red team: the public Standard Webhooks demo KEY slips into production under another spelling.
 //
 // Production refuses a public demo value by comparing the variable's text with the README's strings
@@ -20,7 +19,8 @@ const WITHOUT_PADDING = DEMO.replace(/=+$/, ""); // whsec_YWNy...ZXk
 const BARE = WITHOUT_PREFIX.replace(/=+$/, ""); // YWNy...ZXk
 
 // With the operator's own account: production serves the endpoint only with its account variable set.
-const productionEnv = (secret: string) => ({ AUTH_SECRET: TEST_AUTH_SECRET, API_TOKEN: TEST_API_TOKEN, DATABASE_URL: process.env.DATABASE_URL, STANDARD_WEBHOOKS_SECRET: secret, STANDARD_WEBHOOKS_ACCOUNT: "operator-shop" });
+// Only settings are read, never the database: its URL is never opened (a unit test, no test database).
+const productionEnv = (secret: string) => ({ AUTH_SECRET: "test-auth-secret-0123456789abcdef-0123456789", API_TOKEN: "test-api-token-0123456789abcdef-123", DATABASE_URL: "file:./never-opened.db", STANDARD_WEBHOOKS_SECRET: secret, STANDARD_WEBHOOKS_ACCOUNT: "operator-shop" });
 
 
 describe("the Standard Webhooks demo key under another spelling is refused in production", () => {

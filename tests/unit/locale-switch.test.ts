@@ -1,4 +1,3 @@
-import "@/e2e/support/test-env";
 // The language switch without a server action (proxy.ts refuses an action's post from anyone not
 // signed in, and the sign-in page shows the switch): POST /api/locale through its route handler.
 import assert from "node:assert/strict";
