@@ -104,6 +104,21 @@ describe("endpoint configuration", () => {
     assert.equal(resolveEndpoint("lab", { LAB_WEBHOOK_SECRET: "lab_operator_own_0001" })?.secrets[0].label, "LAB_WEBHOOK_SECRET[0]");
   });
 
+  test("a resolved endpoint is loaded once per configuration: the same values give the same object, a changed secret, mode or tolerance a new one", () => {
+    const env = { LAB_WEBHOOK_SECRET: "lab_operator_own_0001" };
+    const first = resolveEndpoint("lab", env);
+    assert.equal(resolveEndpoint("lab", { ...env }), first);
+    const rotated = resolveEndpoint("lab", { LAB_WEBHOOK_SECRET: "lab_operator_own_0002,lab_operator_own_0001" });
+    assert.deepEqual(rotated?.secrets.map((secret) => secret.value), ["lab_operator_own_0002", "lab_operator_own_0001"]);
+    assert.deepEqual(resolveEndpoint("lab", { ...env, LAB_WEBHOOK_RETIRED_SECRETS: "lab_operator_old_0000" })?.retiredSecrets.map((secret) => secret.value), ["lab_operator_old_0000"]);
+    assert.equal(resolveEndpoint("lab", { ...env, WEBHOOK_TOLERANCE_SECONDS: "60" })?.toleranceSeconds, 60);
+    assert.equal(resolveEndpoint("lab", { ...env, LAB_PROCESSING_MODE: "inbox" })?.mode, "inbox");
+    assert.equal(resolveEndpoint("lab", env)?.mode, "inline");
+    // A refusal is kept too, and thrown each time.
+    assert.throws(() => resolveEndpoint("lab", { LAB_WEBHOOK_SECRET: "short" }), EndpointConfigError);
+    assert.throws(() => resolveEndpoint("lab", { LAB_WEBHOOK_SECRET: "short" }), EndpointConfigError);
+  });
+
   test("in production a public demo secret is refused, whichever variable holds it, naming the endpoint and never the value", () => {
     for (const [variable, value] of [["STRIPE_WEBHOOK_SECRET", DEMO_ENDPOINT_SECRETS.STRIPE_WEBHOOK_SECRET], ["YOLFI_WEBHOOK_SECRET", `yolfi_own_secret_0001,${DEMO_ENDPOINT_SECRETS.YOLFI_TEST_WEBHOOK_SECRET}`], ["LAB_WEBHOOK_SECRET", DEMO_ENDPOINT_SECRETS.LAB_WEBHOOK_SECRET]] as const) {
       const issues = problems(endpointDefinitions({}), { [variable]: value });

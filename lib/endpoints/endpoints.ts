@@ -363,19 +363,40 @@ export function endpointApiKey(name: string, env: Record<string, string | undefi
   return variable && apiKey ? { apiKey, keyLabel: variable } : undefined;
 }
 
+/** Endpoints resolved by {@link resolveEndpoint}, by their definition and the variables' values they were loaded from. */
+const RESOLVED = new Map<string, { endpoint: Endpoint | undefined } | { issues: string[] }>();
+const MAX_RESOLVED = 64;
+
 /**
  * Finds a served endpoint by its URL name and loads it (options validated, secrets read from the
- * environment; both cost microseconds). Returns undefined for an unknown name and for an endpoint that
+ * environment), once per configuration: later calls with the same variables' values get the same
+ * object, which callers must not change. Returns undefined for an unknown name and for an endpoint that
  * is not configured (production without its secrets), so both answer 404 alike.
  * Throws {@link EndpointConfigError} when that endpoint's configuration is invalid.
  */
 export function resolveEndpoint(name: string, env: Record<string, string | undefined> = process.env): Endpoint | undefined {
   const definition = endpointDefinitions(env).find((candidate) => candidate.name === name);
   if (!definition) return undefined;
-  const issues: string[] = [];
-  const endpoint = loadEndpoint(definition, env, issues);
-  if (!endpoint || issues.length > 0) throw new EndpointConfigError(issues);
-  return isDisabled(endpoint) ? undefined : endpoint;
+  // Every delivery resolves its endpoint: validating it costs zod parses each time, so the result is
+  // kept per definition and per value of every variable loading it reads (a changed secret is a new key).
+  const key = JSON.stringify([
+    definition,
+    env[definition.secretsEnv] ?? null,
+    definition.retiredSecretsEnv ? (env[definition.retiredSecretsEnv] ?? null) : null,
+    definition.accountEnv ? (env[definition.accountEnv] ?? null) : null,
+    env.ACREDITA_MODE ?? null,
+    env.WEBHOOK_TOLERANCE_SECONDS ?? null,
+  ]);
+  let loaded = RESOLVED.get(key);
+  if (!loaded) {
+    const issues: string[] = [];
+    const endpoint = loadEndpoint(definition, env, issues);
+    loaded = !endpoint || issues.length > 0 ? { issues } : { endpoint: isDisabled(endpoint) ? undefined : endpoint };
+    if (RESOLVED.size >= MAX_RESOLVED) RESOLVED.clear();
+    RESOLVED.set(key, loaded);
+  }
+  if ("issues" in loaded) throw new EndpointConfigError(loaded.issues);
+  return loaded.endpoint;
 }
 
 /**
