@@ -166,15 +166,18 @@ export async function setUserRoleAs(db: Db, actor: Actor, calls: AdminCalls, use
  * at once, and every API key of theirs is revoked for good) or reactivates one (unban); audits
  * `user.deactivate` / `user.reactivate`. Reactivation restores sign-in only: the admin page promises
  * that a deactivated user's keys stop working, and a key that leaked while its owner was out must not
- * come back with them, so new keys are issued if needed. An admin cannot deactivate themself.
+ * come back with them, so new keys are issued if needed. An admin cannot deactivate themself, nor a
+ * person who is also a member of another organization (`shared`): the ban and the key revocation would
+ * lock them out of that organization too, whose books this page does not manage.
  * Throws ForbiddenError.
  */
-export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean, now = new Date()): Promise<"updated" | "not_found" | "self"> {
+export async function setUserActiveAs(db: Db, actor: Actor, calls: AdminCalls, userId: string, active: boolean, now = new Date()): Promise<"updated" | "not_found" | "self" | "shared"> {
   assertCan(actor, "users.manage");
   assertDefaultOrganization(actor);
   if (userId === actor.id) return "self";
   const user = await db.user.findFirst({ where: defaultMember(userId), select: { email: true } });
   if (!user) return "not_found";
+  if (!active && (await db.membership.count({ where: { userId, organizationId: { not: DEFAULT_ORGANIZATION.id } } })) > 0) return "shared";
   if (active) await calls.unban(userId);
   else {
     await calls.ban(userId, `deactivated by ${actor.email}`);

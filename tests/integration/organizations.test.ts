@@ -270,4 +270,23 @@ describe("people act where they are members, with the membership's role", () => 
     assert.equal(await revokeUserSessionsAs(client, admin, calls, olga.id), "not_found");
     assert.deepEqual(made, []);
   });
+
+  test("a person in the default organization and another one is not deactivated from the Users page: the ban and the key revocation would lock them out of the other too", async () => {
+    const client = await db();
+    const made: string[] = [];
+    const calls: AdminCalls = { setRole: async (id) => made.push(`setRole ${id}`), ban: async (id) => made.push(`ban ${id}`), unban: async (id) => made.push(`unban ${id}`), revokeSessions: async (id) => made.push(`revoke ${id}`) };
+    const both = await createUserWithPassword(client, { email: "bea@both.test", name: "Bea", role: "merchant", password: PASSWORD });
+    const beaId = both.kind === "created" ? both.user.id : assert.fail("not created");
+    await setMembership(client, beaId, orgs.acme.id, "admin");
+    const admin = { id: "u_page_admin", email: "page-admin@shop.test", name: "Page Admin", role: "admin" as const, organizationId: "org_default" };
+    assert.equal((await createApiKeyAs(client, admin, { userId: beaId, name: "bea backend", days: 30 })).kind, "created");
+    assert.equal(await setUserActiveAs(client, admin, calls, beaId, false), "shared");
+    assert.deepEqual(made, []);
+    assert.equal(await client.apiKey.count({ where: { userId: beaId, revokedAt: null } }), 1);
+    // Only in the default organization again, the same call deactivates.
+    await client.membership.delete({ where: { userId_organizationId: { userId: beaId, organizationId: orgs.acme.id } } });
+    assert.equal(await setUserActiveAs(client, admin, calls, beaId, false), "updated");
+    assert.deepEqual(made, [`ban ${beaId}`]);
+    assert.equal(await client.apiKey.count({ where: { userId: beaId, revokedAt: null } }), 0);
+  });
 });

@@ -51,7 +51,7 @@ export async function setActiveAction(_previous: ActionResult | null, formData: 
     const result = await setUserActiveAs(await db(), actor, await calls(), userId, active);
     revalidatePath("/admin/users");
     if (result === "updated") return answer("ok", [active ? t("reactivatedDone") : t("deactivatedDone")]);
-    return answer("bad", [result === "self" ? t("selfDeactivate") : common("notFound")]);
+    return answer("bad", [result === "self" ? t("selfDeactivate") : result === "shared" ? t("sharedDeactivate") : common("notFound")]);
   });
 }
 
