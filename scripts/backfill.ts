@@ -17,9 +17,7 @@ import { BackfillStoreError } from "@/lib/backfill/backfill";
 import { backfillEndpoint } from "@/lib/backfill/gap-check";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
-import { stripeApiTarget } from "@/lib/endpoints/api-endpoints";
-import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
-import { stripeApiEndpoint } from "@/lib/endpoints/endpoints";
+import { environmentApiTarget, stripeApiTarget } from "@/lib/endpoints/api-endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { ProviderApiError } from "@/lib/provider-api/stripe-api";
 
@@ -73,9 +71,9 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   const config = cliSettings(env, fail);
   if (!config) return 2;
   // An environment-configured endpoint is checked before the database is opened; a data endpoint is read from it.
-  const found = isDataEndpointId(endpointName) ? undefined : stripeApiEndpoint(endpointName, env, USE, KEY_READS);
-  if (found && "refusal" in found) {
-    fail(found.refusal);
+  const configured = environmentApiTarget(endpointName, env, USE, KEY_READS);
+  if (configured && "refusal" in configured) {
+    fail(configured.refusal);
     return 2;
   }
   if (now.getTime() - since.getTime() > STRIPE_EVENTS_KEPT_DAYS * 86_400_000) {
@@ -84,12 +82,12 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   const schemaExit = await cliSchemaExitCode("backfill", config.DATABASE_URL, { apply: true, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
   return withOwnDb(config, async (database) => {
-    const stored = found ? undefined : await stripeApiTarget(database, endpointName, env, USE, KEY_READS);
-    if (stored && "refusal" in stored) {
-      fail(stored.refusal);
+    const resolved = configured ?? (await stripeApiTarget(database, endpointName, env, USE, KEY_READS));
+    if ("refusal" in resolved) {
+      fail(resolved.refusal);
       return 2;
     }
-    const target = found ? { endpoint: found.endpoint, ...found.key } : stored!.target;
+    const { target } = resolved;
     try {
       const report = await backfillEndpoint(database, target, { since, trigger: "cli", apiBase: config.STRIPE_API_BASE, dryRun });
       writeLine(io.stdout, JSON.stringify(report));

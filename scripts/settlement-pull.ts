@@ -16,9 +16,7 @@ import { runCli } from "@/lib/background/run-cli";
 import { cliSettings } from "@/lib/background/cli-settings";
 import { cliSchemaExitCode } from "@/lib/db/cli-schema";
 import { withOwnDb } from "@/lib/db/client";
-import { stripeApiTarget } from "@/lib/endpoints/api-endpoints";
-import { isDataEndpointId } from "@/lib/endpoints/data-endpoint-ids";
-import { stripeApiEndpoint } from "@/lib/endpoints/endpoints";
+import { environmentApiTarget, stripeApiTarget } from "@/lib/endpoints/api-endpoints";
 import { terminalSafe } from "@/lib/format/terminal-safe";
 import { claimPull, type PullRow } from "@/lib/settlement-pull/pulls";
 import { advancePull, reportedDay, startPull, utcDayStart } from "@/lib/settlement-pull/settlement-pull";
@@ -65,20 +63,20 @@ export async function main(argv: string[], env: CliEnv, io: CliIo): Promise<numb
   const config = cliSettings(env, fail);
   if (!config) return 2;
   // An environment-configured endpoint is checked before the database is opened; a data endpoint is read from it.
-  const found = isDataEndpointId(endpointName) ? undefined : stripeApiEndpoint(endpointName, env, USE, KEY_READS);
-  if (found && "refusal" in found) {
-    fail(found.refusal);
+  const configured = environmentApiTarget(endpointName, env, USE, KEY_READS);
+  if (configured && "refusal" in configured) {
+    fail(configured.refusal);
     return 2;
   }
   const schemaExit = await cliSchemaExitCode("settlement-pull", config.DATABASE_URL, { apply: true, stderr: io.stderr });
   if (schemaExit !== undefined) return schemaExit;
   return withOwnDb(config, async (database) => {
-    const stored = found ? undefined : await stripeApiTarget(database, endpointName, env, USE, KEY_READS);
-    if (stored && "refusal" in stored) {
-      fail(stored.refusal);
+    const resolved = configured ?? (await stripeApiTarget(database, endpointName, env, USE, KEY_READS));
+    if ("refusal" in resolved) {
+      fail(resolved.refusal);
       return 2;
     }
-    const target = found ? { endpoint: found.endpoint, ...found.key } : stored!.target;
+    const { target } = resolved;
     let pull = (await startPull(database, target, reportedDay(date), "cli", new Date()))!;
     let waitMs = POLL_FIRST_MS;
     for (;;) {

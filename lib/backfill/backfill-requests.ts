@@ -62,7 +62,6 @@ export async function requestBackfill(
     if (found.problem === "unknown") return notFound;
     return { kind: "conflict", code: found.problem === "no_key" ? "api_key_missing" : found.problem === "provider" ? "not_stripe" : "endpoint_unusable", message: found.refusal };
   }
-  if (found.target.endpoint.organizationId !== actor.organizationId) return notFound;
   const hours = options.sinceHours ?? DEFAULT_BACKFILL_HOURS;
   const endpoint = { name: found.target.endpoint.name, organizationId: actor.organizationId };
   const queued = await queueBackfill(db, endpoint, new Date(now.getTime() - hours * 3_600_000), now);

@@ -107,6 +107,17 @@ export async function apiEndpoints(db: Db, options: { env?: Record<string, strin
 }
 
 /**
+ * {@link stripeApiTarget} for an environment-configured endpoint, which needs no database (a command
+ * refuses one before it opens its database); undefined for a data endpoint's id, read by
+ * {@link stripeApiTarget}.
+ */
+export function environmentApiTarget(name: string, env: Record<string, string | undefined>, use: string, keyReads: string): { target: ApiEndpoint } | { refusal: string; problem: ApiEndpointProblem } | undefined {
+  if (isDataEndpointId(name)) return undefined;
+  const found = stripeApiEndpoint(name, env, use, keyReads);
+  return "refusal" in found ? found : { target: { endpoint: found.endpoint, ...found.key } };
+}
+
+/**
  * The Stripe endpoint a command or a dashboard request calls Stripe's API for (`npm run backfill`,
  * `npm run settlement-pull`, the Endpoints page's backfill), by name (environment-configured:
  * {@link stripeApiEndpoint}) or data endpoint id (any organization: the caller scopes; a disabled one
@@ -123,10 +134,8 @@ export async function stripeApiTarget(
   keyReads: string,
   now: Date = new Date(),
 ): Promise<{ target: ApiEndpoint } | { refusal: string; problem: ApiEndpointProblem }> {
-  if (!isDataEndpointId(name)) {
-    const found = stripeApiEndpoint(name, env, use, keyReads);
-    return "refusal" in found ? found : { target: { endpoint: found.endpoint, ...found.key } };
-  }
+  const configured = environmentApiTarget(name, env, use, keyReads);
+  if (configured) return configured;
   let loaded: Awaited<ReturnType<typeof dataApiEndpoint>>;
   try {
     loaded = await dataApiEndpoint(db, name, now, { allowDisabled: true });

@@ -504,11 +504,22 @@ export async function setEndpointApiKey(db: Db, id: string, apiKey: string, acto
   if ((match[1] === "live") !== current.livemode) return { kind: "invalid", problem: "api_key_mode", message: `apiKey: a ${match[1]}-mode key, but the endpoint is ${current.livemode ? "live" : "test"}; it could only list the other mode's events` };
   const noKey = keysRefusal();
   if (noKey) return noKey;
-  const ciphertext = encryptSecret(apiKey, apiKeyContext(id), secretsKeys());
+  return writeApiKey(db, id, encryptSecret(apiKey, apiKeyContext(id), secretsKeys()), actor, organizationId, now);
+}
+
+/**
+ * Stores `ciphertext` as endpoint `id`'s API key (null: removes it) in one change of the endpoints'
+ * configuration, audited as `endpoint.api_key_set` / `endpoint.api_key_remove`; removing none changes
+ * nothing. Returns the endpoint, or not_found.
+ */
+async function writeApiKey(db: Db, id: string, ciphertext: string | null, actor: EndpointActor, organizationId: string, now: Date): Promise<{ kind: "updated"; endpoint: EndpointView } | EndpointRefusal> {
   const result = await changeEndpoints(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
-    if (!(await findEndpoint(tx, organizationId, id))) return notFound(id);
-    await tx.endpoint.update({ where: { id }, data: { apiKeyCiphertext: ciphertext, apiKeySetAt: now, updatedAt: now } });
-    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.api_key_set", targetType: "endpoint", targetId: id, note: because("audit_endpoint_api_key_set", {}) }, now);
+    const endpoint = await findEndpoint(tx, organizationId, id);
+    if (!endpoint) return notFound(id);
+    if (ciphertext === null && !endpoint.apiKeySetAt) return endpoint;
+    await tx.endpoint.update({ where: { id }, data: { apiKeyCiphertext: ciphertext, apiKeySetAt: ciphertext === null ? null : now, updatedAt: now } });
+    const [action, reason] = ciphertext === null ? (["endpoint.api_key_remove", "audit_endpoint_api_key_removed"] as const) : (["endpoint.api_key_set", "audit_endpoint_api_key_set"] as const);
+    await recordAudit(tx, { ...actor, organizationId }, { action, targetType: "endpoint", targetId: id, note: because(reason, {}) }, now);
     return (await findEndpoint(tx, organizationId, id))!;
   });
   return isRefusal(result) ? result : { kind: "updated", endpoint: endpointView(result, now) };
@@ -522,15 +533,5 @@ export async function setEndpointApiKey(db: Db, id: string, apiKey: string, acto
 export async function removeEndpointApiKey(db: Db, id: string, actor: EndpointActor, options: { organizationId?: string; now?: Date } = {}): Promise<{ kind: "updated"; endpoint: EndpointView } | EndpointRefusal> {
   const refused = refusedActor(actor);
   if (refused) return refused;
-  const now = options.now ?? new Date();
-  const organizationId = options.organizationId ?? DEFAULT_ORGANIZATION.id;
-  const result = await changeEndpoints(db, async (tx): Promise<StoredEndpoint | EndpointRefusal> => {
-    const endpoint = await findEndpoint(tx, organizationId, id);
-    if (!endpoint) return notFound(id);
-    if (!endpoint.apiKeySetAt) return endpoint;
-    await tx.endpoint.update({ where: { id }, data: { apiKeyCiphertext: null, apiKeySetAt: null, updatedAt: now } });
-    await recordAudit(tx, { ...actor, organizationId }, { action: "endpoint.api_key_remove", targetType: "endpoint", targetId: id, note: because("audit_endpoint_api_key_removed", {}) }, now);
-    return (await findEndpoint(tx, organizationId, id))!;
-  });
-  return isRefusal(result) ? result : { kind: "updated", endpoint: endpointView(result, now) };
+  return writeApiKey(db, id, null, actor, options.organizationId ?? DEFAULT_ORGANIZATION.id, options.now ?? new Date());
 }
