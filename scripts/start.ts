@@ -8,7 +8,7 @@ import { checkServerConfiguration } from "@/lib/background/server-configuration"
 import { serverArguments, serverProcessFlags } from "@/lib/config/server-process-flags";
 import { loadEnvConfig } from "@next/env";
 import { runMode, settingsOnDemoDefaults } from "@/lib/config/settings";
-import { authBaseUrl } from "@/lib/auth/auth";
+import { authBaseUrl } from "@/lib/auth/origins";
 import { withOwnDb } from "@/lib/db/client";
 import { migrateOnStart } from "@/lib/db/pending-migrations";
 import { describeDatabaseUrl, isPostgresUrl, sqliteFilePath } from "@/lib/db/url";

@@ -7,6 +7,7 @@ import { expect, type Browser, type Page } from "@playwright/test";
 import { createOrder, deliverLab } from "./support/api";
 import { testOnOwnServer, type OwnServer } from "./support/own-server";
 import { screenshot } from "./support/roles";
+import { untilHydrated } from "./support/hydration";
 
 const test = testOnOwnServer("retry-flow");
 
@@ -79,6 +80,7 @@ test.describe("as support, in English", () => {
     expect(auditCount(own, letter.id)).toBe(0);
 
     // Selected with others, a bulk retry skips it and says why; still attempt 1.
+    await untilHydrated(page.getByLabel("Select dead letter of evt_e2e_rf_amount"));
     await page.getByLabel("Select dead letter of evt_e2e_rf_amount").check();
     await page.getByTestId("retry-selected").click();
     await expect(page.getByTestId("action-result")).toContainText(

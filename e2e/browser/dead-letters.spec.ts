@@ -7,6 +7,7 @@ import { createOrder, deliverLab } from "./support/api";
 import { deadLetterOf, query } from "./support/database";
 import { E2E } from "./support/e2e-env";
 import { screenshot, storageStateOf } from "./support/roles";
+import { untilHydrated } from "./support/hydration";
 
 /** Parks a refund that arrives before its approval: 409 and one open dead letter. */
 async function parkEarlyRefund(request: Parameters<typeof createOrder>[0], orderId: string, eventId: string, paymentId: string, amount = 100_000) {
@@ -84,6 +85,7 @@ test.describe("as support", () => {
       expect((await deliverLab(request, { id: `evt_e2e_bulk_approve_${n}`, type: "payment.approved", orderId: `ord_e2e_bulk_${n}`, paymentId: `pay_e2e_bulk_${n}`, amount: 100_000 })).status).toBe(200);
     }
     await page.goto("/dead-letters");
+    await untilHydrated(page.getByLabel("Select dead letter of evt_e2e_bulk_refund_1"));
     await page.getByLabel("Select dead letter of evt_e2e_bulk_refund_1").check();
     await page.getByLabel("Select dead letter of evt_e2e_bulk_refund_2").check();
     await expect(page.getByTestId("retry-selected")).toHaveText("Retry selected (2)");

@@ -7,6 +7,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { createOrder, deliverLab } from "./support/api";
 import { deadLetterOf, insertStripeAmountMismatch } from "./support/database";
 import { demoUser, screenshot, storageStateOf } from "./support/roles";
+import { untilHydrated } from "./support/hydration";
 
 /** A paid order of 1,000.00 ARS refunded 300.00 of it: the order stays paid. */
 async function partialRefund(request: Parameters<typeof createOrder>[0], orderId: string, suffix: string) {
@@ -104,6 +105,8 @@ test.describe("as support", () => {
       expect((await deliverLab(request, { id: `evt_w_bulk_${name}`, type: "payment.refunded", orderId: `ord_w_bulk_${name}`, paymentId: `pay_w_bulk_${name}`, amount: 100_000 })).status).toBe(409);
     }
     await page.goto("/dead-letters?provider=lab&category=transition");
+    // A box ticked before React hydrates it is ticked on the page but not in the selection.
+    await untilHydrated(page.getByRole("checkbox", { name: "Select dead letter of evt_w_bulk_a" }));
     for (const name of ["a", "b", "c", "d", "e", "f"]) await page.getByRole("checkbox", { name: `Select dead letter of evt_w_bulk_${name}` }).check();
     await page.getByTestId("retry-selected").click();
     const results = page.getByTestId("action-result");

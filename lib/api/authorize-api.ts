@@ -1,5 +1,5 @@
 import { bearerToken, hasApiToken } from "@/lib/api/bearer";
-import { authTrustedOrigins, getAuth, validSession } from "@/lib/auth/auth";
+import { authTrustedOrigins } from "@/lib/auth/origins";
 import { API_KEY_PREFIX, authenticateApiKey, type KeyCreator } from "@/lib/auth/api-keys";
 import { can, isRole, type Permission, type Role } from "@/lib/auth/roles";
 import { db } from "@/lib/db/client";
@@ -99,6 +99,9 @@ async function resolveCaller(request: Request, permission: Permission): Promise<
   if (request.headers.get("authorization")) return "unauthenticated";
   if (!request.headers.get("cookie")) return "unauthenticated";
   if (!["GET", "HEAD"].includes(request.method) && !authTrustedOrigins().includes(request.headers.get("origin") ?? "")) return "cross_site";
+  // better-auth is loaded by the first request that carries a session cookie: loading it costs about a
+  // second of CPU, which a process that only ever sees bearer tokens never pays.
+  const { getAuth, validSession } = await import("@/lib/auth/auth");
   const session = await validSession(await getAuth(), request.headers);
   if (!session) return "unauthenticated";
   const client = await db();

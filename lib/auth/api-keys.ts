@@ -1,8 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { recordAudit } from "@/lib/audit/record-audit";
-import { assertCan, isRole, ROLES, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
-import { assertDefaultOrganization } from "@/lib/auth/users";
+import { assertCan, assertDefaultOrganization, isRole, ROLES, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
 import type { Db } from "@/lib/db/client";
 import { membershipRole } from "@/lib/organizations/memberships";
 import { DEFAULT_ORGANIZATION } from "@/lib/organizations/organizations";

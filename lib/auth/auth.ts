@@ -9,6 +9,7 @@ import { clearFailures, lockedFor, lockoutKey, recordFailure } from "@/lib/auth/
 import { PASSWORD_MAX_LENGTH, passwordReason } from "@/lib/auth/passwords";
 import { CHANGE_PASSWORD_RULE, rateLimitRowLifetimeSeconds, refundSignInAttempt, reserveSignInAttempt, SIGN_IN_PATH, signInBucketKey, signInRule } from "@/lib/auth/sign-in-limit";
 import { settings, type Settings } from "@/lib/config/settings";
+import { authBaseUrl, authTrustedOrigins } from "@/lib/auth/origins";
 import { db, type Db } from "@/lib/db/client";
 import { logger } from "@/lib/log/logger";
 import { isPostgresUrl } from "@/lib/db/url";
@@ -42,22 +43,6 @@ const NEW_PASSWORD_FIELDS: Record<string, string> = {
   "/admin/create-user": "password",
 };
 
-/** The dashboard's public origin: AUTH_BASE_URL, else http://127.0.0.1:<PORT> (what `npm start` binds). */
-export function authBaseUrl(config: Settings = settings()): string {
-  return config.AUTH_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
-}
-
-/**
- * Origins allowed to post sign-in and session requests (better-auth compares the request's Origin, and
- * 403s INVALID_ORIGIN otherwise): the base URL, its localhost/127.0.0.1 twin, and AUTH_TRUSTED_ORIGINS.
- */
-export function authTrustedOrigins(config: Settings = settings()): string[] {
-  const base = new URL(authBaseUrl(config));
-  const origins = new Set([base.origin, ...config.AUTH_TRUSTED_ORIGINS.map((url) => new URL(url).origin)]);
-  if (base.hostname === "127.0.0.1") origins.add(`${base.protocol}//localhost${base.port ? `:${base.port}` : ""}`);
-  if (base.hostname === "localhost") origins.add(`${base.protocol}//127.0.0.1${base.port ? `:${base.port}` : ""}`);
-  return [...origins];
-}
 
 /**
  * Builds the better-auth instance on `prisma`: email and password only (no self sign-up: users are

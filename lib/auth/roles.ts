@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_ORGANIZATION } from "@/lib/organizations/default-organization";
 
 /** Dashboard roles, from least to most trusted: each one can do what the previous can. */
 export const ROLES = ["merchant", "support", "admin"] as const;
@@ -80,4 +81,14 @@ export class ForbiddenError extends Error {
 /** Throws {@link ForbiddenError} unless `actor` may do `permission`. Every mutating lib function calls it. */
 export function assertCan(actor: Pick<Actor, "role"> | null | undefined, permission: Permission): void {
   if (!actor || !can(actor.role, permission)) throw new ForbiddenError(permission);
+}
+
+/**
+ * The Users page manages the default organization's people (better-auth's admin calls work on its
+ * mirror of their role, User.role): an admin acting in another organization is refused here, whatever
+ * posts the action. Another organization's members are made with `npm run create-user -- --org`.
+ * Throws ForbiddenError.
+ */
+export function assertDefaultOrganization(actor: Actor): void {
+  if (actor.organizationId !== DEFAULT_ORGANIZATION.id) throw new ForbiddenError("users.manage");
 }

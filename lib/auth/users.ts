@@ -3,7 +3,7 @@ import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import type { Auth } from "@/lib/auth/auth";
 import { PASSWORD_MAX_LENGTH, passwordReason } from "@/lib/auth/passwords";
-import { assertCan, ForbiddenError, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
+import { assertCan, assertDefaultOrganization, ForbiddenError, roleSchema, type Actor, type Role } from "@/lib/auth/roles";
 import { runMode } from "@/lib/config/settings";
 import { recordAudit } from "@/lib/audit/record-audit";
 import type { Db } from "@/lib/db/client";
@@ -117,16 +117,6 @@ export function adminCalls(auth: Auth, headers: Headers): AdminCalls {
  * real, and `npm run demo` then refuses it (it never serves a real database with its public secrets).
  * Throws ForbiddenError.
  */
-/**
- * The Users page manages the default organization's people (better-auth's admin calls work on its
- * mirror of their role, User.role): an admin acting in another organization is refused here, whatever
- * posts the action. Another organization's members are made with `npm run create-user -- --org`.
- * Throws ForbiddenError.
- */
-export function assertDefaultOrganization(actor: Actor): void {
-  if (actor.organizationId !== DEFAULT_ORGANIZATION.id) throw new ForbiddenError("users.manage");
-}
-
 export async function createUserAs(db: Db, actor: Actor, input: NewUser): Promise<{ kind: "created"; user: UserView } | { kind: "exists" } | { kind: "demo_mode" }> {
   assertCan(actor, "users.manage");
   assertDefaultOrganization(actor);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { GET as authGet, POST as authPost } from "@/app/api/auth/[...all]/route";
-import { authBaseUrl } from "@/lib/auth/auth";
+import { authBaseUrl } from "@/lib/auth/origins";
 import { createUserWithPassword } from "@/lib/auth/users";
 import { closeDb, db } from "@/lib/db/client";
 import { runRetentionIfDue } from "@/lib/retention/retention-schedule";

@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import { GET as authGet, POST as authPost } from "@/app/api/auth/[...all]/route";
 import { GET as getOrders, POST as postOrders } from "@/app/api/orders/route";
 import { GET as getHealth } from "@/app/api/health/route";
-import { authBaseUrl, authTrustedOrigins } from "@/lib/auth/auth";
+import { authBaseUrl, authTrustedOrigins } from "@/lib/auth/origins";
 import { readSettings } from "@/lib/config/settings";
 import { closeDb, db } from "@/lib/db/client";
 import { DEMO_USERS, seedDemoUsers } from "@/lib/demo/demo-users";
