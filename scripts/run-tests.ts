@@ -5,15 +5,17 @@
 //            database itself (`*.database.test.ts`: scale-out, reconnect, restart with an upgrade) on
 //            PostgreSQL too.
 //   browser  e2e/browser/** (Playwright, Debian's Chromium): once, on PostgreSQL.
-// Order: the import rules and the docs' links, the production build, unit + db + process on SQLite, then
-// db + the database's process tests on PostgreSQL BESIDE the browser specs (two cores: one each). The
-// PostgreSQL work runs in the time zone America/Argentina/Buenos_Aires unless TZ is set, so a time
-// written in local time fails a test, on a throwaway cluster (lib/db/postgres-cluster.ts) unless
-// TEST_POSTGRES_URL names one already running. Every node test file's wall time is recorded
-// (scripts/test-file-timer.ts) and Playwright's per spec: the 20 slowest are printed, and a file over
-// SLOW_FILE_SECONDS in the SQLite stage (which runs alone) fails the run unless it says why it is slow
-// (a `// slow-test: <reason>` line). The whole run has one budget (BUDGET_SECONDS, 20 minutes): a stage
-// still running when it is spent is stopped and the run fails.
+// Order: the import rules and the docs' links, the production build; then two lanes side by side (two
+// cores: one each): the browser specs, and the node stages one after the other: unit + db + process on
+// SQLite, then db + the database's process tests on PostgreSQL. Within a node stage the longest files
+// start first (process, db, unit). The PostgreSQL work runs in the time zone
+// America/Argentina/Buenos_Aires unless TZ is set, so a time written in local time fails a test, on a
+// throwaway cluster (lib/db/postgres-cluster.ts) unless TEST_POSTGRES_URL names one already running.
+// Every node test file's wall and CPU time is recorded (scripts/test-file-timer.ts) and Playwright's
+// per spec: the 20 slowest are printed, and a node file over SLOW_FILE_SECONDS of CPU (or twice that
+// in wall time) fails the run unless it says why it is slow (a `// slow-test: <reason>` line). The
+// whole run has one budget (BUDGET_SECONDS): a stage still running when it is spent is stopped and the
+// run fails.
 // Exits non-zero when any stage fails.
 //   npm test [-- lint|build|unit|sqlite|postgres|browser]   one stage only
 import { spawn, spawnSync } from "node:child_process";
@@ -25,10 +27,16 @@ import { startThrowawayCluster, type ThrowawayCluster } from "@/lib/db/postgres-
 import { dropDatabase } from "@/lib/db/postgres-database";
 import { errorMessage } from "@/lib/log/error-message";
 
-/** A test file over this many seconds of wall time fails the run unless it carries a `// slow-test: <reason>` line. */
+/**
+ * A node test file that costs more than this fails the run unless it carries a `// slow-test: <reason>`
+ * line: more CPU seconds (its own process and the children it waited for: servers, workers, CLIs), or
+ * more than twice this in wall seconds (a file that mostly waits still holds one of the two places).
+ * CPU seconds, because the machine is shared: the node stages run beside the browser specs, and a
+ * file's wall time says as much about what ran beside it as about the file.
+ */
 const SLOW_FILE_SECONDS = 30;
-/** The stages whose file times the slow-file rule judges (see {@link reportTimes}). */
-const JUDGED_STAGES: ReadonlySet<string> = new Set(["sqlite", "unit"]);
+/** The stages whose file times the slow-file rule judges (see {@link reportTimes}): the node stages. */
+const JUDGED_STAGES: ReadonlySet<string> = new Set(["sqlite", "unit", "postgres"]);
 /** A single test still running after this is failed and named (node:test's --test-timeout). */
 const TEST_TIMEOUT_MS = 150_000;
 
@@ -155,6 +163,8 @@ const times: FileTime[] = [];
 function mustPass(result: StageResult): void {
   if (result.ok) return;
   console.error(`\n${result.label} failed`);
+  // A stage still running beside it (the browser specs) is stopped: the run has failed.
+  for (const pid of running) killTree(pid);
   stopCluster();
   if (times.length > 0) reportTimes(times);
   process.exit(1);
@@ -172,15 +182,18 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 interface FileTime {
   stage: string;
   file: string;
+  /** Wall seconds. */
   seconds: number;
+  /** CPU seconds of the file's process and the children it waited for (node test files only). */
+  cpuSeconds?: number;
 }
 
 /** The node test files' wall times a stage recorded (scripts/test-file-timer.ts). */
 function nodeFileTimes(stage: string, folder: string): FileTime[] {
   return readdirSync(folder).flatMap((entry) => {
     try {
-      const { file, ms } = JSON.parse(readFileSync(path.join(folder, entry), "utf8")) as { file: string; ms: number };
-      return [{ stage, file, seconds: ms / 1000 }];
+      const { file, ms, cpuOwn, cpuChildren } = JSON.parse(readFileSync(path.join(folder, entry), "utf8")) as { file: string; ms: number; cpuOwn?: number; cpuChildren?: number };
+      return [{ stage, file, seconds: ms / 1000, ...(cpuOwn === undefined ? {} : { cpuSeconds: cpuOwn + (cpuChildren ?? 0) }) }];
     } catch {
       return [];
     }
@@ -217,19 +230,25 @@ function slowReason(file: string): string | undefined {
   }
 }
 
+/** Whether a node test file costs more than {@link SLOW_FILE_SECONDS} allows (CPU, or twice it in wall time). */
+function overBudget(time: FileTime): boolean {
+  return time.cpuSeconds !== undefined && (time.cpuSeconds > SLOW_FILE_SECONDS || time.seconds > 2 * SLOW_FILE_SECONDS);
+}
+
 /**
- * Prints the 20 slowest files and returns the files over {@link SLOW_FILE_SECONDS} that do not say why.
- * Judged on the SQLite stage only, where the files run without another stage beside them; the
- * PostgreSQL and browser stages share the machine with each other, so their times are shown, not judged.
+ * Prints the 20 slowest files (wall seconds, and CPU seconds for node files) and returns the node files
+ * over budget ({@link overBudget}) that do not say why. Browser specs are shown, not judged: their time
+ * is Chromium's and the server's, not the spec file's process.
  */
 function reportTimes(times: FileTime[]): FileTime[] {
   const sorted = [...times].sort((a, b) => b.seconds - a.seconds);
-  console.log(`\n== the 20 slowest test files (of ${times.length} runs; a file over ${SLOW_FILE_SECONDS} s must say why: // slow-test: <reason>)`);
+  console.log(`\n== the 20 slowest test files (of ${times.length} runs; wall s, CPU s; a node file over ${SLOW_FILE_SECONDS} CPU s or ${2 * SLOW_FILE_SECONDS} wall s must say why: // slow-test: <reason>)`);
   for (const time of sorted.slice(0, 20)) {
-    const reason = time.seconds > SLOW_FILE_SECONDS ? slowReason(time.file) : undefined;
-    console.log(`${time.seconds.toFixed(1).padStart(7)} s  ${time.stage.padEnd(8)} ${time.file}${reason ? `  (slow: ${reason})` : ""}`);
+    const reason = overBudget(time) ? slowReason(time.file) : undefined;
+    const cpu = time.cpuSeconds === undefined ? "" : time.cpuSeconds.toFixed(1);
+    console.log(`${time.seconds.toFixed(1).padStart(7)} ${cpu.padStart(6)}  ${time.stage.padEnd(8)} ${time.file}${reason ? `  (slow: ${reason})` : ""}`);
   }
-  return sorted.filter((time) => JUDGED_STAGES.has(time.stage) && time.seconds > SLOW_FILE_SECONDS && slowReason(time.file) === undefined);
+  return sorted.filter((time) => JUDGED_STAGES.has(time.stage) && overBudget(time) && slowReason(time.file) === undefined);
 }
 
 /** Drops the pool's databases that no test file took (their `.url` files are still there). */
@@ -269,57 +288,65 @@ async function main(): Promise<void> {
     times.push(...nodeFileTimes("unit", folder));
     mustPass(result);
   }
-  if (stage("sqlite")) {
-    const { env, folder } = nodeEnv("sqlite", { TEST_DATABASE: "sqlite" });
-    const result = await run("node tests on SQLite (unit, db, process)", process.execPath, nodeArgs([...tiers.unit, ...tiers.db, ...tiers.process]), env);
-    times.push(...nodeFileTimes("sqlite", folder));
-    mustPass(result);
-  }
+  const sqlite = stage("sqlite");
   const postgresNode = stage("postgres");
   const browser = stage("browser") && tiers.browser.length > 0;
-  if (postgresNode || browser) {
-    let adminUrl = process.env.TEST_POSTGRES_URL;
-    if (!adminUrl) {
-      const clusterStarted = Date.now();
-      cluster = await startThrowawayCluster();
-      adminUrl = cluster.url;
-      console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - clusterStarted) / 1000).toFixed(1)} s`);
+  let adminUrl = process.env.TEST_POSTGRES_URL;
+  if ((postgresNode || browser) && !adminUrl) {
+    const clusterStarted = Date.now();
+    cluster = await startThrowawayCluster();
+    adminUrl = cluster.url;
+    console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - clusterStarted) / 1000).toFixed(1)} s`);
+  }
+  const pool = path.join(scratch, "postgres-pool");
+  let postgresTimes: string | undefined;
+  try {
+    const reportFile = path.join(scratch, "browser.json");
+    // The browser specs (one Playwright worker) run beside the whole node lane, SQLite then PostgreSQL:
+    // two cores stay busy from the build to the end, with no stage waiting alone for its slowest file.
+    const browserStage = browser
+      ? // No review screenshots (E2E_SCREENSHOTS=0, e2e/browser/support/roles.ts): they assert nothing and cost ~25 s of Chromium.
+        run("browser tests on PostgreSQL", process.execPath, playwright, playwrightEnv(reportFile, { TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl!, E2E_SCREENSHOTS: process.env.E2E_SCREENSHOTS ?? "0" }), sqlite || postgresNode ? path.join(scratch, "browser.log") : undefined)
+      : undefined;
+    // The node files' PostgreSQL databases, made from the migrated template while the SQLite stage runs,
+    // so each file takes one with a rename instead of a child process of its own.
+    const poolFilled = postgresNode
+      ? (async () => {
+          spawnSync("mkdir", ["-p", pool]);
+          const poolStarted = Date.now();
+          const made = await fillDatabasePool(adminUrl!, pool, tiers.db.length + 10 * tiers.processOnBoth.length);
+          console.log(`\n== ${made} PostgreSQL test databases made from the template in ${((Date.now() - poolStarted) / 1000).toFixed(1)} s`);
+        })()
+      : undefined;
+    // Within a stage the longest files start first (the process tier, then db, then unit), so that the
+    // short ones fill the cores at the end instead of one long file running alone.
+    if (sqlite) {
+      const { env, folder } = nodeEnv("sqlite", { TEST_DATABASE: "sqlite" });
+      const result = await run("node tests on SQLite (process, db, unit)", process.execPath, nodeArgs([...tiers.process, ...tiers.db, ...tiers.unit]), env);
+      times.push(...nodeFileTimes("sqlite", folder));
+      mustPass(result);
     }
-    let postgresTimes: string | undefined;
-    try {
-      const stages: Promise<StageResult>[] = [];
-      const reportFile = path.join(scratch, "browser.json");
-      if (browser) {
-        const beside = postgresNode ? path.join(scratch, "browser.log") : undefined;
-        // No review screenshots (E2E_SCREENSHOTS=0, e2e/browser/support/roles.ts): they assert nothing and cost ~25 s of Chromium.
-        stages.push(run("browser tests on PostgreSQL", process.execPath, playwright, playwrightEnv(reportFile, { TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl, E2E_SCREENSHOTS: process.env.E2E_SCREENSHOTS ?? "0" }), beside));
-      }
-      if (postgresNode) {
-        // The node files' databases, made here from the migrated template while the browser stage starts,
-        // so each file takes one with a rename instead of a child process of its own.
-        const pool = path.join(scratch, "postgres-pool");
-        spawnSync("mkdir", ["-p", pool]);
-        const poolStarted = Date.now();
-        const made = await fillDatabasePool(adminUrl, pool, tiers.db.length + 10 * tiers.processOnBoth.length);
-        console.log(`\n== ${made} PostgreSQL test databases made from the template in ${((Date.now() - poolStarted) / 1000).toFixed(1)} s`);
-        const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl, TEST_POSTGRES_POOL: pool });
-        postgresTimes = folder;
-        stages.push(run("node tests on PostgreSQL (db, the database's process tests)", process.execPath, nodeArgs([...tiers.db, ...tiers.processOnBoth]), env));
-      }
-      const results = await Promise.all(stages);
-      // On a cluster of the caller's (TEST_POSTGRES_URL), the databases no file took are dropped; a throwaway cluster goes whole.
-      if (!cluster && postgresTimes) await dropUnclaimed(adminUrl, path.join(scratch, "postgres-pool"));
-      times.push(...(postgresTimes ? nodeFileTimes("postgres", postgresTimes) : []), ...browserFileTimes("browser", reportFile));
-      for (const result of results) mustPass(result);
-    } finally {
-      stopCluster();
+    if (postgresNode) {
+      await poolFilled;
+      const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl!, TEST_POSTGRES_POOL: pool });
+      postgresTimes = folder;
+      const result = await run("node tests on PostgreSQL (the database's process tests, db)", process.execPath, nodeArgs([...tiers.processOnBoth, ...tiers.db]), env);
+      times.push(...nodeFileTimes("postgres", folder));
+      mustPass(result);
     }
+    const browserResult = browserStage ? await browserStage : undefined;
+    // On a cluster of the caller's (TEST_POSTGRES_URL), the databases no file took are dropped; a throwaway cluster goes whole.
+    if (!cluster && postgresTimes && adminUrl) await dropUnclaimed(adminUrl, pool);
+    times.push(...browserFileTimes("browser", reportFile));
+    if (browserResult) mustPass(browserResult);
+  } finally {
+    stopCluster();
   }
   if (times.length > 0) {
     const unexplained = reportTimes(times);
     if (unexplained.length > 0) {
-      console.error(`\n${unexplained.length} test file(s) took more than ${SLOW_FILE_SECONDS} s without saying why (add a line // slow-test: <reason>, or make them faster):`);
-      for (const time of unexplained) console.error(`  ${time.file} (${time.stage}, ${time.seconds.toFixed(1)} s)`);
+      console.error(`\n${unexplained.length} test file(s) cost more than ${SLOW_FILE_SECONDS} CPU s or ${2 * SLOW_FILE_SECONDS} wall s without saying why (add a line // slow-test: <reason>, or make them faster):`);
+      for (const time of unexplained) console.error(`  ${time.file} (${time.stage}, ${time.seconds.toFixed(1)} s wall, ${time.cpuSeconds?.toFixed(1)} s CPU)`);
       process.exit(1);
     }
   }

@@ -27,7 +27,7 @@ const file = process.argv[1];
 if (folder && file && /\.test\.[cm]?[jt]s$/.test(file)) {
   process.on("exit", () => {
     try {
-      writeFileSync(path.join(folder, `${process.pid}.json`), JSON.stringify({ file: path.relative(process.cwd(), file), ms: Math.round(performance.now()), ...cpuSeconds() }));
+      writeFileSync(path.join(folder, `${process.pid}.json`), JSON.stringify({ file: path.relative(process.cwd(), file), startedAt: Math.round(performance.timeOrigin), ms: Math.round(performance.now()), ...cpuSeconds() }));
     } catch {
       // The report is best-effort: a file that cannot be written never fails the test process.
     }
