@@ -11,7 +11,7 @@ export default defineConfig({
   // Specs seed under their own ids and assert only on their own rows (a figure of the whole server, or a
   // page whose rows others would move: a server of the spec's own, support/own-server.ts), so two can
   // run at a time; they do on a machine of 4 cores or more. On 2 cores the browser pass already shares
-  // them with the PostgreSQL node pass: two workers made it slower (2026-12-02: browser 441 s -> 524 s,
+  // them with the node stages (npm test runs them beside it): two workers made it slower (2026-12-02: browser 441 s -> 524 s,
   // the PostgreSQL pass 307 s -> 557 s, walk-es-ar.spec.ts 41 s -> 123 s). The tests of one file run in order.
   workers: availableParallelism() >= 4 ? 2 : 1,
   fullyParallel: false,
