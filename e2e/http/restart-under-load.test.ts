@@ -3,7 +3,7 @@
 // process group) and two `npm run worker` processes on one database; a burst of lab deliveries in inbox
 // mode with duplicates, and the provider's retries of every delivery that got no 2xx. The server's group
 // is SIGKILLed and `npm start` run again with the workers still attached (it must not wait for a lock
-// only the migration engine needs), or a worker is SIGKILLed and restarted again and again. Ends with
+// only the migration engine needs), or a worker is SIGKILLed and restarted three times. Ends with
 // exact counts: every event stored once, applied once, each payment credited once. SQLite and
 // PostgreSQL (TEST_DATABASE=postgres). Upgrades with a pending migration: restart-upgrade.database.test.ts.
 import assert from "node:assert/strict";
@@ -119,7 +119,7 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     await restarted.server.killGroup("SIGTERM");
   });
 
-  test("a worker SIGKILLed five times mid-burst and restarted: npm start keeps serving, and the books are exact", async () => {
+  test("a worker SIGKILLed three times mid-burst (each of the two at least once) and restarted: npm start keeps serving, and the books are exact", async () => {
     const seed = Number(process.env.RESTART_SEED ?? Date.now() % 1_000_000);
     // Already migrated: the subject is the worker, and npm start migrating an empty database is the test above's.
     const database = newTestDatabase("restart");
@@ -129,7 +129,7 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
     const workerEnv = { ...env, LOG_LEVEL: "info" };
     const workers = [worker(workerEnv), worker(workerEnv)];
     const kills: string[] = [];
-    const killAt = new Set([50, 100, 150, 200, 250]);
+    const killAt = new Set([75, 150, 225]);
     const answers = await provider(url, burst(seededRandom(seed)), async (sent) => {
       if (!killAt.delete(sent)) return;
       const victim = kills.length % 2;
@@ -138,7 +138,7 @@ describe(`restart under load on ${TEST_DATABASE} (npm start and npm run worker, 
       workers[victim] = worker(workerEnv);
     });
     const context = `seed ${seed}; kills ${kills.join("; ")}; answers ${JSON.stringify(answers)}`;
-    assert.deepEqual(kills.map((kill) => kill.endsWith("SIGKILL")), [true, true, true, true, true], context);
+    assert.deepEqual(kills.map((kill) => kill.endsWith("SIGKILL")), [true, true, true], context);
     // The server never went down: every first delivery of an event was accepted, every other a duplicate.
     assert.equal(answers.accepted, EVENTS, context);
     assert.equal(answers.duplicate, DELIVERIES - EVENTS, context);
