@@ -299,7 +299,6 @@ async function main(): Promise<void> {
     console.log(`\n== PostgreSQL test cluster on port ${cluster.port} (${cluster.dataDir}), ready in ${((Date.now() - clusterStarted) / 1000).toFixed(1)} s`);
   }
   const pool = path.join(scratch, "postgres-pool");
-  let postgresTimes: string | undefined;
   try {
     const reportFile = path.join(scratch, "browser.json");
     // The browser specs (one Playwright worker) run beside the whole node lane, SQLite then PostgreSQL:
@@ -318,6 +317,9 @@ async function main(): Promise<void> {
           console.log(`\n== ${made} PostgreSQL test databases made from the template in ${((Date.now() - poolStarted) / 1000).toFixed(1)} s`);
         })()
       : undefined;
+    // Awaited before the PostgreSQL stage (a failure ends the run there, the browser stage stopped with
+    // it), not as an unhandled rejection while the SQLite stage runs.
+    poolFilled?.catch(() => undefined);
     // Within a stage the longest files start first (the process tier, then db, then unit), so that the
     // short ones fill the cores at the end instead of one long file running alone.
     if (sqlite) {
@@ -329,14 +331,13 @@ async function main(): Promise<void> {
     if (postgresNode) {
       await poolFilled;
       const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl!, TEST_POSTGRES_POOL: pool });
-      postgresTimes = folder;
       const result = await run("node tests on PostgreSQL (the database's process tests, db)", process.execPath, nodeArgs([...tiers.processOnBoth, ...tiers.db]), env);
       times.push(...nodeFileTimes("postgres", folder));
       mustPass(result);
     }
     const browserResult = browserStage ? await browserStage : undefined;
     // On a cluster of the caller's (TEST_POSTGRES_URL), the databases no file took are dropped; a throwaway cluster goes whole.
-    if (!cluster && postgresTimes && adminUrl) await dropUnclaimed(adminUrl, pool);
+    if (!cluster && postgresNode && adminUrl) await dropUnclaimed(adminUrl, pool);
     times.push(...browserFileTimes("browser", reportFile));
     if (browserResult) mustPass(browserResult);
   } finally {
@@ -355,6 +356,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(errorMessage(error));
+  for (const pid of running) killTree(pid);
   stopCluster();
   process.exit(1);
 });

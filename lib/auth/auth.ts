@@ -43,7 +43,6 @@ const NEW_PASSWORD_FIELDS: Record<string, string> = {
   "/admin/create-user": "password",
 };
 
-
 /**
  * Builds the better-auth instance on `prisma`: email and password only (no self sign-up: users are
  * created by the demo seed, `npm run create-user` or an admin), the `role` column exposed read-only,
