@@ -36,7 +36,9 @@ describe("PostgreSQL connections lost under running processes", () => {
       return answer.status === 200;
     });
     assert.equal(answer.json.outcome, "accepted");
-    await waitFor("the same worker to apply evt_c2 on a new connection", () => paid("ord_c2"));
+    await waitFor("the same worker to apply evt_c2 on a new connection", () => paid("ord_c2")).catch((error: Error) => {
+      throw new Error(`${error.message}\n${running.log()}`);
+    });
     assert.equal(db.count("SELECT COUNT(*) AS n FROM LedgerEntry"), 2);
     assert.equal(running.alive, true, running.log());
     assert.equal(server.alive, true, server.log());

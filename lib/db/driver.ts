@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import pg, { type Pool, type PoolClient } from "pg";
+import { logger } from "@/lib/log/logger";
 
 const pgTypes = pg.types;
 
@@ -216,6 +217,14 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
       const client = await pool.connect();
       let broken: Error | undefined;
       let cleanRollback = false;
+      // While checked out, a client has no pool listener: a connection the server ends between two
+      // statements (restart, failover, idle killer) would be an 'error' event nobody hears, which ends
+      // the process. Heard here, it fails this transaction at its next statement and drops the connection.
+      const onLost = (error: Error) => {
+        if (!broken) logger.warn({ err: error.message }, "postgres connection lost inside a transaction");
+        broken ??= error;
+      };
+      client.on("error", onLost);
       try {
         await client.query("BEGIN");
         const check = deadline(transactionTimeoutMs);
@@ -239,6 +248,7 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
         if (!cleanRollback && !(typeof sqlState === "string" && /^[0-9A-Z]{5}$/.test(sqlState))) broken ??= error instanceof Error ? error : new Error(String(error));
         throw error;
       } finally {
+        client.removeListener("error", onLost);
         client.release(broken);
       }
     },

@@ -1,5 +1,5 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Pool } from "pg";
+import { Pool, type PoolClient } from "pg";
 import { attachDriver, postgresDriver } from "@/lib/db/driver";
 import { PrismaClient as PostgresPrismaClient } from "@/lib/generated/prisma-postgres/client";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
@@ -11,6 +11,42 @@ export interface PostgresOptions {
   poolTimeoutMs: number;
   statementTimeoutMs: number;
   transactionTimeoutMs: number;
+}
+
+/**
+ * A pg pool whose checked-out connections are given back (and dropped) as soon as the server ends them.
+ * While a connection is checked out pg-pool does not listen to it, and a connection the server ends
+ * between two statements (restart, failover, idle killer) emits an 'error' that nobody hears, which
+ * ends the process; and when that connection held a Prisma interactive transaction, Prisma's ROLLBACK
+ * fails and it never releases the connection (measured on @prisma/adapter-pg 6.19), so each such loss
+ * would leak one connection of the pool until none was left. Here the loss releases it with the error
+ * (pg-pool then discards it); the holder's next statement fails ("not queryable") and its own later
+ * release is a no-op. Only the promise form of `connect` is wrapped; `pool.query` releases by itself.
+ */
+class ReleaseOnLossPool extends Pool {
+  override connect(): Promise<PoolClient>;
+  override connect(callback: (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(callback?: (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<PoolClient> | void {
+    if (callback) return super.connect(callback);
+    return super.connect().then(releaseOnLoss);
+  }
+}
+
+function releaseOnLoss(client: PoolClient): PoolClient {
+  const release = client.release;
+  let released = false;
+  const onLost = (error: Error) => {
+    logger.warn({ err: error.message }, "postgres connection lost while checked out; dropped from the pool");
+    client.release(error);
+  };
+  client.on("error", onLost);
+  client.release = (error?: Error | boolean) => {
+    if (released) return;
+    released = true;
+    client.removeListener("error", onLost);
+    release(error);
+  };
+  return client;
 }
 
 /**
@@ -28,7 +64,7 @@ export interface PostgresOptions {
  */
 export function openPostgres(url: string, options: PostgresOptions): PrismaClient {
   // One pool for Prisma and for the driver-level hot path (lib/db/driver.ts): the same connections and limit.
-  const pool = new Pool({
+  const pool = new ReleaseOnLossPool({
     connectionString: url,
     max: options.poolSize,
     connectionTimeoutMillis: options.poolTimeoutMs,
