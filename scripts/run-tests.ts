@@ -1,5 +1,6 @@
 // npm test: the whole suite, in tiers (docs/testing.md), each run where it proves something:
-//   unit     lib/**/*.test.ts and tests/unit/**: no database, no process; run once.
+//   unit     lib/**/*.test.ts and tests/unit/**: no database, no process; run once, in ONE process
+//            (but a file that changes the process: `// own-process: <reason>`).
 //   db       tests/integration/**: lib and SQL against a database, in process; on SQLite and on PostgreSQL.
 //   process  e2e/http/**: real servers, workers, CLIs and signals; on SQLite. Those whose subject is the
 //            database itself (`*.database.test.ts`: scale-out, reconnect, restart with an upgrade) on
@@ -19,7 +20,7 @@
 // Exits non-zero when any stage fails.
 //   npm test [-- lint|build|unit|sqlite|postgres|browser]   one stage only
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fillDatabasePool } from "@/e2e/support/postgres-test-database";
@@ -50,11 +51,46 @@ function findTests(folder: string, pattern: RegExp): string[] {
   });
 }
 
-/** The test files of each tier (see the header). */
-function testTiers(): { unit: string[]; db: string[]; process: string[]; processOnBoth: string[]; browser: string[] } {
+/** A unit file's reason to run in a process of its own (`// own-process: <reason>`), or undefined. */
+function ownProcessReason(file: string): string | undefined {
+  return /^\s*\/\/\s*own-process:\s*(\S.*)$/m.exec(readFileSync(file, "utf8"))?.[1]?.trim();
+}
+
+/** What a unit file does to its whole process: sets or deletes an environment variable, or changes directory. */
+const PROCESS_WIDE = /process\.env(\.\w+|\[[^\]]+\])\s*=(?!=)|delete process\.env|process\.chdir\(/;
+
+/**
+ * The unit tier's files split by how they run: `shared`, imported together into ONE process (a unit
+ * file costs ~0.7 CPU s to start on its own: tsx, zod and the modules it loads, against milliseconds
+ * for its tests; 60 of them cost 44 CPU s apart, 8 together), and `own`, each in a process of its own:
+ * those that change the whole process (its environment, time zone or directory) and say so
+ * (`// own-process: <reason>`). Throws when a file changes the process without saying so: in the
+ * shared process it would change the other files' tests.
+ */
+function unitFiles(): { shared: string[]; own: string[] } {
+  const files = [...findTests("lib", /\.test\.ts$/), ...findTests("tests/unit", /\.test\.ts$/)].sort();
+  const own = files.filter((file) => ownProcessReason(file) !== undefined);
+  const unmarked = files.filter((file) => !own.includes(file) && PROCESS_WIDE.test(readFileSync(file, "utf8")));
+  if (unmarked.length > 0) throw new Error(`unit test files that change the whole process (process.env, process.chdir) must run in a process of their own and say why (// own-process: <reason>): ${unmarked.join(", ")}`);
+  return { shared: files.filter((file) => !own.includes(file)), own };
+}
+
+/** The name of the file that imports the shared unit files into one process (written into the run's scratch folder). */
+const SHARED_UNIT_ENTRY = "unit-tier-shared.test.ts";
+
+/** Writes the entry that imports `files` (the shared unit files) into one node:test process; returns its path. */
+function writeSharedUnitEntry(scratch: string, files: string[]): string {
+  const entry = path.join(scratch, SHARED_UNIT_ENTRY);
+  const lines = [`// The unit tier's ${files.length} shared files, in one process (scripts/run-tests.ts, unitFiles).`, ...files.map((file) => `import ${JSON.stringify(path.resolve(file))};`)];
+  writeFileSync(entry, `${lines.join("\n")}\n`);
+  return entry;
+}
+
+/** The test files of each tier (see the header); the unit tier's as {@link unitFiles} splits them. */
+function testTiers(): { unit: { shared: string[]; own: string[] }; db: string[]; process: string[]; processOnBoth: string[]; browser: string[] } {
   const process = findTests("e2e/http", /\.test\.ts$/).sort();
   return {
-    unit: [...findTests("lib", /\.test\.ts$/), ...findTests("tests/unit", /\.test\.ts$/)].sort(),
+    unit: unitFiles(),
     db: findTests("tests/integration", /\.test\.ts$/).sort(),
     process,
     processOnBoth: process.filter((file) => file.endsWith(".database.test.ts")),
@@ -193,7 +229,8 @@ function nodeFileTimes(stage: string, folder: string): FileTime[] {
   return readdirSync(folder).flatMap((entry) => {
     try {
       const { file, ms, cpuOwn, cpuChildren } = JSON.parse(readFileSync(path.join(folder, entry), "utf8")) as { file: string; ms: number; cpuOwn?: number; cpuChildren?: number };
-      return [{ stage, file, seconds: ms / 1000, ...(cpuOwn === undefined ? {} : { cpuSeconds: cpuOwn + (cpuChildren ?? 0) }) }];
+      const shown = path.basename(file) === SHARED_UNIT_ENTRY ? `the unit tier's shared files (one process)` : file;
+      return [{ stage, file: shown, seconds: ms / 1000, ...(cpuOwn === undefined ? {} : { cpuSeconds: cpuOwn + (cpuChildren ?? 0) }) }];
     } catch {
       return [];
     }
@@ -268,6 +305,7 @@ async function main(): Promise<void> {
   const tiers = testTiers();
   const started = Date.now();
   const scratch = mkdtempSync(path.join(tmpdir(), "acredita-test-run-"));
+  const unitTier = [writeSharedUnitEntry(scratch, tiers.unit.shared), ...tiers.unit.own];
   const nodeArgs = (files: string[]) => ["--import", "tsx", "--import", "./scripts/test-file-timer.ts", "--test", "--test-concurrency=2", `--test-timeout=${TEST_TIMEOUT_MS}`, "--test-reporter=spec", ...files];
   const nodeEnv = (name: string, extra: Record<string, string>) => {
     const folder = path.join(scratch, name);
@@ -284,7 +322,7 @@ async function main(): Promise<void> {
   if (stage("build")) mustPass(await run("build", process.execPath, ["node_modules/next/dist/bin/next", "build"], process.env));
   if (only === "unit") {
     const { env, folder } = nodeEnv("unit", { TEST_DATABASE: "sqlite" });
-    const result = await run("unit tests", process.execPath, nodeArgs(tiers.unit), env);
+    const result = await run("unit tests", process.execPath, nodeArgs(unitTier), env);
     times.push(...nodeFileTimes("unit", folder));
     mustPass(result);
   }
@@ -324,7 +362,7 @@ async function main(): Promise<void> {
     // short ones fill the cores at the end instead of one long file running alone.
     if (sqlite) {
       const { env, folder } = nodeEnv("sqlite", { TEST_DATABASE: "sqlite" });
-      const result = await run("node tests on SQLite (process, db, unit)", process.execPath, nodeArgs([...tiers.process, ...tiers.db, ...tiers.unit]), env);
+      const result = await run("node tests on SQLite (process, db, unit)", process.execPath, nodeArgs([...tiers.process, ...tiers.db, ...unitTier]), env);
       times.push(...nodeFileTimes("sqlite", folder));
       mustPass(result);
     }

@@ -1,3 +1,4 @@
+// own-process: sets an environment variable and changes the working directory, which would reach the other unit files in a shared process
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

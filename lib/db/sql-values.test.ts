@@ -1,4 +1,5 @@
 // What the driver reads back for a DateTime is the instant that was written, in any process time zone.
+// own-process: sets the process time zone (TZ) for all its tests, which would reach the other unit files in a shared process
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { sqlDate, sqliteBoolean } from "@/lib/db/sql-values";
