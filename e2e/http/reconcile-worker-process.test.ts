@@ -1,7 +1,8 @@
 // slow-test: the server and its reconciliation worker child process, SIGTERMed in the middle of a run
 // The server runs its reconciliation worker in a child process beside it (RECONCILIATION_WORKER_PROCESS,
-// default true): an upload is taken by that process, not by the server's event loop; SIGTERM to the
-// server stops the child too, and the run in hand goes back to the queue (scope freed) to start over.
+// default true), started by the first run (none before it): an upload is taken by that process, not by
+// the server's event loop; SIGTERM to the server stops the child too, and the run in hand goes back to
+// the queue (scope freed) to start over; a server started again finds the queued run and starts its child.
 // With RECONCILIATION_WORKER_PROCESS=false there is no such process and the server runs the run itself.
 // A server that dies (SIGKILL) while the child is still starting leaves no orphan behind.
 import assert from "node:assert/strict";
@@ -60,9 +61,12 @@ test("the server's reconciliation worker is its own process; SIGTERM to the serv
   const server = await startServer(baseEnv(database.url, { STRIPE_ACCOUNT_ID: "acct_proc" }) as Record<string, string>);
   servers.push(server);
   const serverPid = server.process.pid!;
-  const [child] = await waitFor("the reconciliation worker process", () => (workerChildren(serverPid).length === 1 ? workerChildren(serverPid) : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+  // No run yet, no process: its poll for queued runs (1 s here) has run at least twice.
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  assert.deepEqual(workerChildren(serverPid), []);
 
   const runId = await upload(server.url, 20_000);
+  const [child] = await waitFor("the reconciliation worker process", () => (workerChildren(serverPid).length === 1 ? workerChildren(serverPid) : undefined), { timeoutMs: 30_000, intervalMs: 100 });
   await waitFor("the run to start", async () => ((await progressRows(server.url, runId)).rows > 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 20 });
   const reader = sqlReader(database);
   try {
@@ -77,9 +81,11 @@ test("the server's reconciliation worker is its own process; SIGTERM to the serv
     reader.close();
   }
 
-  // A server started again on the same database takes the run from its first line and ends it.
+  // A server started again on the same database finds the queued run (no upload wakes it), starts its
+  // worker process, which takes the run from its first line and ends it.
   const again = await startServer(baseEnv(database.url, { STRIPE_ACCOUNT_ID: "acct_proc" }) as Record<string, string>);
   servers.push(again);
+  await waitFor("the new server's reconciliation worker process", () => (workerChildren(again.process.pid!).length === 1 ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
   const done = await waitFor("the run to end", async () => {
     const state = await progressRows(again.url, runId);
     return state.status === "done" || state.status === "failed" ? state : undefined;

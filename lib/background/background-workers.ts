@@ -4,7 +4,8 @@ import { InboxWorker, type InboxWorkerOptions } from "@/lib/inbox/inbox-worker";
 import { logger } from "@/lib/log/logger";
 import { startReconciliationProcess, type ReconciliationProcess } from "@/lib/background/reconciliation-process";
 import { OutboxDispatcher, type OutboxDispatcherOptions } from "@/lib/outbox/outbox-dispatcher";
-import { ReconciliationWorker } from "@/lib/reconciliation/reconciliation-worker";
+import { ReconciliationWorker, reconciliationPollIntervalMs } from "@/lib/reconciliation/reconciliation-worker";
+import { hasRunToClaim } from "@/lib/reconciliation/runs";
 import { RetentionScheduler } from "@/lib/retention/retention-schedule";
 import { BooksCheckScheduler } from "@/lib/verification/books-check-schedule";
 import { BackfillRequestWorker, GapCheckScheduler } from "@/lib/backfill/gap-check";
@@ -65,7 +66,10 @@ export function startBackgroundWorkers(
   if (settings().OUTBOX_DISPATCHER_ENABLED) outbox.start();
   let reconciliationProcess: ReconciliationProcess | undefined;
   if (settings().RECONCILIATION_WORKER_ENABLED) {
-    reconciliationProcess = options.reconciliationProcess ? startReconciliationProcess() : undefined;
+    // The child is started by the first run (an upload here, or one queued elsewhere): a server that never reconciles never holds it.
+    reconciliationProcess = options.reconciliationProcess
+      ? startReconciliationProcess({ waitForWork: { hasWork: async () => hasRunToClaim(await database()), pollIntervalMs: reconciliationPollIntervalMs() } })
+      : undefined;
     if (options.reconciliationProcess && !reconciliationProcess) logger.warn("scripts/reconciliation-worker.ts not found: the reconciliation worker runs in this process");
     if (!reconciliationProcess) reconciliation.start();
   }
@@ -75,7 +79,7 @@ export function startBackgroundWorkers(
   backfillRequests.start();
   settlementPull?.start();
   alerts?.start();
-  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? `process ${reconciliationProcess.pid()}` : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
+  logger.info({ inboxWorker: inbox.owner, outboxDispatcher: outbox.owner, reconciliationWorker: reconciliationProcess ? "a process of its own, from the first run" : reconciliation.owner, where: options.where ?? "process" }, "background workers started");
   let stopping: Promise<void> | undefined;
   return {
     inbox,

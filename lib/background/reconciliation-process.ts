@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { PollLoop } from "@/lib/jobs/poll-loop";
 import { onWork } from "@/lib/jobs/signals";
 import { workerIdPrefix } from "@/lib/jobs/worker-id";
 import { settings } from "@/lib/config/settings";
@@ -12,7 +13,7 @@ import { reasonRef } from "@/lib/reasons/reason-codes";
 
 /** The reconciliation worker's own process, started by the server beside itself. */
 export interface ReconciliationProcess {
-  /** The child's pid (changes when it is restarted after a crash). */
+  /** The child's pid (changes when it is restarted after a crash); undefined while it waits for a first run. */
   pid(): number | undefined;
   /** Asks the child to stop (SIGTERM: the run in hand goes back to the queue at its next batch) and resolves when it has exited. */
   stop(): Promise<void>;
@@ -49,6 +50,18 @@ const STOP_TIMEOUT_MS = 20_000;
 const RESTART_DELAY_MS = 1_000;
 
 /**
+ * When the child starts: at once (the default), or only once there is a run for it (`waitForWork`): an
+ * upload in this process (a wake on the "reconciliation" channel), or `hasWork()` true at one of its
+ * polls every `pollIntervalMs` (a run queued by another process, or left by a worker that died). A
+ * server that never reconciles then never holds the child's memory (a node process with its modules,
+ * ~1.5 CPU s to start). Once started it stays.
+ */
+export interface ReconciliationProcessStart {
+  hasWork: () => Promise<boolean>;
+  pollIntervalMs: number;
+}
+
+/**
  * Starts the reconciliation worker in a child process (`node` with {@link RECONCILIATION_PROCESS_FLAGS}
  * `--import tsx scripts/reconciliation-worker.ts`, the server's environment, its own database connection), so a
  * large run's CPU (report parsing, batch statements) never runs on the event loop that answers
@@ -57,11 +70,12 @@ const RESTART_DELAY_MS = 1_000;
  * doubling up to a minute). When it died of memory exhaustion (its heap cap, seen on its stderr, which
  * is passed through) the run it held is failed at once with that reason (`run_worker_out_of_memory`):
  * the same report would exhaust it again, and each attempt held the other organizations' runs back;
- * after any other death its run is claimed again when its lease ends. Returns undefined when the
- * entry file is not there (a build copied without its sources): the caller then runs the worker in
+ * after any other death its run is claimed again when its lease ends. With `waitForWork` the child is
+ * started only once there is a run for it ({@link ReconciliationProcessStart}). Returns undefined when
+ * the entry file is not there (a build copied without its sources): the caller then runs the worker in
  * process.
  */
-export function startReconciliationProcess(options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): ReconciliationProcess | undefined {
+export function startReconciliationProcess(options: { cwd?: string; env?: NodeJS.ProcessEnv; waitForWork?: ReconciliationProcessStart } = {}): ReconciliationProcess | undefined {
   const cwd = options.cwd ?? process.cwd();
   const entry = reconciliationProcessEntry(cwd);
   if (!existsSync(entry)) return undefined;
@@ -99,9 +113,33 @@ export function startReconciliationProcess(options: { cwd?: string; env?: NodeJS
     });
     spawned.on("error", (error) => logger.error({ err: error.message }, "reconciliation worker process failed"));
   };
-  launch();
+  let launched = false;
+  let waiting: PollLoop | undefined;
+  const launchOnce = () => {
+    if (launched || stopping) return;
+    launched = true;
+    // Not awaited: this may run inside the loop's own step, which stop() waits for.
+    void waiting?.stop();
+    launch();
+  };
+  if (options.waitForWork) {
+    const { hasWork, pollIntervalMs } = options.waitForWork;
+    waiting = new PollLoop(
+      "reconciliation-process-start",
+      async () => {
+        if (!launched && (await hasWork())) launchOnce();
+        return false;
+      },
+      pollIntervalMs,
+    );
+    waiting.start();
+  } else {
+    launchOnce();
+  }
   const unsubscribe = onWork("reconciliation", () => {
-    if (child?.connected) child.send("wake", () => undefined);
+    // A child that is starting polls as soon as it is up: it needs no wake.
+    if (!launched) launchOnce();
+    else if (child?.connected) child.send("wake", () => undefined);
   });
   let stopped: Promise<void> | undefined;
   return {
@@ -110,6 +148,7 @@ export function startReconciliationProcess(options: { cwd?: string; env?: NodeJS
       stopped ??= new Promise<void>((resolve) => {
         stopping = true;
         unsubscribe();
+        void waiting?.stop();
         if (restartTimer) clearTimeout(restartTimer);
         const running = child;
         if (!running || running.exitCode !== null || running.signalCode !== null) return resolve();

@@ -6,6 +6,11 @@ import { logger } from "@/lib/log/logger";
 import type { RunPacing } from "@/lib/reconciliation/payment-run";
 import { claimNextRun, executeRun, type RunOutcome } from "@/lib/reconciliation/runs";
 
+/** How often a reconciliation worker looks for queued runs when nothing woke it (ms): the inbox's poll interval, at least 1 s. */
+export function reconciliationPollIntervalMs(): number {
+  return Math.max(settings().INBOX_POLL_INTERVAL_MS, 1_000);
+}
+
 /** What one step of the worker did: the run it took and how it ended. */
 export interface ReconciliationStep {
   runId: string;
@@ -29,7 +34,7 @@ export class ReconciliationWorker extends ClaimingWorker<ReconciliationStep> {
     private readonly database: () => Promise<Db>,
     options: { owner?: string; pollIntervalMs?: number; pacing?: RunPacing } = {},
   ) {
-    super("reconciliation-worker", "reconciliation", options.pollIntervalMs ?? Math.max(settings().INBOX_POLL_INTERVAL_MS, 1_000));
+    super("reconciliation-worker", "reconciliation", options.pollIntervalMs ?? reconciliationPollIntervalMs());
     this.owner = options.owner ?? newWorkerId("reconciliation");
     this.pacing = options.pacing;
   }

@@ -145,6 +145,19 @@ export async function claimNextRun(db: Db, owner: string, now = new Date()): Pro
 }
 
 /**
+ * Whether {@link claimNextRun} has anything to do now: a queued run with a spooled file, or a run whose
+ * holder stopped renewing its lease (a worker that died, a command that stopped). One indexed read,
+ * cheap enough to poll: a server checks it before it starts its reconciliation worker process.
+ */
+export async function hasRunToClaim(db: Db, now = new Date()): Promise<boolean> {
+  const run = await db.reconciliationRun.findFirst({
+    where: { OR: [{ status: "queued", filePath: { not: null } }, { status: { in: ["queued", "running"] }, leaseUntil: { lt: now } }] },
+    select: { id: true },
+  });
+  return run !== null;
+}
+
+/**
  * Fails at once every run still running under a worker whose id starts with `ownerPrefix` (a worker
  * process that died: lib/background/reconciliation-process.ts names it by its pid), with `reason`:
  * frees its scope, deletes its rows and its spooled file. For a death the run itself caused (memory

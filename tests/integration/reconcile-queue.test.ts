@@ -1,13 +1,13 @@
 import "@/e2e/support/test-env";
 // The run queue: one run per scope at a time (the UNIQUE activeScope), others queue; a run whose worker
 // stopped renewing its lease is queued again, and failed after three claims; a stopping worker puts its
-// run back at once.
+// run back at once. What a server polls before it starts its reconciliation worker process (hasRunToClaim).
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, test } from "node:test";
 import { closeDb, db } from "@/lib/db/client";
 import { RUN_LEASE_MS } from "@/lib/reconciliation/payment-run";
-import { claimNextRun, claimRun, executeRun, holdQueuedRun, MAX_RUN_ATTEMPTS, queueRun } from "@/lib/reconciliation/runs";
+import { claimNextRun, claimRun, executeRun, hasRunToClaim, holdQueuedRun, MAX_RUN_ATTEMPTS, queueRun } from "@/lib/reconciliation/runs";
 import { stripeReport } from "@/e2e/support/stripe-reports";
 
 after(closeDb);
@@ -15,6 +15,26 @@ after(closeDb);
 const stripe = (account: string) => ({ provider: "stripe", account, livemode: true });
 /** An upload's run: its report spooled to a file (the claims below never open it). */
 const spooled = (name: string) => ({ filePath: `/spool/${name}.csv` });
+
+// First in the file: it needs the queue empty at its start.
+test("hasRunToClaim: true for a queued upload and for a run whose holder stopped renewing its lease; false for a run held, a command's run in hand, and a run ended", async () => {
+  const database = await db();
+  const now = new Date();
+  const later = (ms: number) => new Date(now.getTime() + ms);
+  assert.equal(await hasRunToClaim(database, now), false, "nothing queued");
+  const upload = await queueRun(database, { organizationId: "org_default", ...spooled("h1"), source: "h1", format: "stripe-balance-change", scope: stripe("acct_h1"), actor: "test" });
+  assert.equal(await hasRunToClaim(database, now), true, "a queued upload");
+  assert.equal((await claimRun(database, upload, "w1", now))?.id, upload);
+  assert.equal(await hasRunToClaim(database, now), false, "the upload held by its worker");
+  assert.equal(await hasRunToClaim(database, later(RUN_LEASE_MS + 1)), true, "its worker stopped renewing the lease");
+  await database.reconciliationRun.update({ where: { id: upload }, data: { status: "done", activeScope: null } });
+  assert.equal(await hasRunToClaim(database, later(RUN_LEASE_MS + 1)), false, "the run ended");
+  // A command's run (no spooled file) is its command's while the command renews its lease.
+  await queueRun(database, { organizationId: "org_default", source: "h2", format: "stripe-balance-change", scope: stripe("acct_h2"), actor: "test" }, now);
+  assert.equal(await hasRunToClaim(database, now), false, "a command's run in hand");
+  assert.equal(await hasRunToClaim(database, later(RUN_LEASE_MS + 1)), true, "its command stopped");
+  await database.reconciliationRun.updateMany({ where: { source: "h2" }, data: { status: "done", activeScope: null } });
+});
 
 test("one run per scope at a time: the second of a scope waits, another scope's run goes ahead, in queue order", async () => {
   const database = await db();
