@@ -1,9 +1,18 @@
 // Browser tests in Debian's Chromium (never `npx playwright install`) against the BUILT app, started by
 // scripts/e2e-server.ts on 127.0.0.1 with its own fresh database: SQLite in a temporary folder, or a new
 // database on the PostgreSQL test cluster (TEST_DATABASE=postgres; see e2e/browser/support/e2e-env.ts).
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { defineConfig } from "@playwright/test";
 import { E2E, serverEnvironment } from "./e2e/browser/support/e2e-env";
+
+/**
+ * The browser binary: Debian's Chromium headless shell (package chromium-headless-shell, the same
+ * Chromium 156 without the browser's UI), else the full Chromium. Measured on four specs (25 tests):
+ * Chromium's processes used 67 CPU s with the full browser, 22 with the headless shell, and the specs
+ * took 86 s instead of 53 s. E2E_CHROMIUM names another (e.g. /usr/bin/chromium for `--headed`).
+ */
+const CHROMIUM = process.env.E2E_CHROMIUM ?? (existsSync("/usr/bin/chromium-headless-shell") ? "/usr/bin/chromium-headless-shell" : "/usr/bin/chromium");
 
 export default defineConfig({
   testDir: "e2e/browser",
@@ -31,7 +40,7 @@ export default defineConfig({
     // spec again with `--trace=retain-on-failure`.
     trace: "off",
     launchOptions: {
-      executablePath: "/usr/bin/chromium",
+      executablePath: CHROMIUM,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     },
   },
