@@ -5,13 +5,13 @@
 //   process  e2e/http/**: real servers, workers, CLIs and signals; on SQLite. Those whose subject is the
 //            database itself (`*.database.test.ts`: scale-out, reconnect, restart with an upgrade) on
 //            PostgreSQL too.
-//   browser  e2e/browser/** (Playwright, Debian's Chromium): once, on PostgreSQL.
+//   browser  e2e/browser/** (Playwright, Debian's Chromium headless shell): once, on PostgreSQL.
 // Order: the import rules and the docs' links, the production build; then two lanes side by side (two
-// cores: one each): the browser specs, and the node stages one after the other: unit + db + process on
-// SQLite, then db + the database's process tests on PostgreSQL. Within a node stage the longest files
-// start first (process, db, unit). The PostgreSQL work runs in the time zone
-// America/Argentina/Buenos_Aires unless TZ is set, so a time written in local time fails a test, on a
-// throwaway cluster (lib/db/postgres-cluster.ts) unless TEST_POSTGRES_URL names one already running.
+// cores: one each): the browser specs then db + the database's process tests on PostgreSQL; and unit +
+// db + process on SQLite. Within a node stage the longest files start first (process, db, unit). The
+// PostgreSQL work runs in the time zone America/Argentina/Buenos_Aires unless TZ is set, so a time
+// written in local time fails a test, on a throwaway cluster (lib/db/postgres-cluster.ts) unless
+// TEST_POSTGRES_URL names one already running.
 // Every node test file's wall and CPU time is recorded (scripts/test-file-timer.ts) and Playwright's
 // per spec: the 20 slowest are printed, and a node file over SLOW_FILE_SECONDS of CPU (or twice that
 // in wall time) fails the run unless it says why it is slow (a `// slow-test: <reason>` line). The
@@ -112,11 +112,10 @@ function stopCluster(): void {
 /**
  * The whole run's budget (seconds): past it, whatever stage is running is stopped with the processes it
  * started named, and the run fails. One budget for the suite, not one per stage, so the suite cannot grow
- * stage by stage. 20 minutes until three quiet runs on a 2-core machine of CI's kind show the suite with
- * the operators' tools and endpoints as data inside 15 (the target; 620-700 s before them);
- * TEST_BUDGET_SECONDS sets another for a slower machine (docs/testing.md).
+ * stage by stage: 15 minutes on a 2-core machine of CI's kind (the suite took 12 minutes there on
+ * 2026-12-03). TEST_BUDGET_SECONDS sets another for a slower machine (docs/testing.md).
  */
-const BUDGET_SECONDS = Number(process.env.TEST_BUDGET_SECONDS ?? 1200);
+const BUDGET_SECONDS = Number(process.env.TEST_BUDGET_SECONDS ?? 900);
 
 /** When the budget runs out (ms since the epoch), from the start of the run. */
 const deadline = Date.now() + BUDGET_SECONDS * 1000;
@@ -339,13 +338,14 @@ async function main(): Promise<void> {
   const pool = path.join(scratch, "postgres-pool");
   try {
     const reportFile = path.join(scratch, "browser.json");
-    // The browser specs (one Playwright worker) run beside the whole node lane, SQLite then PostgreSQL:
-    // two cores stay busy from the build to the end, with no stage waiting alone for its slowest file.
+    // Two lanes, one core each: the browser specs (one Playwright worker) then the PostgreSQL node
+    // stage; beside them the SQLite node stage. Each lane takes about half the run's CPU, so both cores
+    // stay busy from the build to the end.
     const browserStage = browser
       ? // No review screenshots (E2E_SCREENSHOTS=0, e2e/browser/support/roles.ts): they assert nothing and cost ~25 s of Chromium.
         run("browser tests on PostgreSQL", process.execPath, playwright, playwrightEnv(reportFile, { TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl!, E2E_SCREENSHOTS: process.env.E2E_SCREENSHOTS ?? "0" }), sqlite || postgresNode ? path.join(scratch, "browser.log") : undefined)
       : undefined;
-    // The node files' PostgreSQL databases, made from the migrated template while the SQLite stage runs,
+    // The node files' PostgreSQL databases, made from the migrated template while the first stages run,
     // so each file takes one with a rename instead of a child process of its own.
     const poolFilled = postgresNode
       ? (async () => {
@@ -355,9 +355,23 @@ async function main(): Promise<void> {
           console.log(`\n== ${made} PostgreSQL test databases made from the template in ${((Date.now() - poolStarted) / 1000).toFixed(1)} s`);
         })()
       : undefined;
-    // Awaited before the PostgreSQL stage (a failure ends the run there, the browser stage stopped with
-    // it), not as an unhandled rejection while the SQLite stage runs.
+    // Awaited before the PostgreSQL stage, not left as an unhandled rejection while other stages run.
     poolFilled?.catch(() => undefined);
+    const browserThenPostgres = (async () => {
+      const browserResult = browserStage ? await browserStage : undefined;
+      if (browserResult) {
+        times.push(...browserFileTimes("browser", reportFile));
+        mustPass(browserResult);
+      }
+      if (!postgresNode) return;
+      await poolFilled;
+      const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl!, TEST_POSTGRES_POOL: pool });
+      const result = await run("node tests on PostgreSQL (the database's process tests, db)", process.execPath, nodeArgs([...tiers.processOnBoth, ...tiers.db]), env, sqlite ? path.join(scratch, "postgres.log") : undefined);
+      times.push(...nodeFileTimes("postgres", folder));
+      mustPass(result);
+    })();
+    // A failure there (the pool could not be filled) ends the run at once, the SQLite stage stopped with it.
+    browserThenPostgres.catch(abort);
     // Within a stage the longest files start first (the process tier, then db, then unit), so that the
     // short ones fill the cores at the end instead of one long file running alone.
     if (sqlite) {
@@ -366,18 +380,9 @@ async function main(): Promise<void> {
       times.push(...nodeFileTimes("sqlite", folder));
       mustPass(result);
     }
-    if (postgresNode) {
-      await poolFilled;
-      const { env, folder } = nodeEnv("postgres", { TZ: process.env.TZ ?? "America/Argentina/Buenos_Aires", TEST_DATABASE: "postgres", TEST_POSTGRES_URL: adminUrl!, TEST_POSTGRES_POOL: pool });
-      const result = await run("node tests on PostgreSQL (the database's process tests, db)", process.execPath, nodeArgs([...tiers.processOnBoth, ...tiers.db]), env);
-      times.push(...nodeFileTimes("postgres", folder));
-      mustPass(result);
-    }
-    const browserResult = browserStage ? await browserStage : undefined;
+    await browserThenPostgres;
     // On a cluster of the caller's (TEST_POSTGRES_URL), the databases no file took are dropped; a throwaway cluster goes whole.
     if (!cluster && postgresNode && adminUrl) await dropUnclaimed(adminUrl, pool);
-    times.push(...browserFileTimes("browser", reportFile));
-    if (browserResult) mustPass(browserResult);
   } finally {
     stopCluster();
   }
@@ -392,9 +397,12 @@ async function main(): Promise<void> {
   console.log(`\n== npm test: passed in ${((Date.now() - started) / 1000).toFixed(1)} s (budget ${BUDGET_SECONDS} s)`);
 }
 
-main().catch((error: unknown) => {
+/** Ends the run on an error: every stage still running is stopped with what it started. */
+function abort(error: unknown): never {
   console.error(errorMessage(error));
   for (const pid of running) killTree(pid);
   stopCluster();
   process.exit(1);
-});
+}
+
+main().catch(abort);
