@@ -58,57 +58,63 @@ async function closes(client: ReturnType<typeof clientOfOne>): Promise<void> {
   }
 }
 
-describe("PostgreSQL connection lost inside a transaction", { skip }, () => {
+/** Runs `work` and returns the messages of the uncaught exceptions meanwhile (where an 'error' event nobody hears ends up). */
+async function uncaughtDuring(work: () => Promise<void>): Promise<string[]> {
+  const uncaught: string[] = [];
+  const onUncaught = (error: Error) => uncaught.push(error.message);
+  process.on("uncaughtException", onUncaught);
+  try {
+    await work();
+  } finally {
+    process.off("uncaughtException", onUncaught);
+  }
+  return uncaught;
+}
 
+/** Ends the backend `pid` from another connection and waits until this process has seen it go. */
+async function loseConnection(pid: number): Promise<void> {
+  await terminate(pid);
+  await gone(pid);
+}
+
+describe("PostgreSQL connection lost inside a transaction", { skip }, () => {
   test("the driver's transaction: its connection terminated between two statements fails that transaction (no crash, no connection leaked); the next one runs on a new connection", async () => {
     const client = clientOfOne();
     // Prisma's close ends the pool only once Prisma has connected (every process queries through it first).
     await client.$queryRawUnsafe("SELECT 1");
     const driver = driverOf(client);
-    const uncaught: Error[] = [];
-    const onUncaught = (error: Error) => uncaught.push(error);
-    process.on("uncaughtException", onUncaught);
-    try {
-      let firstPid = 0;
-      await assert.rejects(
+    let firstPid = 0;
+    const uncaught = await uncaughtDuring(() =>
+      assert.rejects(
         driver.transaction(async (session) => {
           firstPid = (await session.all<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid;
-          await terminate(firstPid);
-          await gone(firstPid);
+          await loseConnection(firstPid);
           await session.all("SELECT 1 AS one");
         }),
         (error: Error) => /terminat|not queryable|Connection/i.test(error.message),
-      );
-      assert.deepEqual(uncaught.map((error) => error.message), []);
-      const next = await driver.transaction(async (session) => (await session.all<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
-      assert.notEqual(next, firstPid);
-      await closes(client);
-    } finally {
-      process.off("uncaughtException", onUncaught);
-    }
+      ),
+    );
+    assert.deepEqual(uncaught, []);
+    const next = await driver.transaction(async (session) => (await session.all<{ pid: number }>("SELECT pg_backend_pid() AS pid"))[0].pid);
+    assert.notEqual(next, firstPid);
+    await closes(client);
   });
 
   test("Prisma's interactive transaction: the same loss fails it (no crash, no connection leaked); the next query runs on a new connection", async () => {
     const client = clientOfOne();
-    const uncaught: Error[] = [];
-    const onUncaught = (error: Error) => uncaught.push(error);
-    process.on("uncaughtException", onUncaught);
-    try {
-      let firstPid = 0;
-      await assert.rejects(
+    let firstPid = 0;
+    const uncaught = await uncaughtDuring(() =>
+      assert.rejects(
         client.$transaction(async (tx) => {
           firstPid = (await tx.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid"))[0].pid;
-          await terminate(firstPid);
-          await gone(firstPid);
+          await loseConnection(firstPid);
           await tx.$queryRawUnsafe("SELECT 1 AS one");
         }),
-      );
-      assert.deepEqual(uncaught.map((error) => error.message), []);
-      const next = (await client.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid"))[0].pid;
-      assert.notEqual(next, firstPid);
-      await closes(client);
-    } finally {
-      process.off("uncaughtException", onUncaught);
-    }
+      ),
+    );
+    assert.deepEqual(uncaught, []);
+    const next = (await client.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid"))[0].pid;
+    assert.notEqual(next, firstPid);
+    await closes(client);
   });
 });
