@@ -56,8 +56,8 @@ function ownProcessReason(file: string): string | undefined {
   return /^\s*\/\/\s*own-process:\s*(\S.*)$/m.exec(readFileSync(file, "utf8"))?.[1]?.trim();
 }
 
-/** What a unit file does to its whole process: sets or deletes an environment variable, or changes directory. */
-const PROCESS_WIDE = /process\.env(\.\w+|\[[^\]]+\])\s*=(?!=)|delete process\.env|process\.chdir\(/;
+/** What a unit file does to its whole process: sets, assigns or deletes environment variables, or changes directory. */
+const PROCESS_WIDE = /process\.env(\.\w+|\[[^\]]+\])?\s*=(?!=)|Object\.assign\(\s*process\.env\b|delete process\.env|process\.chdir\(/;
 
 /**
  * The unit tier's files split by how they run: `shared`, imported together into ONE process (a unit

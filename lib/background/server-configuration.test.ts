@@ -1,3 +1,4 @@
+// own-process: sets the mode, log level and secrets in the environment, as npm start reads them, which would reach the other unit files in a shared process
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { checkServerConfiguration } from "@/lib/background/server-configuration";
