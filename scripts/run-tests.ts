@@ -198,17 +198,21 @@ const times: FileTime[] = [];
 function mustPass(result: StageResult): void {
   if (result.ok) return;
   console.error(`\n${result.label} failed`);
-  // A stage still running beside it (the browser specs) is stopped: the run has failed.
-  for (const pid of running) killTree(pid);
-  stopCluster();
+  // A stage still running beside it is stopped: the run has failed.
+  stopEverything();
   if (times.length > 0) reportTimes(times);
   process.exit(1);
 }
 
+/** Stops every stage still running (with what it started) and the throwaway cluster. */
+function stopEverything(): void {
+  for (const pid of running) killTree(pid);
+  stopCluster();
+}
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    for (const pid of running) killTree(pid);
-    stopCluster();
+    stopEverything();
     process.exit(130);
   });
 }
@@ -400,8 +404,7 @@ async function main(): Promise<void> {
 /** Ends the run on an error: every stage still running is stopped with what it started. */
 function abort(error: unknown): never {
   console.error(errorMessage(error));
-  for (const pid of running) killTree(pid);
-  stopCluster();
+  stopEverything();
   process.exit(1);
 }
 

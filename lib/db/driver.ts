@@ -1,6 +1,5 @@
 import type Database from "better-sqlite3";
 import pg, { type Pool, type PoolClient } from "pg";
-import { logger } from "@/lib/log/logger";
 
 const pgTypes = pg.types;
 
@@ -168,7 +167,9 @@ function numbered(sql: string): string {
 /**
  * The PostgreSQL driver: a connection from the same pg pool Prisma uses, named prepared statements
  * (parsed and planned once per connection), READ COMMITTED like Prisma's transactions. A connection
- * whose transaction failed on the network is discarded, not returned to the pool.
+ * whose transaction failed on the network is discarded, not returned to the pool. A connection the
+ * server ends while a transaction holds it is released by the pool itself (openPostgres's pool,
+ * lib/db/open-postgres.ts), for this driver and Prisma alike: the transaction fails at its next statement.
  */
 export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): DriverDb {
   const names = new Map<string, { name: string; text: string }>();
@@ -217,14 +218,6 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
       const client = await pool.connect();
       let broken: Error | undefined;
       let cleanRollback = false;
-      // While checked out, a client has no pool listener: a connection the server ends between two
-      // statements (restart, failover, idle killer) would be an 'error' event nobody hears, which ends
-      // the process. Heard here, it fails this transaction at its next statement and drops the connection.
-      const onLost = (error: Error) => {
-        if (!broken) logger.warn({ err: error.message }, "postgres connection lost inside a transaction");
-        broken ??= error;
-      };
-      client.on("error", onLost);
       try {
         await client.query("BEGIN");
         const check = deadline(transactionTimeoutMs);
@@ -248,7 +241,6 @@ export function postgresDriver(pool: Pool, transactionTimeoutMs = 15_000): Drive
         if (!cleanRollback && !(typeof sqlState === "string" && /^[0-9A-Z]{5}$/.test(sqlState))) broken ??= error instanceof Error ? error : new Error(String(error));
         throw error;
       } finally {
-        client.removeListener("error", onLost);
         client.release(broken);
       }
     },
